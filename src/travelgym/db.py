@@ -1,0 +1,78 @@
+"""SQLite conventions shared by every suite: read-only connections, canonical content hashes,
+atomic builds and a metadata table."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterable
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """Open a database read-only (``mode=ro`` URI): tools can never write through it."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"database not found: {path}")
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def content_hash(conn: sqlite3.Connection, tables: Iterable[tuple[str, str]]) -> str:
+    """SHA-256 over every row of ``tables`` (name, ORDER BY clause) in canonical order.
+
+    Table names and order clauses come from the schema module, never from user input.
+    """
+    digest = hashlib.sha256()
+    for table, order in tables:
+        digest.update(f"\x1e{table}\x1e".encode())
+        cur = conn.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608 - schema constants
+        for row in cur:
+            digest.update("\x1f".join(_canon(v) for v in row).encode())
+            digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _canon(value: object) -> str:
+    if isinstance(value, float):
+        return repr(round(value, 6))
+    return "\x00" if value is None else str(value)
+
+
+def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Return the metadata table of a database as a dict ({} if absent or unreadable)."""
+    try:
+        conn = connect_readonly(path)
+    except (FileNotFoundError, sqlite3.Error):
+        return {}
+    try:
+        return {k: v for k, v in conn.execute("SELECT key, value FROM metadata")}
+    except sqlite3.Error:
+        return {}
+    finally:
+        conn.close()
+
+
+@contextmanager
+def atomic_build(path: str | os.PathLike[str]):
+    """Yield a fresh connection to a temporary file that replaces ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    conn = sqlite3.connect(tmp)
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
+    try:
+        yield conn
+        conn.commit()
+        conn.close()
+        os.replace(tmp, path)
+    except BaseException:
+        conn.close()
+        tmp.unlink(missing_ok=True)
+        raise

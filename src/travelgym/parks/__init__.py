@@ -1,0 +1,1 @@
+"""COMPASS: constrained-optimisation travel planning over a US national-parks booking database."""
