@@ -1,0 +1,128 @@
+"""Per-episode state of the COMPASS tools: a read-only connection, lookup indexes, a notebook."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from rapidfuzz import fuzz, process, utils
+
+from travelgym.db import connect_readonly
+from travelgym.toolkit import ContentError, ToolContext
+
+MIN_CONFIDENCE = 60.0  # fuzzy matches below this are not offered
+ACCEPT_CONFIDENCE = 85.0  # a park or hotel name is taken without asking above this
+
+
+@dataclass
+class Place:
+    label: str  # the string matched against
+    name: str  # canonical name shown to the agent
+    location_type: str  # national_park, gateway_town, airport, hotel
+    ref: str  # park_id, airport code or hotel id
+    park_id: str | None
+    lat: float
+    lon: float
+
+
+@dataclass
+class CompassContext(ToolContext):
+    """Everything a COMPASS tool needs; one per episode (the notebook is episode state)."""
+
+    conn: sqlite3.Connection
+    notebook: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str]) -> CompassContext:
+        return cls(connect_readonly(Path(path)))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @cached_property
+    def parks(self) -> dict[str, dict]:
+        cur = self.conn.execute("SELECT * FROM parks ORDER BY park_id")
+        cols = [d[0] for d in cur.description]
+        return {r[0]: dict(zip(cols, r, strict=True)) for r in cur}
+
+    @cached_property
+    def places(self) -> list[Place]:
+        """Every name an agent may use for a location: parks, aliases, towns, airports."""
+        out: list[Place] = []
+        for park in self.parks.values():
+            pid, lat, lon = park["park_id"], park["lat"], park["lon"]
+            for label in [park["name"], *json.loads(park["aliases"])]:
+                out.append(Place(label, park["name"], "national_park", pid, pid, lat, lon))
+            for town in json.loads(park["gateway_towns"]):
+                out.append(Place(town, town, "gateway_town", pid, pid, lat, lon))
+        for code, name, city, lat, lon in self.conn.execute(
+            "SELECT code, name, city, lat, lon FROM airports ORDER BY code"
+        ):
+            for label in (code, name, city):
+                out.append(Place(label, name, "airport", code, None, lat, lon))
+        return out
+
+    @cached_property
+    def _place_labels(self) -> list[str]:
+        return [p.label for p in self.places]
+
+    @cached_property
+    def _hotel_names(self) -> dict[int, str]:
+        return dict(self.conn.execute("SELECT hotel_id, name FROM hotels ORDER BY hotel_id"))
+
+    def match_places(self, query: str, limit: int = 5) -> list[tuple[Place, float]]:
+        """Fuzzy matches of ``query`` against every place label, best first, one per place."""
+        hits = process.extract(
+            query,
+            self._place_labels,
+            scorer=fuzz.WRatio,
+            processor=utils.default_process,
+            limit=limit * 4,
+            score_cutoff=MIN_CONFIDENCE,
+        )
+        seen, out = set(), []
+        for _, score, idx in sorted(hits, key=lambda h: (-h[1], h[2])):
+            place = self.places[idx]
+            key = (place.location_type, place.ref, place.name)
+            if key not in seen:
+                seen.add(key)
+                out.append((place, round(score, 1)))
+        return out[:limit]
+
+    def resolve_park(self, name: str) -> dict:
+        """The park a name refers to (exact id/name/alias, else a confident fuzzy match)."""
+        text = name.strip()
+        if text.lower() in self.parks:
+            return self.parks[text.lower()]
+        lowered = text.lower()
+        for place in self.places:
+            if place.location_type == "national_park" and place.label.lower() == lowered:
+                return self.parks[place.park_id]
+        parks = [
+            (p, s)
+            for p, s in self.match_places(text, limit=8)
+            if p.location_type == "national_park"
+        ]
+        if parks and parks[0][1] >= ACCEPT_CONFIDENCE:
+            return self.parks[parks[0][0].park_id]
+        hint = ", ".join(sorted({p.name for p, _ in parks[:3]})) or "see search_location_name"
+        raise ContentError(
+            f"unknown national park {name!r}; did you mean: {hint}? "
+            f"Known parks: {', '.join(p['name'] for p in self.parks.values())}"
+        )
+
+    def match_hotels(self, query: str, limit: int = 5) -> list[tuple[int, str, float]]:
+        """Fuzzy matches of ``query`` against hotel names: (hotel_id, name, confidence)."""
+        hits = process.extract(
+            query,
+            self._hotel_names,
+            scorer=fuzz.WRatio,
+            processor=utils.default_process,
+            limit=limit,
+            score_cutoff=MIN_CONFIDENCE,
+        )
+        return [(hid, name, round(score, 1)) for name, score, hid in hits]

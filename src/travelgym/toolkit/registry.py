@@ -1,0 +1,215 @@
+"""The ``@tool`` decorator and ``ToolRegistry``.
+
+A tool is one typed Python function with a Google-style docstring. From it we derive the argument
+model (pydantic, extra arguments forbidden), the OpenAI function-calling schema and the
+description. A parameter annotated with a :class:`ToolContext` subclass receives per-episode state
+and is hidden from the schema. :meth:`ToolRegistry.call` never raises: every failure becomes a
+categorised :class:`ToolResult`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from travelgym.toolkit.errors import ContentError, ErrorCategory, ToolResult
+
+
+class ToolContext:
+    """Base class of per-episode state injected into tools (connection, notebook, ...)."""
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into the description and per-argument texts."""
+    doc = inspect.cleandoc(doc or "")
+    parts = re.split(r"^\s*(Args|Arguments|Returns|Raises):\s*$", doc, flags=re.M)
+    description = parts[0].strip()
+    params: dict[str, str] = {}
+    for title, body in zip(parts[1::2], parts[2::2], strict=False):
+        if title in ("Args", "Arguments"):
+            current = None
+            for line in body.splitlines():
+                match = re.match(r"^\s{0,8}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$", line)
+                if match:
+                    current = match.group(1)
+                    params[current] = match.group(2).strip()
+                elif current and line.strip():
+                    params[current] += " " + line.strip()
+        elif title == "Returns":
+            description += "\n\nReturns: " + " ".join(body.split())
+    return description, params
+
+
+@dataclass
+class Tool:
+    """A registered tool: the function plus everything derived from it."""
+
+    name: str
+    func: Callable[..., Any]
+    description: str
+    args_model: type[BaseModel]
+    context_param: str | None
+    param_docs: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_function(cls, func: Callable[..., Any], name: str | None = None) -> Tool:
+        hints = typing.get_type_hints(func)
+        description, param_docs = _parse_docstring(func.__doc__ or "")
+        fields: dict[str, Any] = {}
+        context_param = None
+        for pname, param in inspect.signature(func).parameters.items():
+            annotation = hints.get(pname, Any)
+            if inspect.isclass(annotation) and issubclass(annotation, ToolContext):
+                context_param = pname
+                continue
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            from pydantic import Field
+
+            fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+        model = create_model(
+            f"{func.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        return cls(name or func.__name__, func, description, model, context_param, param_docs)
+
+    def json_schema(self) -> dict[str, Any]:
+        """The parameters' JSON schema (pydantic's, with titles dropped for brevity)."""
+        schema = self.args_model.model_json_schema()
+        _strip_titles(schema)
+        schema.setdefault("properties", {})
+        schema["additionalProperties"] = False
+        return schema
+
+    def openai_schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling form of this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.json_schema(),
+            },
+        }
+
+
+def _strip_titles(node: Any) -> None:
+    if isinstance(node, dict):
+        node.pop("title", None)
+        for key, value in node.items():
+            if key != "properties":
+                _strip_titles(value)
+            else:
+                for prop in value.values():
+                    _strip_titles(prop)
+    elif isinstance(node, list):
+        for item in node:
+            _strip_titles(item)
+
+
+def tool(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a function as a tool (its ``Tool`` is built when a registry collects it)."""
+    func.__travelgym_tool__ = True  # type: ignore[attr-defined]
+    return func
+
+
+class ToolRegistry:
+    """An ordered set of tools with schema export and a never-raising ``call``."""
+
+    def __init__(self, functions: Iterable[Callable[..., Any]] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for func in functions:
+            self.register(func)
+
+    def register(self, func: Callable[..., Any]) -> Tool:
+        built = Tool.from_function(func)
+        if built.name in self._tools:
+            raise ValueError(f"duplicate tool name {built.name!r}")
+        self._tools[built.name] = built
+        return built
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def openai_schemas(self) -> list[dict[str, Any]]:
+        return [t.openai_schema() for t in self._tools.values()]
+
+    def call(self, name: Any, arguments: Any, context: ToolContext | None = None) -> ToolResult:
+        """Validate and run a tool. ``arguments`` is a dict or a JSON object string."""
+        label = name if isinstance(name, str) else repr(name)
+        if not isinstance(name, str) or name not in self._tools:
+            return ToolResult.failure(
+                label,
+                ErrorCategory.TOOL_NAME,
+                f"unknown tool {label}; available tools: {', '.join(self._tools)}",
+            )
+        spec = self._tools[name]
+        parsed = _parse_arguments(arguments)
+        if isinstance(parsed, str):
+            return ToolResult.failure(name, ErrorCategory.PARAMETER, parsed)
+        try:
+            args = spec.args_model.model_validate(parsed)
+        except ValidationError as exc:
+            return ToolResult.failure(name, ErrorCategory.PARAMETER, _explain(spec, exc))
+        kwargs = {k: getattr(args, k) for k in spec.args_model.model_fields}
+        if spec.context_param is not None:
+            kwargs[spec.context_param] = context
+        try:
+            content = spec.func(**kwargs)
+        except ContentError as exc:
+            return ToolResult.failure(name, ErrorCategory.CONTENT, str(exc))
+        except Exception as exc:  # noqa: BLE001 - the tool layer must never raise
+            return ToolResult.failure(
+                name,
+                ErrorCategory.INTERNAL,
+                f"internal error in {name}: {type(exc).__name__}: {exc}",
+            )
+        return ToolResult.success(name, content)
+
+
+def _parse_arguments(arguments: Any) -> dict[str, Any] | str:
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str):
+        text = arguments.strip() or "{}"
+        try:
+            arguments = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            return f"arguments are not valid JSON ({exc}); send a JSON object of parameters"
+    if not isinstance(arguments, dict):
+        return f"arguments must be a JSON object of parameters, got {type(arguments).__name__}"
+    if not all(isinstance(k, str) for k in arguments):
+        return "argument names must be strings"
+    return arguments
+
+
+def _explain(spec: Tool, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors()[:6]:
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "missing":
+            problems.append(f"missing required parameter '{where}'")
+        elif err["type"] == "extra_forbidden":
+            problems.append(f"unknown parameter '{where}'")
+        else:
+            problems.append(f"parameter '{where}': {err['msg']}")
+    allowed = ", ".join(
+        f"{n}{'' if f.is_required() else ' (optional)'}"
+        for n, f in spec.args_model.model_fields.items()
+    )
+    return f"{'; '.join(problems)}. Parameters of {spec.name}: {allowed}"
