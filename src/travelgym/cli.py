@@ -134,5 +134,21 @@ def ingest(suite: str, raw_dir: Path, out: Path, as_json: bool) -> None:
         click.echo(f"content hash: {meta['content_hash']}")
 
 
+@main.command()
+@click.argument("suite", type=SUITES)
+@click.option("--markdown", is_flag=True, help="Print the Markdown tool reference instead of JSON.")
+def tools(suite: str, markdown: bool) -> None:
+    """Print SUITE's tool schemas (OpenAI function-calling JSON) or their Markdown reference."""
+    from travelgym.parks.tools import TOOLS_INTRO, compass_registry
+
+    registry = compass_registry()
+    if markdown:
+        from travelgym.toolkit.docs import render_markdown
+
+        click.echo(render_markdown(registry, "COMPASS tool reference", TOOLS_INTRO), nl=False)
+    else:
+        emit_json(registry.openai_schemas())
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

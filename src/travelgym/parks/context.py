@@ -115,6 +115,30 @@ class CompassContext(ToolContext):
             f"Known parks: {', '.join(p['name'] for p in self.parks.values())}"
         )
 
+    def park_configs(self, park_id: str) -> dict[int, dict]:
+        """Static attributes of every room configuration at a park (cached per context)."""
+        cache = self.__dict__.setdefault("_park_configs", {})
+        if park_id not in cache:
+            cur = self.conn.execute(
+                """SELECT c.config_id, h.hotel_id, h.name AS hotel_name, h.star_rating,
+                          h.review_score, h.review_count, h.distance_km, h.is_pet_friendly,
+                          h.has_parking, r.room_type, r.bed_configuration, r.max_occupancy,
+                          c.rate_name
+                     FROM hotels h JOIN rooms r ON r.hotel_id = h.hotel_id
+                     JOIN room_configs c ON c.room_id = r.room_id
+                    WHERE h.park_id = ? ORDER BY c.config_id""",
+                (park_id,),
+            )
+            cols = [d[0] for d in cur.description][1:]
+            cache[park_id] = {
+                row[0]: {
+                    k: (bool(v) if k.startswith(("is_", "has_")) else v)
+                    for k, v in zip(cols, row[1:], strict=True)
+                }
+                for row in cur
+            }
+        return cache[park_id]
+
     def match_hotels(self, query: str, limit: int = 5) -> list[tuple[int, str, float]]:
         """Fuzzy matches of ``query`` against hotel names: (hotel_id, name, confidence)."""
         hits = process.extract(

@@ -261,7 +261,8 @@ def _insert_flights(conn: sqlite3.Connection, seed: int) -> None:
 
     rng = _rng(seed, "flights")
     table = airports()
-    tz = {code: _utc_offset_hours(airportsdata.load("IATA")[code]["tz"]) for code in table}
+    iata = airportsdata.load("IATA")
+    tz = {code: _utc_offset_hours(iata[code]["tz"]) for code in table}
     destinations = sorted({code for park in PARKS for code in park.airports})
     origins = sorted(DEPARTURE_CITIES.values())
     flights, templates, prices = [], [], []

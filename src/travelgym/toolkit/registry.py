@@ -15,9 +15,9 @@ import re
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from travelgym.toolkit.errors import ContentError, ErrorCategory, ToolResult
 
@@ -60,7 +60,7 @@ class Tool:
 
     @classmethod
     def from_function(cls, func: Callable[..., Any], name: str | None = None) -> Tool:
-        hints = typing.get_type_hints(func)
+        hints = typing.get_type_hints(func, include_extras=True)
         description, param_docs = _parse_docstring(func.__doc__ or "")
         fields: dict[str, Any] = {}
         context_param = None
@@ -70,9 +70,9 @@ class Tool:
                 context_param = pname
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
-            from pydantic import Field
-
-            fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+            # Annotated keeps the annotation's own constraints (ge, max_length, ...) intact.
+            described = Annotated[annotation, Field(description=param_docs.get(pname))]
+            fields[pname] = (described, default)
         model = create_model(
             f"{func.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
         )

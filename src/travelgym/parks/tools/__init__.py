@@ -26,6 +26,12 @@ from travelgym.parks.tools.utility import calculate, calculate_distance, get_wee
 from travelgym.parks.tools.validation import recommend_flight, recommend_hotel, recommend_permit
 from travelgym.toolkit import ToolRegistry
 
+TOOLS_INTRO = """The 18 tools of the COMPASS paper (Table 1, Appendix D) over the booking database.
+Dates are in August 2025. Searches return package IDs (see `package_ids.md`) with totals for
+the requested stay and party; they are bounded to 20 results a page, ordered as each tool says,
+so an agent pages (`page`) or narrows its filters to see more. All database access is
+parameterised SQL on a read-only connection."""
+
 COMPASS_TOOLS = (
     search_hotel,
     get_hotel_details,
@@ -54,4 +60,4 @@ def compass_registry() -> ToolRegistry:
     return ToolRegistry(COMPASS_TOOLS)
 
 
-__all__ = ["COMPASS_TOOLS", "CompassContext", "compass_registry"]
+__all__ = ["TOOLS_INTRO", "COMPASS_TOOLS", "CompassContext", "compass_registry"]

@@ -40,22 +40,20 @@ SORT_KEYS = {
     "star_rating": lambda r: (-r["star_rating"], r["total_price"], r["config_id"]),
 }
 
-_SEARCH_SQL = """
-SELECT c.config_id, h.hotel_id, h.name AS hotel_name, h.star_rating, h.review_score,
-       h.review_count, h.distance_km, h.is_pet_friendly, h.has_parking, r.room_type,
-       r.bed_configuration, r.max_occupancy, c.rate_name,
-       COUNT(o.night) AS n, SUM(o.price) AS sum_price, MIN(o.price) AS min_night,
-       MAX(o.price) AS max_night, MIN(o.available) AS min_available,
-       MIN(o.cancellation_policy = 'free_cancellation') AS free_cancellation,
-       MIN(o.prepayment = 'no_prepayment') AS no_prepayment,
-       MIN(o.meal_plan IN ('breakfast_included', 'half_board')) AS breakfast_included
-  FROM hotels h
-  JOIN rooms r ON r.hotel_id = h.hotel_id
-  JOIN room_configs c ON c.room_id = r.room_id
-  JOIN offers o ON o.config_id = c.config_id AND o.night >= ? AND o.night < ?
- WHERE h.park_id = ? AND h.review_score >= ? AND h.star_rating >= ? AND h.distance_km <= ?
-       AND h.has_parking >= ? AND h.is_pet_friendly >= ?
- GROUP BY c.config_id
+# One row per room configuration of the park: stay totals over the nights [start, end).
+# MAX over the policy texts is "the strictest" thanks to their alphabetical order:
+# free_cancellation < non_refundable < partially_refundable, no_prepayment < prepayment_required,
+# breakfast_included < half_board < room_only.
+_STAY_SQL = """
+SELECT config_id, COUNT(*), SUM(price), MIN(price), MAX(price), MIN(available),
+       MAX(cancellation_policy), MAX(prepayment), MAX(meal_plan)
+  FROM offers
+ WHERE config_id IN (SELECT c.config_id FROM hotels h
+                       JOIN rooms r ON r.hotel_id = h.hotel_id
+                       JOIN room_configs c ON c.room_id = r.room_id
+                      WHERE h.park_id = ?)
+   AND night >= ? AND night < ?
+ GROUP BY config_id
 """
 
 
@@ -118,55 +116,44 @@ def search_hotel(
     if end <= start:
         raise ContentError("end_date must be after start_date")
     nights = end - start
-    params = (
-        day_to_date(start).isoformat(),
-        day_to_date(end).isoformat(),
-        park["park_id"],
-        min_review_score or 0,
-        min_star_rating or 0,
-        max_distance_km if max_distance_km is not None else 1e9,
-        int(bool(has_parking)),
-        int(bool(is_pet_friendly)),
+    configs = ctx.park_configs(park["park_id"])
+    cur = ctx.conn.cursor()
+    cur.row_factory = None
+    cur.execute(
+        _STAY_SQL, (park["park_id"], day_to_date(start).isoformat(), day_to_date(end).isoformat())
     )
     results = []
-    for r in rows(ctx.conn.execute(_SEARCH_SQL, params)):
-        rooms = num_rooms or -(-num_guests // r["max_occupancy"])
-        if r["n"] != nights or r["min_available"] < rooms or rooms > 9:
+    for config_id, n, total, low, high, avail, cancel, prepay, meal in cur:
+        c = configs[config_id]
+        rooms = num_rooms or -(-num_guests // c["max_occupancy"])
+        if n != nights or avail < rooms or rooms * c["max_occupancy"] < num_guests:
             continue
-        if rooms * r["max_occupancy"] < num_guests:
-            continue
-        if min_price_nightly is not None and r["min_night"] < min_price_nightly:
-            continue
-        if max_price_nightly is not None and r["max_night"] > max_price_nightly:
-            continue
+        free, no_prepay = cancel == "free_cancellation", prepay == "no_prepayment"
+        breakfast = meal != "room_only"
         if (
-            (free_cancellation and not r["free_cancellation"])
-            or (no_prepayment_needed and not r["no_prepayment"])
-            or (breakfast_included and not r["breakfast_included"])
+            (min_price_nightly is not None and low < min_price_nightly)
+            or (max_price_nightly is not None and high > max_price_nightly)
+            or (min_review_score is not None and c["review_score"] < min_review_score)
+            or (min_star_rating is not None and c["star_rating"] < min_star_rating)
+            or (max_distance_km is not None and c["distance_km"] > max_distance_km)
+            or (free_cancellation and not free)
+            or (no_prepayment_needed and not no_prepay)
+            or (breakfast_included and not breakfast)
+            or (has_parking and not c["has_parking"])
+            or (is_pet_friendly and not c["is_pet_friendly"])
         ):
             continue
         results.append(
             {
-                "package_id": HotelPackage(r["config_id"], start, end, rooms).id,
-                "config_id": r["config_id"],
-                "hotel_id": r["hotel_id"],
-                "hotel_name": r["hotel_name"],
-                "star_rating": r["star_rating"],
-                "review_score": r["review_score"],
-                "review_count": r["review_count"],
-                "distance_km": r["distance_km"],
-                "room_type": r["room_type"],
-                "bed_configuration": r["bed_configuration"],
-                "max_occupancy": r["max_occupancy"],
-                "rate_name": r["rate_name"],
+                "package_id": HotelPackage(config_id, start, end, rooms).id,
+                "config_id": config_id,
+                **c,
                 "rooms": rooms,
-                "avg_nightly_price": round(r["sum_price"] / nights, 2),
-                "total_price": round(rooms * r["sum_price"], 2),
-                "free_cancellation": bool(r["free_cancellation"]),
-                "no_prepayment": bool(r["no_prepayment"]),
-                "breakfast_included": bool(r["breakfast_included"]),
-                "is_pet_friendly": bool(r["is_pet_friendly"]),
-                "has_parking": bool(r["has_parking"]),
+                "avg_nightly_price": round(total / nights, 2),
+                "total_price": round(rooms * total, 2),
+                "free_cancellation": free,
+                "no_prepayment": no_prepay,
+                "breakfast_included": breakfast,
             }
         )
     results.sort(key=SORT_KEYS[sort_by])
