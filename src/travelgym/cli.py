@@ -150,5 +150,30 @@ def tools(suite: str, markdown: bool) -> None:
         emit_json(registry.openai_schemas())
 
 
+@main.command("serve-mcp")
+@click.argument("suite", type=SUITES)
+@seed_option
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Serve this database file instead of the generated one.",
+)
+@data_dir_option
+def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None) -> None:
+    """Serve SUITE's tools as an MCP server over stdin/stdout (one episode per connection)."""
+    from travelgym.parks.build import ensure_database
+    from travelgym.parks.tools import TOOLS_INTRO, CompassContext, compass_registry
+    from travelgym.toolkit.mcp_server import run_stdio
+
+    path = db if db is not None else ensure_database(seed=seed, data_dir=data_dir).path
+    run_stdio(
+        compass_registry(),
+        lambda: CompassContext.from_path(path),
+        name=f"travelgym-{suite}",
+        instructions=TOOLS_INTRO,
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
