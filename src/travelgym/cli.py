@@ -175,5 +175,126 @@ def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None) -> 
     )
 
 
+def _load_task_list(tasks_file: Path | None):
+    from travelgym.parks.tasks import load_tasks
+
+    try:
+        return load_tasks(tasks_file)
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.command("tasks")
+@click.argument("suite", type=SUITES)
+@click.option("--level", type=click.IntRange(1, 3), default=None, help="Only this level.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of full task objects.")
+@click.option(
+    "--tasks-file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Task file (default: the one shipped with travelgym).",
+)
+def list_tasks(suite: str, level: int | None, as_json: bool, tasks_file: Path | None) -> None:
+    """List SUITE's tasks."""
+    tasks = [t for t in _load_task_list(tasks_file) if level is None or t.level == level]
+    if as_json:
+        emit_json([t.model_dump(mode="json") for t in tasks])
+        return
+    click.echo(f"{'task':<13} {'level':>5}  {'objective':<32} {'constraints':>11}  park")
+    for t in tasks:
+        objective = getattr(t.objective, "metric", None) or f"{len(t.objective.features)} features"
+        click.echo(
+            f"{t.task_id:<13} {t.level:>5}  {t.objective.type + ': ' + objective:<32}"
+            f" {len(t.constraints):>11}  {', '.join(t.park.park_ids)}"
+        )
+    click.echo(f"{len(tasks)} tasks")
+
+
+@main.command()
+@click.argument("suite", type=SUITES)
+@click.option("--task", "task_ids", multiple=True, help="Only this task (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of ground truths.")
+@seed_option
+@data_dir_option
+def solve(
+    suite: str, task_ids: tuple[str, ...], as_json: bool, seed: int, data_dir: Path | None
+) -> None:
+    """Compute (or reuse) the exact ground truth of every task and print it."""
+    from travelgym.parks.ground_truth import ensure_ground_truth
+
+    path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
+    unknown = [t for t in task_ids if t not in truths]
+    if unknown:
+        raise click.BadParameter(f"unknown task id(s): {', '.join(unknown)}", param_hint="--task")
+    chosen = [truths[t] for t in task_ids] if task_ids else list(truths.values())
+    if as_json:
+        emit_json([t.model_dump(mode="json") for t in chosen])
+        return
+    click.echo(f"ground truth: {path}")
+    for t in chosen:
+        click.echo(f"{t.task_id}: |X_feas| = {t.feasible_count:,}, optimum = {t.optimum_value}")
+
+
+@main.command()
+@click.argument("answers", type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the full score JSON.")
+@seed_option
+@data_dir_option
+def score(answers: Path, as_json: bool, seed: int, data_dir: Path | None) -> None:
+    """Score ANSWERS (a JSONL file of recommendations, or a run directory)."""
+    from travelgym.db import connect_readonly
+    from travelgym.parks.answers import AnswerFileError, read_answers
+    from travelgym.parks.build import ensure_database
+    from travelgym.parks.ground_truth import ensure_ground_truth
+    from travelgym.parks.scoring import score_answers
+
+    try:
+        entries = read_answers(answers)
+    except AnswerFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
+    tasks = {t.task_id: t for t in _load_task_list(None)}
+    conn = connect_readonly(ensure_database(seed=seed, data_dir=data_dir).path)
+    result = score_answers(conn, tasks, truths, entries)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(format_score_table(result))
+
+
+def format_score_table(result: dict) -> str:
+    """A plain-text table of FR / OR-5 / OR-10 / OR-20 / optimal overall, by level and objective."""
+    rows = [("overall", result["overall"])]
+    rows += [(f"level {k}", v) for k, v in result["by_level"].items()]
+    rows += [(k, v) for k, v in result["by_objective"].items()]
+    lines = [f"{'':<14} {'n':>4} {'FR':>7} {'OR-5':>7} {'OR-10':>7} {'OR-20':>7} {'optimal':>8}"]
+    for name, agg in rows:
+        lines.append(
+            f"{name:<14} {agg['n']:>4} {agg['FR']:>7.1f} {agg['OR5']:>7.1f} "
+            f"{agg['OR10']:>7.1f} {agg['OR20']:>7.1f} {agg['optimal']:>8.1f}"
+        )
+    for error in result.get("errors", []):
+        lines.append(f"warning: {error}")
+    return "\n".join(lines)
+
+
+@main.command("generate-tasks")
+@click.argument("suite", type=SUITES)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--task-seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Task generator seed (default: the seed of the shipped task set).",
+)
+@data_dir_option
+def generate_tasks_cmd(suite: str, out: Path, task_seed: int | None, data_dir: Path | None) -> None:
+    """Regenerate the task set (seed-0 database) into OUT, with its manifest."""
+    from travelgym.parks.taskgen import write_task_file
+
+    meta = write_task_file(out, task_seed=task_seed, data_dir=data_dir)
+    click.echo(f"wrote {meta['count']} tasks to {out} (sha256 {meta['sha256'][:12]})")
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -29,6 +29,7 @@ class TripCoherence(_FlightConstraint):
     check-out day. In the solver this is the join of hotel and flight on (park, dates)."""
 
     kind: Literal["trip_coherence"] = "trip_coherence"
+    component: ClassVar[str] = "plan"
 
     def check(self, plan):
         if plan.flight is None or plan.hotel is None:

@@ -1,0 +1,39 @@
+"""Reading answer files: JSONL recommendations, or a run directory's episodes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+RUN_FILE = "episodes.jsonl"
+
+
+class AnswerFileError(ValueError):
+    """An answers file that cannot be read; the message names the file and line."""
+
+
+def read_answers(path: Path) -> list[dict]:
+    """Entries ``{"task_id", "recommendation"}`` from a JSONL file or a run directory."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RUN_FILE
+        if not path.exists():
+            raise AnswerFileError(f"{path.parent} is not a run directory: no {RUN_FILE}")
+    entries = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AnswerFileError(f"{path}: cannot read: {exc}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AnswerFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(entry, dict) or "task_id" not in entry:
+            raise AnswerFileError(
+                f"{path}:{number}: expected an object with 'task_id' and 'recommendation'"
+            )
+        entries.append({"task_id": entry["task_id"], "recommendation": entry.get("recommendation")})
+    return entries
