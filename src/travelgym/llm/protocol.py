@@ -1,0 +1,99 @@
+"""The chat-client protocol every model backend implements, and its data types.
+
+Environments, agents and simulators talk to models only through :class:`ChatClient`; provider
+SDKs are imported only inside ``travelgym.llm`` implementations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+
+class ToolCall(BaseModel):
+    """A function call requested by the model. ``arguments`` is the raw JSON text as sent
+    (it may be malformed: the tool layer reports that as a parameter error)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class ChatMessage(BaseModel):
+    """One message in OpenAI chat format."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The dict the OpenAI chat-completions API expects."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in self.tool_calls
+            ]
+        if self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id
+        return out
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class ChatResponse(BaseModel):
+    """The model's reply: an assistant message plus accounting."""
+
+    message: ChatMessage
+    usage: Usage = Field(default_factory=Usage)
+    model: str = ""
+    latency_s: float = 0.0
+    cached: bool = False
+    attempts: int = 1
+    finish_reason: str | None = None
+
+
+class LLMError(Exception):
+    """A model call that failed for good (after retries), with a category for trajectories:
+    ``rate_limit``, ``server``, ``timeout``, ``connection``, ``bad_request``, ``auth``,
+    ``budget`` (the run's call/token cap), ``bad_response``."""
+
+    def __init__(self, category: str, message: str) -> None:
+        super().__init__(f"{category}: {message}")
+        self.category = category
+
+
+@runtime_checkable
+class ChatClient(Protocol):
+    """Anything that can complete a chat: the OpenAI-compatible client, LiteLLM, test fakes."""
+
+    model: str
+
+    async def complete(
+        self,
+        messages: list[ChatMessage],
+        tools: list[dict[str, Any]] | None = None,
+        **params: Any,
+    ) -> ChatResponse:
+        """One completion. Raises :class:`LLMError` when it fails for good."""
+        ...
