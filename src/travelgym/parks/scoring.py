@@ -98,6 +98,22 @@ def check_plan(
     return plan, problems
 
 
+def revealed_violations(
+    conn: sqlite3.Connection, task: Task, recommendation: dict, indices: list[int]
+) -> list[tuple[int | None, str]]:
+    """Violations of the constraints at ``indices`` only (what a user who knows just those
+    can notice), plus unresolvable IDs as ``(None, text)``."""
+    plan, problems = resolve_plan(conn, task, recommendation)
+    out: list[tuple[int | None, str]] = [(None, p) for p in problems]
+    if plan.hotel is None:
+        return out
+    for index in indices:
+        verdict = task.constraints[index].check(plan)
+        if verdict:
+            out.append((index, verdict))
+    return out
+
+
 def score_plan(
     conn: sqlite3.Connection,
     task: Task,

@@ -226,10 +226,22 @@ def _as_array(value, n: int) -> np.ndarray:
 def build_components(conn: sqlite3.Connection, task: Task) -> Components:
     """The feasible components of ``task`` grouped by (park, check-in, check-out)."""
     spec = TaskSpec(task.travellers, task.rooms)
-    n, obj = task.travellers, task.objective
     hotels = query_hotels(conn, task, spec)
     flights = query_flights(conn, task, spec) if task.level >= 2 else None
     permits = query_permits(conn, task, spec) if task.level == 3 else None
+    return group_components(task, hotels, flights, permits)
+
+
+def facts_to_columns(rows: list[dict], names: list[str]) -> Columns:
+    """Columns from a list of facts dictionaries (agents build facts from tool outputs)."""
+    return _columns(names, [tuple(r[n] for n in names) for r in rows])
+
+
+def group_components(
+    task: Task, hotels: Columns, flights: Columns | None, permits: Columns | None
+) -> Components:
+    """Group component columns that each satisfy their own constraints by (park, in, out)."""
+    n, obj = task.travellers, task.objective
     rows_by_key: dict[tuple, list[int]] = {}
     for i, key in enumerate(_keys(hotels)):
         rows_by_key.setdefault(key, []).append(i)

@@ -1,0 +1,1 @@
+"""Agents: an LLM tool-calling agent, a code agent, and scripted search baselines."""

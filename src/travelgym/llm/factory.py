@@ -1,0 +1,34 @@
+"""Pick a backend from a model spec: ``litellm/<model>`` for LiteLLM, else OpenAI-compatible."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from travelgym.llm.protocol import ChatClient
+
+LITELLM_PREFIX = "litellm/"
+
+
+def make_client(
+    spec_model: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    **kwargs: Any,
+) -> ChatClient:
+    """A chat client for ``spec_model``.
+
+    ``litellm/anthropic/claude-...`` -> :class:`LiteLLMChatClient` for ``anthropic/claude-...``;
+    anything else (``gpt-4o``, ``Qwen/Qwen3-8B`` on a vLLM server) -> :class:`OpenAIChatClient`.
+    Other keyword arguments (``timeout_s``, ``max_retries``, ``budget``, ``cache``,
+    ``default_params``, ...) go to the client.
+    """
+    if spec_model.startswith(LITELLM_PREFIX):
+        from travelgym.llm.litellm_client import LiteLLMChatClient
+
+        model = spec_model[len(LITELLM_PREFIX) :]
+        if not model:
+            raise ValueError(f"empty model name in {spec_model!r}")
+        return LiteLLMChatClient(model, base_url=base_url, api_key=api_key, **kwargs)
+    from travelgym.llm.openai_client import OpenAIChatClient
+
+    return OpenAIChatClient(spec_model, base_url=base_url, api_key=api_key, **kwargs)

@@ -1,0 +1,108 @@
+"""Optional backend over LiteLLM (Anthropic, Gemini, Bedrock, ... in OpenAI format).
+
+LiteLLM is an optional dependency, imported only when this client is built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from travelgym.llm.base import BaseChatClient
+from travelgym.llm.budget import RunBudget
+from travelgym.llm.cache import ResponseCache
+from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
+
+INSTALL_HINT = (
+    "LiteLLM backends need the optional dependency 'litellm': "
+    "pip install 'travelgym[litellm]' (or: pip install litellm)"
+)
+
+_PROVIDER_MODULES = {"litellm", "openai", "httpx", "httpx2", "httpcore", "aiohttp"}
+
+
+def _as_dict(response: Any) -> Any:
+    """A LiteLLM ModelResponse (pydantic) as an OpenAI-shaped dict."""
+    if isinstance(response, dict):
+        return response
+    dump = getattr(response, "model_dump", None) or getattr(response, "dict", None)
+    return dump() if callable(dump) else response
+
+
+class LiteLLMChatClient(BaseChatClient):
+    """A :class:`~travelgym.llm.protocol.ChatClient` over ``litellm.acompletion``; same
+    retry, budget and cache behaviour as the OpenAI client (LiteLLM's retries are off)."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 60,
+        max_retries: int = 5,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 20,
+        budget: RunBudget | None = None,
+        cache: ResponseCache | None = None,
+        default_params: dict[str, Any] | None = None,
+        *,
+        sleep: Sleep | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        try:
+            import litellm
+        except ImportError as exc:
+            raise ImportError(INSTALL_HINT) from exc
+        super().__init__(
+            model,
+            max_retries=max_retries,
+            backoff_base_s=backoff_base_s,
+            backoff_max_s=backoff_max_s,
+            budget=budget,
+            cache=cache,
+            default_params=default_params,
+            sleep=sleep,
+            rng=rng,
+        )
+        self._litellm = litellm
+        self.base_url = base_url
+        self.api_key = api_key
+        self.timeout_s = timeout_s
+
+    async def _request(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, params: dict
+    ) -> Any:
+        kwargs: dict[str, Any] = dict(params)
+        if tools:
+            kwargs["tools"] = tools
+        if self.base_url:
+            kwargs["api_base"] = self.base_url
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        response = await self._litellm.acompletion(
+            model=self.model,
+            messages=messages,
+            timeout=self.timeout_s,
+            num_retries=0,
+            **kwargs,
+        )
+        return _as_dict(response)
+
+    def _classify(self, exc: BaseException) -> Failure | None:
+        name = type(exc).__name__
+        message = str(exc)[:500]
+        if isinstance(exc, asyncio.TimeoutError) or "Timeout" in name:
+            return Failure("timeout", message)
+        if "Connection" in name:
+            return Failure("connection", message)
+        status = getattr(exc, "status_code", None)
+        if isinstance(status, int):
+            response = getattr(exc, "response", None)
+            headers = getattr(response, "headers", None) or getattr(
+                exc, "litellm_response_headers", None
+            )
+            return Failure(category_for_status(status), message, parse_retry_after(headers))
+        if type(exc).__module__.split(".")[0] in _PROVIDER_MODULES:
+            return Failure("bad_response", message)
+        return None

@@ -1,0 +1,141 @@
+"""The default backend: any OpenAI-compatible chat-completions endpoint, via the official SDK.
+
+Configuration comes from arguments, else the environment: ``TRAVELGYM_MODEL``,
+``TRAVELGYM_BASE_URL`` / ``OPENAI_BASE_URL``, ``TRAVELGYM_API_KEY`` / ``OPENAI_API_KEY``.
+A custom base URL without a key (a local vLLM or llama.cpp server) gets a dummy key.
+The SDK's own retries are off: :mod:`travelgym.llm.retry` does them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import random
+from typing import Any
+
+import openai
+from openai.resources.chat.completions import AsyncCompletions
+
+from travelgym.llm.base import BaseChatClient
+from travelgym.llm.budget import RunBudget
+from travelgym.llm.cache import ResponseCache
+from travelgym.llm.protocol import LLMError
+from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
+
+DUMMY_API_KEY = "EMPTY"
+
+#: Keyword arguments the SDK's ``create`` accepts; other params travel in ``extra_body``.
+_CREATE_PARAMS = frozenset(inspect.signature(AsyncCompletions.create).parameters) - {
+    "self",
+    "model",
+    "messages",
+}
+
+
+def _env(*names: str) -> str | None:
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return None
+
+
+class OpenAIChatClient(BaseChatClient):
+    """A :class:`~travelgym.llm.protocol.ChatClient` over ``openai.AsyncOpenAI`` with native
+    tool calling, retries, an optional run budget and an optional response cache.
+
+    ``sleep`` and ``rng`` make the retry waits injectable (tests pass a no-op sleep).
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 60,
+        max_retries: int = 5,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 20,
+        budget: RunBudget | None = None,
+        cache: ResponseCache | None = None,
+        default_params: dict[str, Any] | None = None,
+        *,
+        sleep: Sleep | None = None,
+        rng: random.Random | None = None,
+        default_headers: dict[str, str] | None = None,
+    ) -> None:
+        model = model or _env("TRAVELGYM_MODEL")
+        if not model:
+            raise ValueError("no model given (pass model= or set TRAVELGYM_MODEL)")
+        super().__init__(
+            model,
+            max_retries=max_retries,
+            backoff_base_s=backoff_base_s,
+            backoff_max_s=backoff_max_s,
+            budget=budget,
+            cache=cache,
+            default_params=default_params,
+            sleep=sleep,
+            rng=rng,
+        )
+        self.base_url = base_url or _env("TRAVELGYM_BASE_URL", "OPENAI_BASE_URL")
+        key = api_key or _env("TRAVELGYM_API_KEY", "OPENAI_API_KEY")
+        if not key:
+            if not self.base_url:
+                raise LLMError(
+                    "auth", "no API key: set TRAVELGYM_API_KEY or OPENAI_API_KEY, or give base_url"
+                )
+            key = DUMMY_API_KEY
+        self.timeout_s = timeout_s
+        self._client = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            timeout=timeout_s,
+            max_retries=0,
+            default_headers=default_headers,
+        )
+
+    async def _request(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, params: dict
+    ) -> Any:
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for name, value in params.items():
+            (kwargs if name in _CREATE_PARAMS else extra)[name] = value
+        if tools:
+            kwargs["tools"] = tools
+        if extra:
+            kwargs["extra_body"] = {**(kwargs.get("extra_body") or {}), **extra}
+        raw = await self._client.chat.completions.with_raw_response.create(
+            model=self.model, messages=messages, **kwargs
+        )
+        try:
+            return raw.http_response.json()
+        except ValueError as exc:
+            raise LLMError("bad_response", f"reply is not JSON: {exc}") from exc
+
+    def _classify(self, exc: BaseException) -> Failure | None:
+        if isinstance(exc, openai.APITimeoutError | asyncio.TimeoutError):
+            return Failure("timeout", f"no reply within {self.timeout_s}s")
+        if isinstance(exc, openai.APIConnectionError):
+            return Failure("connection", f"{exc} ({self.base_url or 'api.openai.com'})")
+        if isinstance(exc, openai.APIStatusError):
+            return Failure(
+                category_for_status(exc.status_code),
+                str(exc)[:500],
+                retry_after_s=parse_retry_after(exc.response.headers),
+            )
+        if isinstance(exc, openai.OpenAIError):
+            return Failure("bad_response", str(exc)[:500])
+        return None
+
+    async def aclose(self) -> None:
+        """Close the underlying HTTP connection pool."""
+        await self._client.close()
+
+    async def __aenter__(self) -> OpenAIChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,92 @@
+"""Trajectories: everything an episode produced, as versioned, JSON-serialisable data.
+
+An episode is a list of turns (user and agent) with the agent's tool calls, the user's
+structured dialogue acts, recommendations, usage and timings. Metrics are computed from these
+records after the fact, never from live objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from travelgym.llm.protocol import Usage
+
+TRAJECTORY_FORMAT_VERSION = "1"
+
+ActType = Literal[
+    "open",  # the opening request: initial constraints and the objective
+    "reveal",  # a progressive constraint revealed this turn
+    "flag_violation",  # the user points out a violated (revealed) constraint
+    "question",  # the user asks the agent to double-check / justify
+    "ask_recommendation",  # the user asks for a formal recommendation
+    "accept",  # the user accepts the formal recommendation: the episode ends
+    "restate",  # the user repeats an already revealed constraint
+    "acknowledge",  # the user takes note without deciding (requirements still to come)
+]
+
+
+class DialogueAct(BaseModel):
+    """A structured act of the user simulator (read by oracle-NLU baselines only)."""
+
+    type: ActType
+    constraint_index: int | None = None  # index into task.constraints
+    constraint: dict[str, Any] | None = None  # the constraint's JSON (for reveal / flag)
+    objective: dict[str, Any] | None = None  # for open
+    detail: str | None = None  # e.g. the violation text
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call of the agent: name, raw arguments, result or categorised error."""
+
+    id: str
+    name: str
+    arguments: Any  # as the agent sent them (dict or raw JSON text)
+    ok: bool
+    result: Any = None  # the payload the agent saw (omitted for scripted agents: see result_chars)
+    result_chars: int = 0  # size of the payload as JSON text
+    error_category: str | None = None
+    error_message: str | None = None
+    duration_ms: float = 0.0
+
+
+class Turn(BaseModel):
+    index: int
+    role: Literal["user", "agent"]
+    text: str = ""
+    acts: list[DialogueAct] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    recommendation: dict[str, Any] | None = None  # formal recommendation given this turn
+    usage: Usage = Field(default_factory=Usage)
+    duration_s: float = 0.0
+    error: str | None = None  # e.g. an unparseable agent reply or a provider failure
+    prompt: str | None = None  # the simulator's dynamic instruction (LLM user / annotation)
+
+
+class Episode(BaseModel):
+    """One conversation between a simulated user and an agent on one task, plus its score."""
+
+    format_version: str = TRAJECTORY_FORMAT_VERSION
+    episode_id: str
+    suite: str = "compass"
+    task_id: str
+    trial: int = 0
+    agent: str
+    user: str
+    seed: int
+    persona: dict[str, Any] = Field(default_factory=dict)
+    turns: list[Turn] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=list)  # the agent's chat, if any
+    final_recommendation: dict[str, Any] | None = None
+    termination: Literal["accepted", "turn_limit", "error"] = "turn_limit"
+    error: str | None = None
+    revealed_all_turn: int | None = None  # t*: the user turn at which every constraint is known
+    usage: Usage = Field(default_factory=Usage)
+    llm_calls: int = 0
+    duration_s: float = 0.0
+    score: dict[str, Any] | None = None
+
+    @property
+    def recommendation(self) -> dict[str, Any] | None:
+        return self.final_recommendation
