@@ -226,19 +226,28 @@ def score_answers(
     with_rank: bool = True,
 ) -> dict[str, Any]:
     """Score answers ``{"task_id", "recommendation"}``; bad entries are reported, not raised."""
-    scores, errors = [], []
+    errors: list[str] = []
+    latest: dict[str, dict] = {}
     for number, answer in enumerate(answers, start=1):
         task_id = answer.get("task_id") if isinstance(answer, dict) else None
-        if task_id not in tasks:
+        if not isinstance(task_id, str) or task_id not in tasks:
             errors.append(f"answer {number}: unknown task_id {task_id!r}")
             continue
+        if task_id in latest:
+            errors.append(f"answer {number}: {task_id} answered again; the last answer counts")
+        latest[task_id] = answer
+    scores = []
+    for task_id, answer in latest.items():
         task, truth = tasks[task_id], truths[task_id]
         ranking = Ranking(task, build_components(conn, task)) if with_rank else None
         rec = answer.get("recommendation")
-        if not isinstance(rec, dict):
-            rec = {}
+        rec = rec if isinstance(rec, dict) else {}
         hotels = rec.get("hotel")
-        options = hotels if isinstance(hotels, list) and hotels else [hotels]
+        if isinstance(hotels, list) and task.level > 1:
+            errors.append(
+                f"{task_id}: level {task.level} needs one itinerary, not a list of hotels"
+            )
+        options = hotels if isinstance(hotels, list) and hotels and task.level == 1 else [hotels]
         candidates = [
             score_plan(conn, task, truth, {**rec, "hotel": h}, ranking) for h in options[:3]
         ]

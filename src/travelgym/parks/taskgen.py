@@ -84,7 +84,7 @@ def _dates(rng: np.random.Generator, level: int) -> C.DateConstraint:
 def _extra_pool(
     rng: np.random.Generator, conn: sqlite3.Connection, park_id: str, level: int
 ) -> list:
-    median = conn.execute(
+    mean = conn.execute(
         "SELECT AVG(price) FROM offers JOIN room_configs USING (config_id) JOIN rooms USING (room_id)"
         " JOIN hotels USING (hotel_id) WHERE park_id = ?", (park_id,)).fetchone()[0]  # fmt: skip
     pool = [
@@ -97,7 +97,7 @@ def _extra_pool(
                                           "has_coffee_maker", "has_kitchenette"])),
         C.BedType(bed_type=_pick(rng, ["king", "queen"])),
         C.RatePolicy(policy=_pick(rng, ["free_cancellation", "no_prepayment", "breakfast_included"])),
-        C.MaxNightlyPrice(amount=float(round(median * rng.uniform(1.0, 1.6), -1))),
+        C.MaxNightlyPrice(amount=float(round(mean * rng.uniform(1.0, 1.6), -1))),
     ]  # fmt: skip
     if level >= 2:
         pool += [
@@ -117,14 +117,30 @@ def _objective(
     if otype == "single_metric":
         metrics, weights = METRICS[min(level, 2)]
         return SingleMetric(metric=_pick(rng, metrics, weights))
-    implied = {getattr(c, "amenity", None) for c in hard} | {
-        getattr(c, "feature", None) for c in hard
-    }
-    pool = [f for f in (HOTEL_FEATURES + (FLIGHT_FEATURES if level >= 2 else ()))
-            if f"has_{f}" not in implied and f"is_{f}" not in implied]  # fmt: skip
+    implied = _implied_features(hard)
+    pool = [f for f in HOTEL_FEATURES + (FLIGHT_FEATURES if level >= 2 else ()) if f not in implied]
     count = min(len(pool), int(_pick(rng, *FEATURE_COUNTS)))
     chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist())
     return FeatureCount(features=[pool[i] for i in chosen])
+
+
+def _implied_features(hard: list) -> set[str]:
+    """Wish-list features every feasible plan already has because a hard constraint requires it."""
+    implied = set()
+    for c in hard:
+        for attr in ("amenity", "feature"):
+            name = getattr(c, attr, None)
+            if name:
+                implied.add(name.removeprefix("has_").removeprefix("is_"))
+        if c.kind == "bed_type" and c.bed_type == "king":
+            implied.add("king_bed")
+        if c.kind == "rate_policy":
+            implied.add(c.policy)
+        if c.kind == "direct_flights":
+            implied.add("direct_flights")
+        if c.kind == "min_star_rating" and c.value >= 4:
+            implied.add("four_stars")
+    return implied
 
 
 def draw_task(

@@ -66,7 +66,6 @@ Constraint = Annotated[
     Field(discriminator="kind"),
 ]
 CONSTRAINT_ADAPTER: TypeAdapter = TypeAdapter(list[Constraint])
-FUNDAMENTAL_KINDS = ("park", "dates", "travellers", "rooms", "budget")
 
 __all__ = [
     "CONSTRAINT_ADAPTER",

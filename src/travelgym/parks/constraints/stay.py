@@ -259,12 +259,13 @@ class HotelAmenity(ConstraintBase):
     def check(self, plan):
         if plan.hotel is None:
             return missing(plan, "hotel")
-        return (
-            None if plan.hotel[self.amenity] else f"the hotel lacks {AMENITY_PHRASES[self.amenity]}"
-        )
+        return None if plan.hotel[self.amenity] else f"the hotel does not meet: {self.sentence()}"
 
     def sentence(self):
-        return f"The hotel must have {AMENITY_PHRASES[self.amenity]}."
+        phrase = AMENITY_PHRASES[self.amenity]
+        if phrase.startswith("to be "):
+            return f"The hotel must be {phrase[len('to be ') :]}."
+        return f"The hotel must have {phrase}."
 
 
 class RoomFeature(ConstraintBase):
