@@ -278,6 +278,122 @@ def format_score_table(result: dict) -> str:
     return "\n".join(lines)
 
 
+@main.command()
+@click.argument("suite", type=SUITES)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    help="Agent spec KIND:ARG: scripted:greedy|sampled|exhaustive, llm:MODEL, code:MODEL "
+    "(repeatable; default: the three scripted baselines).",
+)
+@click.option("--user", default="template", show_default=True, help="template or llm:MODEL.")
+@click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids.")
+@click.option("--level", type=click.IntRange(1, 3), default=None, help="Only tasks of this level.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
+@click.option("--trials", type=click.IntRange(1, 100), default=1, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed.")
+@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs/compass"),
+    show_default=True,
+    help="Parent directory; one run directory per agent inside.",
+)
+@click.option("--resume", is_flag=True, help="Continue interrupted runs in --out.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
+@click.option("--max-turns", type=click.IntRange(2, 200), default=30, show_default=True)
+@click.option(
+    "--max-calls", type=click.IntRange(min=1), default=None, help="Cap on LLM calls per run."
+)
+@click.option(
+    "--max-tokens-total",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cap on LLM tokens per run.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="On-disk LLM response cache.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@data_dir_option
+def run(
+    suite: str,
+    agents: tuple[str, ...],
+    user: str,
+    task_ids: str | None,
+    level: int | None,
+    limit: int | None,
+    trials: int,
+    concurrency: int,
+    seed: int,
+    db_seed: int,
+    out: Path,
+    resume: bool,
+    base_url: str | None,
+    max_turns: int,
+    max_calls: int | None,
+    max_tokens_total: int | None,
+    cache_dir: Path | None,
+    as_json: bool,
+    no_progress: bool,
+    data_dir: Path | None,
+) -> None:
+    """Run the benchmark: simulated user x agent conversations, scored against the ground truth."""
+    import asyncio
+
+    from travelgym.runner.batch import RunConfig, run_compass
+    from travelgym.runner.specs import DEFAULT_AGENTS, SpecError, parse_agent_spec, parse_user_spec
+    from travelgym.runner.store import RunDirError
+
+    try:
+        specs = [parse_agent_spec(a) for a in (agents or DEFAULT_AGENTS)]
+        parse_user_spec(user)
+    except SpecError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else None
+    options = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
+                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
+    results = {}
+    for spec in specs:
+        cfg = RunConfig(agent=spec, out=out / spec.dirname, user=user, task_ids=ids, level=level,
+                        limit=limit, trials=trials, concurrency=concurrency, seed=seed,
+                        db_seed=db_seed, data_dir=data_dir, resume=resume, base_url=base_url,
+                        max_turns=max_turns, progress=not no_progress and not as_json,
+                        client_options=options)  # fmt: skip
+        try:
+            results[spec.text] = asyncio.run(run_compass(cfg))
+        except (RunDirError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        if not as_json:
+            click.echo(f"{spec.text}: {len(results[spec.text]['tasks'])} episodes in {cfg.out}")
+    if as_json:
+        emit_json(
+            {agent: {k: v for k, v in r.items() if k != "tasks"} for agent, r in results.items()}
+        )
+        return
+    click.echo(format_agents_table(results))
+
+
+def format_agents_table(results: dict[str, dict]) -> str:
+    """FR and OR-5/10/20 by agent and level: the feasible-optimal gap at a glance."""
+    lines = [f"{'agent':<22} {'level':<8} {'n':>4} {'FR':>7} {'OR-5':>7} {'OR-10':>7} {'OR-20':>7}"]
+    for agent, result in results.items():
+        rows = [("all", result["overall"])] + [(f"L{k}", v) for k, v in result["by_level"].items()]
+        for name, agg in rows:
+            lines.append(
+                f"{agent:<22} {name:<8} {agg['n']:>4} {agg['FR']:>7.1f} {agg['OR5']:>7.1f} "
+                f"{agg['OR10']:>7.1f} {agg['OR20']:>7.1f}"
+            )
+    return "\n".join(lines)
+
+
 @main.command("generate-tasks")
 @click.argument("suite", type=SUITES)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)

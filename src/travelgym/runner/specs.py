@@ -1,0 +1,81 @@
+"""Names to objects: ``KIND:ARG`` agent specs and user specs, shared by every command."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from travelgym.agents.base import Agent
+
+SCRIPTED = ("greedy", "sampled", "exhaustive")
+AGENT_KINDS = ("scripted", "llm", "code")
+DEFAULT_AGENTS = tuple(f"scripted:{s}" for s in SCRIPTED)
+
+
+class SpecError(ValueError):
+    """A spec that does not name an agent or user (the message lists the valid forms)."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    kind: str
+    arg: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.kind}:{self.arg}"
+
+    @property
+    def dirname(self) -> str:
+        return self.text.replace(":", "-").replace("/", "_")
+
+
+def parse_agent_spec(text: str) -> AgentSpec:
+    kind, sep, arg = (text or "").partition(":")
+    if not sep or not arg or kind not in AGENT_KINDS:
+        raise SpecError(f"bad agent spec {text!r}: use scripted:greedy, scripted:sampled, "
+                        "scripted:exhaustive, llm:MODEL or code:MODEL")  # fmt: skip
+    if kind == "scripted" and arg not in SCRIPTED:
+        raise SpecError(f"unknown scripted agent {arg!r}: choose {', '.join(SCRIPTED)}")
+    return AgentSpec(kind, arg)
+
+
+def parse_user_spec(text: str) -> tuple[str, str | None]:
+    if text == "template":
+        return "template", None
+    kind, sep, model = (text or "").partition(":")
+    if kind == "llm" and sep and model:
+        return "llm", model
+    raise SpecError(f"bad user spec {text!r}: use template or llm:MODEL")
+
+
+def agent_factory(
+    spec: AgentSpec, seed: int, base_url: str | None = None, client_options: dict | None = None
+) -> Callable[[], Agent]:
+    """A function making a fresh agent per episode."""
+    if spec.kind == "scripted":
+        from travelgym.agents.scripted import ScriptedAgent
+
+        return lambda: ScriptedAgent(spec.arg, seed=seed)
+    from travelgym.llm.factory import make_client
+
+    client = make_client(spec.arg, base_url=base_url, **(client_options or {}))
+    if spec.kind == "llm":
+        from travelgym.agents.llm_agent import LLMToolAgent
+
+        return lambda: LLMToolAgent(client)
+    from travelgym.agents.code_agent import CodeAgent
+
+    return lambda: CodeAgent(client)
+
+
+def user_backend(text: str, base_url: str | None = None, client_options: dict | None = None):
+    kind, model = parse_user_spec(text)
+    if kind == "template":
+        from travelgym.parks.user.template import TemplateUserBackend
+
+        return TemplateUserBackend()
+    from travelgym.llm.factory import make_client
+    from travelgym.parks.user.llm_backend import LLMUserBackend
+
+    return LLMUserBackend(make_client(model, base_url=base_url, **(client_options or {})))
