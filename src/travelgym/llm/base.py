@@ -57,10 +57,10 @@ class BaseChatClient(ABC):
             max_retries=max_retries,
             backoff_base_s=backoff_base_s,
             backoff_max_s=backoff_max_s,
-            rng=rng or random.Random(),
+            rng=rng if rng is not None else random.Random(),
         )
         self.stats = ClientStats()
-        self._sleep: Sleep = sleep or asyncio.sleep
+        self._sleep: Sleep = sleep if sleep is not None else asyncio.sleep
 
     @abstractmethod
     async def _request(

@@ -1,0 +1,1 @@
+"""Test doubles shared across test packages (a fake OpenAI-compatible server)."""

@@ -1,0 +1,237 @@
+"""A local OpenAI-compatible HTTP server for tests (starlette + uvicorn in a thread).
+
+It answers ``POST /v1/chat/completions`` (non-streaming) from a *script* (a queue of
+:class:`Reply`, :class:`HTTPError`, :class:`Delay` or raw dict bodies, one per request) or,
+once the script is empty, from a *responder* (a function from the request JSON to one of
+those). Every request body is recorded in ``server.requests``. Usage::
+
+    with FakeOpenAIServer([Reply("hi"), HTTPError(429, retry_after=1), Reply("ok")]) as srv:
+        client = OpenAIChatClient("fake-model", base_url=srv.base_url)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+MODEL = "fake-model"
+
+
+@dataclass
+class FakeToolCall:
+    """A tool call in a scripted reply; ``arguments`` is sent verbatim when it is a string
+    (so malformed JSON can be scripted) and JSON-encoded otherwise."""
+
+    name: str
+    arguments: str | dict[str, Any] = "{}"
+    id: str | None = None
+
+
+@dataclass
+class Reply:
+    """An assistant message; ``usage`` is ``(prompt_tokens, completion_tokens)`` or
+    ``None`` for a rough estimate from the text sizes."""
+
+    content: str | None = None
+    tool_calls: list[FakeToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: tuple[int, int] | None = None
+    model: str | None = None
+
+
+@dataclass
+class HTTPError:
+    """An error status with an OpenAI-style error body (and optional ``Retry-After``)."""
+
+    status: int
+    message: str = "scripted error"
+    retry_after: float | str | None = None
+
+
+@dataclass
+class Delay:
+    """Wait ``seconds`` (longer than the client timeout, to test it), then answer ``then``."""
+
+    seconds: float
+    then: Reply | HTTPError | dict[str, Any] | None = None
+
+
+Item = Reply | HTTPError | Delay | dict
+Responder = Callable[[dict[str, Any]], Item]
+
+
+def tool_call(name: str, arguments: str | dict[str, Any] = "{}", id: str | None = None):
+    """Shorthand for :class:`FakeToolCall`."""
+    return FakeToolCall(name, arguments, id)
+
+
+def _estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class FakeOpenAIServer:
+    """The server; use as a context manager (``base_url`` ends in ``/v1``)."""
+
+    def __init__(self, script: Iterable[Item] = (), responder: Responder | None = None) -> None:
+        self.script: deque[Item] = deque(script)
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._stopping = threading.Event()
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+        self.app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def push(self, *items: Item) -> None:
+        """Append items to the script."""
+        with self._lock:
+            self.script.extend(items)
+
+    def _next(self, body: dict[str, Any]) -> Item:
+        with self._lock:
+            self.requests.append(body)
+            if self.script:
+                return self.script.popleft()
+        if self.responder is not None:
+            return self.responder(body)
+        return HTTPError(500, "fake server: script exhausted")
+
+    async def _chat(self, request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return self._error(HTTPError(400, "request body is not JSON"))
+        with self._lock:
+            self.headers.append(dict(request.headers))
+        try:
+            item = self._next(body)
+        except Exception as exc:  # a broken responder: make it visible to the test
+            return self._error(HTTPError(400, f"responder failed: {exc!r}"))
+        if isinstance(item, Delay):
+            deadline = time.monotonic() + item.seconds
+            while time.monotonic() < deadline and not self._stopping.is_set():
+                await asyncio.sleep(0.02)
+            item = item.then if item.then is not None else Reply("late reply")
+        if isinstance(item, HTTPError):
+            return self._error(item)
+        if isinstance(item, dict):
+            return JSONResponse(item)
+        return JSONResponse(self._completion(body, item))
+
+    async def _models(self, request: Request) -> JSONResponse:
+        return JSONResponse(
+            {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "fake"}]}
+        )
+
+    @staticmethod
+    def _error(err: HTTPError) -> JSONResponse:
+        headers = {} if err.retry_after is None else {"Retry-After": str(err.retry_after)}
+        kind = "rate_limit_error" if err.status == 429 else "invalid_request_error"
+        payload = {"error": {"message": err.message, "type": kind, "code": str(err.status)}}
+        return JSONResponse(payload, status_code=err.status, headers=headers)
+
+    def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        n = next(self._ids)
+        calls = [
+            {
+                "id": c.id or f"call_{n}_{i}",
+                "type": "function",
+                "function": {
+                    "name": c.name,
+                    "arguments": c.arguments
+                    if isinstance(c.arguments, str)
+                    else json.dumps(c.arguments),
+                },
+            }
+            for i, c in enumerate(reply.tool_calls)
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if calls:
+            message["tool_calls"] = calls
+        if reply.usage is not None:
+            prompt, completion = reply.usage
+        else:
+            prompt = _estimate_tokens(json.dumps(body.get("messages", [])))
+            completion = _estimate_tokens(json.dumps(message))
+        finish = reply.finish_reason or ("tool_calls" if calls else "stop")
+        return {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": reply.model or body.get("model") or MODEL,
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    def start(self) -> FakeOpenAIServer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("fake OpenAI server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@pytest.fixture
+def fake_openai_server() -> Iterator[FakeOpenAIServer]:
+    """A running server with an empty script: ``push`` items or set ``responder``."""
+    with FakeOpenAIServer() as server:
+        yield server
