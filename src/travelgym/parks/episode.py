@@ -68,7 +68,8 @@ async def run_episode(
                 episode.final_recommendation = reply.recommendation
             said = await user.respond(reply.text, reply.recommendation)
             episode.turns.append(Turn(index=len(episode.turns), role="user", text=said.text,
-                                      acts=said.acts, prompt=said.instruction))  # fmt: skip
+                                      acts=said.acts, prompt=said.instruction,
+                                      usage=getattr(user_backend, "last_usage", Usage())))  # fmt: skip
             if said.done:
                 episode.termination = "accepted"
                 break
@@ -79,7 +80,6 @@ async def run_episode(
         episode.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
     episode.revealed_all_turn = user.revealed_all_turn
     episode.messages = agent.transcript() if hasattr(agent, "transcript") else []
-    episode.usage = episode.usage + Usage()
     episode.score = score_plan(conn, task, truth, episode.final_recommendation or {}).model_dump()
     episode.duration_s = round(time.perf_counter() - started, 4)
     return episode

@@ -182,10 +182,20 @@ def get_hotel_details(ctx: CompassContext, hotel_identifier: str | int) -> dict:
         to the park, amenity flags) and its room types; for a name, the match confidence and
         other close matches.
     """
-    text = str(hotel_identifier).strip()
+    text = hotel_identifier.strip() if isinstance(hotel_identifier, str) else ""
     confidence, alternatives = 100.0, []
-    if text.isdigit():
-        hotel_id = int(text)
+    if isinstance(hotel_identifier, int) or (text.isascii() and text.isdigit()):
+        # ASCII digits only ('²'.isdigit() is true but int() refuses it); ids beyond SQLite's
+        # 64-bit integers (or Python's 4300-digit conversion limit) cannot name a hotel.
+        digits = text.lstrip("0") or "0"
+        if isinstance(hotel_identifier, int):
+            hotel_id = int(hotel_identifier)
+        elif len(digits) <= 18:
+            hotel_id = int(digits)
+        else:
+            hotel_id = -1
+        if not 0 <= hotel_id < 2**63:
+            raise ContentError("no hotel with that id; hotel ids are small positive integers")
     else:
         matches = ctx.match_hotels(text) if text else []
         if not matches or matches[0][2] < ACCEPT_CONFIDENCE:

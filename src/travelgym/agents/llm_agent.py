@@ -1,0 +1,80 @@
+"""The LLM tool-calling agent: native function calling over the 18 tools, parallel calls,
+a step limit per user turn, and the JSON response format."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from travelgym.agents.base import AgentReply
+from travelgym.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
+from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
+from travelgym.parks.env import CompassEnv
+from travelgym.trajectory import DialogueAct
+
+MAX_STEPS_PER_TURN = 24
+MAX_TOOL_RESULT_CHARS = 12_000
+
+SYSTEM_PROMPT = f"""You are a travel-planning assistant for trips to US national parks in August 2025.
+You talk with a user who has hard requirements (which may come out over several turns) and an
+objective that ranks the options meeting them. Find the plan that satisfies EVERY requirement and
+is the BEST for the objective, not just an acceptable one: search broadly (several dates,
+airports, pages) and compare before recommending.
+
+Use the tools to search the booking database; never invent package IDs. Hotel packages look like
+pkg_<configid>_<startday>_<endday>_<rooms>, flights flight_<templateid>_<depday>_<retday>, permits
+permit_<permitid>_<day>_<days>. Validate IDs with recommend_hotel / recommend_flight /
+recommend_permit before you recommend them.
+
+{FORMAT_INSTRUCTIONS}"""
+
+
+class LLMToolAgent:
+    """An OpenAI-compatible model using native tool calls."""
+
+    reads_dialogue_acts = False
+
+    def __init__(
+        self, client: ChatClient, max_steps: int = MAX_STEPS_PER_TURN, **params: Any
+    ) -> None:
+        self.client = client
+        self.max_steps = max_steps
+        self.params = params
+        self.name = f"llm:{client.model}"
+
+    def start(self, env: CompassEnv) -> None:
+        self.env = env
+        self.messages = [ChatMessage(role="system", content=SYSTEM_PROMPT)]
+
+    def transcript(self) -> list[dict[str, Any]]:
+        return [m.to_openai() for m in self.messages]
+
+    async def reply(self, user_text: str, acts: list[DialogueAct]) -> AgentReply:
+        self.messages.append(ChatMessage(role="user", content=user_text))
+        usage, calls = Usage(), 0
+        for _ in range(self.max_steps):
+            response = await self.client.complete(
+                self.messages, tools=self.env.tool_schemas, **self.params
+            )
+            calls += 1
+            usage = usage + response.usage
+            message = response.message
+            self.messages.append(message)
+            if not message.tool_calls:
+                text, recommendation, error = parse_reply(message.content)
+                return AgentReply(text, recommendation, usage, calls, error)
+            for call in message.tool_calls:  # parallel calls: all answered before the next step
+                record = self.env.call(call.name, call.arguments, call.id)
+                content = json.dumps(record.result if record.ok else {
+                    "error": {"category": record.error_category, "message": record.error_message}})  # fmt: skip
+                if len(content) > MAX_TOOL_RESULT_CHARS:
+                    content = (
+                        content[:MAX_TOOL_RESULT_CHARS]
+                        + " ...[truncated: narrow the search or page]"
+                    )
+                self.messages.append(
+                    ChatMessage(role="tool", tool_call_id=call.id, name=call.name, content=content)
+                )
+        return AgentReply(
+            "", None, usage, calls, f"step limit of {self.max_steps} tool rounds reached"
+        )
