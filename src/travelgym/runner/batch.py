@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,13 +98,20 @@ async def run_compass(cfg: RunConfig) -> dict[str, Any]:
             store.append(episode)
             progress.update(episode)
 
+    started = time.perf_counter()
     try:
         await asyncio.gather(*(one(t, k) for t, k in pending))
     finally:
+        episodes_s = time.perf_counter() - started
         progress.close()
         conn.close()
+        for client in (getattr(make_agent, "client", None), getattr(backend, "client", None)):
+            if client is not None and hasattr(client, "aclose"):
+                await client.aclose()
     episodes = read_episodes(cfg.out)
-    return summarize([PlanScore.model_validate(e.score) for e in episodes if e.score])
+    summary = summarize([PlanScore.model_validate(e.score) for e in episodes if e.score])
+    summary["episodes_wall_s"] = round(episodes_s, 3)  # this session's episodes only
+    return summary
 
 
 class _Progress:

@@ -63,10 +63,13 @@ def agent_factory(
     if spec.kind == "llm":
         from travelgym.agents.llm_agent import LLMToolAgent
 
-        return lambda: LLMToolAgent(client)
-    from travelgym.agents.code_agent import CodeAgent
+        factory = lambda: LLMToolAgent(client)  # noqa: E731
+    else:
+        from travelgym.agents.code_agent import CodeAgent
 
-    return lambda: CodeAgent(client)
+        factory = lambda: CodeAgent(client)  # noqa: E731
+    factory.client = client  # type: ignore[attr-defined]  # closed by the runner
+    return factory
 
 
 def user_backend(text: str, base_url: str | None = None, client_options: dict | None = None):

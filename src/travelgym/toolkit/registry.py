@@ -123,6 +123,7 @@ class ToolRegistry:
 
     def __init__(self, functions: Iterable[Callable[..., Any]] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._schemas: list[dict[str, Any]] | None = None
         for func in functions:
             self.register(func)
 
@@ -131,6 +132,7 @@ class ToolRegistry:
         if built.name in self._tools:
             raise ValueError(f"duplicate tool name {built.name!r}")
         self._tools[built.name] = built
+        self._schemas = None
         return built
 
     @property
@@ -147,11 +149,14 @@ class ToolRegistry:
         return len(self._tools)
 
     def openai_schemas(self) -> list[dict[str, Any]]:
-        return [t.openai_schema() for t in self._tools.values()]
+        """Every tool's OpenAI schema (built once: agents send them with every model call)."""
+        if self._schemas is None:
+            self._schemas = [t.openai_schema() for t in self._tools.values()]
+        return self._schemas
 
     def call(self, name: Any, arguments: Any, context: ToolContext | None = None) -> ToolResult:
         """Validate and run a tool. ``arguments`` is a dict or a JSON object string."""
-        label = name if isinstance(name, str) else repr(name)
+        label = name if isinstance(name, str) else _describe(name)
         if not isinstance(name, str) or name not in self._tools:
             return ToolResult.failure(
                 label,
@@ -162,6 +167,13 @@ class ToolRegistry:
         parsed = _parse_arguments(arguments)
         if isinstance(parsed, str):
             return ToolResult.failure(name, ErrorCategory.PARAMETER, parsed)
+        bad_text = _find_unencodable_text(parsed)
+        if bad_text is not None:
+            return ToolResult.failure(
+                name,
+                ErrorCategory.PARAMETER,
+                f"parameter '{bad_text}' is not valid Unicode text (lone surrogate characters)",
+            )
         try:
             args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
@@ -189,13 +201,44 @@ def _parse_arguments(arguments: Any) -> dict[str, Any] | str:
         text = arguments.strip() or "{}"
         try:
             arguments = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a >4300-digit integer
             return f"arguments are not valid JSON ({exc}); send a JSON object of parameters"
     if not isinstance(arguments, dict):
         return f"arguments must be a JSON object of parameters, got {type(arguments).__name__}"
     if not all(isinstance(k, str) for k in arguments):
         return "argument names must be strings"
     return arguments
+
+
+def _describe(value: Any) -> str:
+    """A short label for a non-string tool name (``repr`` itself may fail on odd values)."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # a >4300-digit int, a deeply nested list
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+def _find_unencodable_text(arguments: dict[str, Any]) -> str | None:
+    """The name of the first argument holding text that is not encodable as UTF-8, or None.
+
+    JSON may carry lone surrogates (``"\\ud800"``); SQLite and UTF-8 transports cannot encode
+    them, so they are refused up front as a parameter error.
+    """
+    for key, value in arguments.items():
+        stack, seen = [key, value], set()
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+            elif isinstance(item, (dict, list, tuple)) and id(item) not in seen:
+                seen.add(id(item))
+                stack.extend(item.keys() if isinstance(item, dict) else ())
+                stack.extend(item.values() if isinstance(item, dict) else item)
+    return None
 
 
 def _explain(spec: Tool, exc: ValidationError) -> str:
