@@ -303,6 +303,11 @@ def format_score_table(result: dict) -> str:
     help="Parent directory; one run directory per agent inside.",
 )
 @click.option("--resume", is_flag=True, help="Continue interrupted runs in --out.")
+@click.option(
+    "--retry-errors",
+    is_flag=True,
+    help="With --resume: run again the episodes that ended in an error.",
+)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
 @click.option("--max-turns", type=click.IntRange(2, 200), default=30, show_default=True)
 @click.option(
@@ -336,6 +341,7 @@ def run(
     db_seed: int,
     out: Path,
     resume: bool,
+    retry_errors: bool,
     base_url: str | None,
     max_turns: int,
     max_calls: int | None,
@@ -364,7 +370,8 @@ def run(
     for spec in specs:
         cfg = RunConfig(agent=spec, out=out / spec.dirname, user=user, task_ids=ids, level=level,
                         limit=limit, trials=trials, concurrency=concurrency, seed=seed,
-                        db_seed=db_seed, data_dir=data_dir, resume=resume, base_url=base_url,
+                        db_seed=db_seed, data_dir=data_dir, resume=resume,
+                        retry_errors=retry_errors, base_url=base_url,
                         max_turns=max_turns, progress=not no_progress and not as_json,
                         client_options=options)  # fmt: skip
         try:
@@ -392,6 +399,176 @@ def format_agents_table(results: dict[str, dict]) -> str:
                 f"{agg['OR10']:>7.1f} {agg['OR20']:>7.1f}"
             )
     return "\n".join(lines)
+
+
+@main.command()
+@click.argument(
+    "run_dirs",
+    nargs=-1,
+    required=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as JSON.")
+@click.option(
+    "--plots",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write PNG and SVG counterparts of the paper's Figures 2-4 and 7-11 into this directory.",
+)
+@click.option(
+    "--episodes/--no-episodes",
+    default=True,
+    show_default=True,
+    help="Include the per-episode feature rows in the JSON.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=100),
+    default=2000,
+    show_default=True,
+    help="Bootstrap resamples for run comparisons.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed."
+)
+def analyze(
+    run_dirs: tuple[Path, ...],
+    as_json: bool,
+    plots: Path | None,
+    episodes: bool,
+    resamples: int,
+    seed: int,
+) -> None:
+    """Compute the COMPASS analysis metrics of RUN_DIRS (one agent each) and compare them."""
+    from travelgym.analysis.metrics import analyze_runs
+    from travelgym.analysis.summary import format_analysis
+    from travelgym.runner.store import RunDirError
+
+    try:
+        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed)
+    except (RunDirError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if plots is not None:
+        from travelgym.analysis.plots import write_plots
+
+        result["plots"] = [str(p) for p in write_plots(result, plots)]
+    if not episodes:
+        for run in result["runs"].values():
+            run.pop("episodes", None)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(format_analysis(result))
+    for p in result.get("plots", []):
+        click.echo(f"plot: {p}")
+
+
+@main.command()
+@click.argument(
+    "run_dirs",
+    nargs=-1,
+    required=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="HTML file to write.",
+)
+@click.option(
+    "--max-result-chars",
+    type=click.IntRange(min=100),
+    default=2000,
+    show_default=True,
+    help="Cut tool results longer than this in the embedded data.",
+)
+@click.option("--no-analysis", is_flag=True, help="Leave out the analysis tables and figures.")
+@click.option("--title", default=None, help="Page title (default: the runs' agents).")
+@data_dir_option
+def report(
+    run_dirs: tuple[Path, ...],
+    out: Path,
+    max_result_chars: int,
+    no_analysis: bool,
+    title: str | None,
+    data_dir: Path | None,
+) -> None:
+    """Write one self-contained HTML report of RUN_DIRS: score tables, analysis, figures and a
+    trajectory viewer with per-turn verdicts."""
+    from travelgym.analysis.report import write_report
+    from travelgym.runner.store import RunDirError
+
+    try:
+        result = write_report(list(run_dirs), out, data_dir=data_dir,
+                              max_result_chars=max_result_chars,
+                              include_analysis=not no_analysis, title=title)  # fmt: skip
+    except (RunDirError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    seconds = sum(result.timings.values())
+    click.echo(f"wrote {result.path} ({result.size_bytes / 2**20:.1f} MiB): {result.runs} run(s), "
+               f"{result.episodes} episode(s), {result.verdicts} plan verdict(s) in {seconds:.1f} s")  # fmt: skip
+
+
+@main.group()
+def annotate() -> None:
+    """Human annotation of the user simulator (COMPASS Appendix H, Table 3)."""
+
+
+@annotate.command("export")
+@click.argument("run_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--conversations",
+    type=click.IntRange(min=1),
+    default=45,
+    show_default=True,
+    help="Conversations to sample (all their user responses after the opening become rows).",
+)
+@click.option(
+    "--responses",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Keep a seeded sample of this many responses (default: all of them).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def annotate_export(
+    run_dir: Path, conversations: int, responses: int | None, seed: int, fmt: str, out: Path
+) -> None:
+    """Write an annotation sheet of RUN_DIR's user responses with empty error flags and rubrics."""
+    from travelgym.analysis.annotate import export_sheet
+    from travelgym.runner.store import RunDirError
+
+    try:
+        result = export_sheet(run_dir, out, conversations=conversations, seed=seed, fmt=fmt,
+                              responses=responses)  # fmt: skip
+    except (RunDirError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {result.rows} response(s) from {result.conversations} conversation(s) "
+               f"(of {result.eligible} eligible) to {result.path}")  # fmt: skip
+
+
+@annotate.command("summarize")
+@click.argument("sheet", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+def annotate_summarize(sheet: Path, as_json: bool) -> None:
+    """Table 3 of a filled SHEET: error rates, rubric means, spreads and distributions."""
+    from travelgym.analysis.annotate import AnnotationError, format_summary, summarize_sheet
+
+    try:
+        result = summarize_sheet(sheet)
+    except AnnotationError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(format_summary(result))
 
 
 @main.command("generate-tasks")

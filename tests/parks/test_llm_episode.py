@@ -100,3 +100,25 @@ def test_provider_failure_is_recorded_by_the_runner(tmp_path, compass_db):
         assert episode.termination == "error"
         assert "server" in episode.error
         assert episode.score["feasible"] is False
+
+
+def test_run_caps_are_shared_and_error_episodes_can_be_retried(tmp_path, compass_db):
+    data_dir = compass_db.parent.parent
+    out = tmp_path / "capped"
+    with FakeOpenAIServer(responder=responder({"hotel": "pkg_1_1_2_1"})) as server:
+        cfg = RunConfig(agent=parse_agent_spec("llm:fake-model"), out=out, limit=3, concurrency=1,
+                        base_url=server.base_url, data_dir=data_dir, progress=False,
+                        client_options={**FAST, "max_calls": 2})  # fmt: skip
+        asyncio.run(run_compass(cfg))
+        agent_calls = sum("tools" in r for r in server.requests)
+    assert agent_calls == 2  # one budget for the whole run
+    episodes = read_episodes(out)
+    assert [e.termination for e in episodes].count("error") >= 2
+    assert all("budget" in e.error for e in episodes if e.termination == "error")
+    with FakeOpenAIServer(responder=responder({"hotel": "pkg_1_1_2_1"})) as server:
+        retry = RunConfig(agent=parse_agent_spec("llm:fake-model"), out=out, limit=3, concurrency=3,
+                          base_url=server.base_url, data_dir=data_dir, progress=False, resume=True,
+                          retry_errors=True, client_options=FAST)  # fmt: skip
+        asyncio.run(run_compass(retry))
+    again = read_episodes(out)
+    assert len(again) == 3 and not any(e.termination == "error" for e in again)

@@ -159,3 +159,22 @@ def test_tasks_and_solve_commands(compass_db):
     assert set(rows[0]["thresholds"]) == {"5", "10", "20"}
     missing = runner.invoke(main, ["solve", "compass", "--task", "nope", "--data-dir", data_dir])
     assert missing.exit_code == 2 and "nope" in missing.output
+
+
+def test_score_a_run_directory_matches_the_run(tmp_path, compass_db):
+    import asyncio
+
+    from travelgym.runner.batch import RunConfig, run_compass
+    from travelgym.runner.specs import parse_agent_spec
+
+    data_dir = compass_db.parent.parent
+    run_dir = tmp_path / "run"
+    summary = asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:sampled"), out=run_dir,
+                                                limit=8, trials=2, data_dir=data_dir, progress=False)))  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["score", str(run_dir), "--json", "--data-dir", str(data_dir)]
+    )
+    assert result.exit_code == 0, result.output
+    scored = json.loads(result.output)
+    assert scored["overall"] == summary["overall"] and scored["overall"]["n"] == 16
+    assert scored["overall"]["FR"] > 0 and not scored["errors"]

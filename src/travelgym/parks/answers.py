@@ -35,5 +35,11 @@ def read_answers(path: Path) -> list[dict]:
             raise AnswerFileError(
                 f"{path}:{number}: expected an object with 'task_id' and 'recommendation'"
             )
-        entries.append({"task_id": entry["task_id"], "recommendation": entry.get("recommendation")})
+        if "final_recommendation" in entry:  # an episode of a run directory
+            entries.append({"task_id": entry["task_id"], "trial": entry.get("trial", 0),
+                            "recommendation": entry.get("final_recommendation")})  # fmt: skip
+        else:
+            entries.append(
+                {"task_id": entry["task_id"], "recommendation": entry.get("recommendation")}
+            )
     return entries

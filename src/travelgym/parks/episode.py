@@ -12,7 +12,7 @@ import time
 import traceback
 
 from travelgym.agents.base import Agent
-from travelgym.llm.protocol import LLMError, Usage
+from travelgym.llm.protocol import LLMError
 from travelgym.parks.env import CompassEnv
 from travelgym.parks.scoring import score_plan
 from travelgym.parks.tasks import GroundTruth, Task
@@ -40,7 +40,7 @@ async def run_episode(
                       agent=agent.name, user=user_name, seed=seed,
                       persona=task.persona.model_dump())  # fmt: skip
     env = CompassEnv(conn, keep_results=not agent.reads_dialogue_acts)
-    user = UserSimulator(task, user_backend, conn, seed=seed + trial, max_turns=max_turns)
+    user = UserSimulator(task, user_backend, conn, seed=seed, max_turns=max_turns, trial=trial)
     try:
         agent.start(env)
         said = await user.open()
@@ -69,7 +69,7 @@ async def run_episode(
             said = await user.respond(reply.text, reply.recommendation)
             episode.turns.append(Turn(index=len(episode.turns), role="user", text=said.text,
                                       acts=said.acts, prompt=said.instruction,
-                                      usage=getattr(user_backend, "last_usage", Usage())))  # fmt: skip
+                                      usage=user.state.last_usage))  # fmt: skip
             if said.done:
                 episode.termination = "accepted"
                 break

@@ -227,17 +227,18 @@ def score_answers(
 ) -> dict[str, Any]:
     """Score answers ``{"task_id", "recommendation"}``; bad entries are reported, not raised."""
     errors: list[str] = []
-    latest: dict[str, dict] = {}
+    latest: dict[tuple, dict] = {}
     for number, answer in enumerate(answers, start=1):
         task_id = answer.get("task_id") if isinstance(answer, dict) else None
         if not isinstance(task_id, str) or task_id not in tasks:
             errors.append(f"answer {number}: unknown task_id {task_id!r}")
             continue
-        if task_id in latest:
+        key = (task_id, answer.get("trial", 0))  # the trials of a run directory each count
+        if key in latest:
             errors.append(f"answer {number}: {task_id} answered again; the last answer counts")
-        latest[task_id] = answer
+        latest[key] = answer
     scores = []
-    for task_id, answer in latest.items():
+    for (task_id, _), answer in latest.items():
         task, truth = tasks[task_id], truths[task_id]
         ranking = Ranking(task, build_components(conn, task)) if with_rank else None
         rec = answer.get("recommendation")

@@ -47,8 +47,8 @@ class Group:
 
 
 def _columns(names: list[str], rows: list[tuple]) -> Columns:
-    if not rows:
-        return {n: np.array([]) for n in names}
+    if not rows:  # object dtype so that comparisons with strings still work on no rows
+        return {n: np.array([], dtype=object) for n in names}
     return {n: np.array(col) for n, col in zip(names, zip(*rows, strict=True), strict=True)}
 
 

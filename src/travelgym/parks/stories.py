@@ -19,7 +19,7 @@ PARTIES = {
 MOTIVES = (
     "to celebrate an anniversary", "to finally see the park after years of planning",
     "for a long-awaited hiking trip", "to take photographs of the landscapes",
-    "for a quiet break from work", "to celebrate a birthday", "to show the kids the wilderness",
+    "for a quiet break from work", "to celebrate a birthday", "to hike the best trails",
     "for a reunion", "to watch the night sky", "to tick another park off the list",
 )  # fmt: skip
 

@@ -17,7 +17,7 @@ from travelgym.parks.episode import DEFAULT_MAX_TURNS, run_episode
 from travelgym.parks.ground_truth import ensure_ground_truth, tasks_sha256
 from travelgym.parks.scoring import PlanScore, summarize
 from travelgym.parks.tasks import PACKAGE_TASKS, Task, load_tasks
-from travelgym.runner.specs import AgentSpec, agent_factory, user_backend
+from travelgym.runner.specs import AgentSpec, agent_factory, client_kwargs, user_backend
 from travelgym.runner.store import RunStore, read_episodes
 
 
@@ -35,6 +35,7 @@ class RunConfig:
     db_seed: int = 0
     data_dir: Path | None = None
     resume: bool = False
+    retry_errors: bool = False
     base_url: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     progress: bool = True
@@ -80,10 +81,13 @@ async def run_compass(cfg: RunConfig) -> dict[str, Any]:
     _, truths = ensure_ground_truth(seed=cfg.db_seed, data_dir=cfg.data_dir)
     tasks = select_tasks(load_tasks(), cfg.task_ids, cfg.level, cfg.limit)
     store = RunStore(cfg.out)
-    done = store.open(_manifest(cfg, tasks, db.metadata["content_hash"]), cfg.resume)
+    done = store.open(
+        _manifest(cfg, tasks, db.metadata["content_hash"]), cfg.resume, cfg.retry_errors
+    )
     pending = [(t, k) for t in tasks for k in range(cfg.trials) if (t.task_id, k) not in done]
-    make_agent = agent_factory(cfg.agent, cfg.seed, cfg.base_url, cfg.client_options)
-    backend = user_backend(cfg.user, cfg.base_url, cfg.client_options)
+    options = client_kwargs(cfg.client_options)
+    make_agent = agent_factory(cfg.agent, cfg.seed, cfg.base_url, options)
+    backend = user_backend(cfg.user, cfg.base_url, options)
     conn = connect_readonly(db.path)
     progress = _Progress(len(tasks) * cfg.trials, len(done), cfg.agent.text, cfg.progress)
     progress.add_existing(read_episodes(cfg.out) if done else [])

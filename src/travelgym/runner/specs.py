@@ -49,6 +49,23 @@ def parse_user_spec(text: str) -> tuple[str, str | None]:
     raise SpecError(f"bad user spec {text!r}: use template or llm:MODEL")
 
 
+def client_kwargs(options: dict | None) -> dict:
+    """Client keyword arguments for a run: caps become ONE shared ``RunBudget`` (agent and LLM
+    user draw on it together) and ``cache_dir`` a shared ``ResponseCache``."""
+    options = dict(options or {})
+    max_calls, max_tokens = options.pop("max_calls", None), options.pop("max_tokens", None)
+    cache_dir = options.pop("cache_dir", None)
+    if max_calls is not None or max_tokens is not None:
+        from travelgym.llm.budget import RunBudget
+
+        options["budget"] = RunBudget(max_calls=max_calls, max_tokens=max_tokens)
+    if cache_dir is not None:
+        from travelgym.llm.cache import ResponseCache
+
+        options["cache"] = ResponseCache(cache_dir)
+    return options
+
+
 def agent_factory(
     spec: AgentSpec, seed: int, base_url: str | None = None, client_options: dict | None = None
 ) -> Callable[[], Agent]:

@@ -30,8 +30,11 @@ class RunStore:
         self.episodes_path = self.dir / EPISODES
         self.manifest_path = self.dir / MANIFEST
 
-    def open(self, manifest: dict[str, Any], resume: bool) -> set[tuple[str, int]]:
-        """Prepare the directory; return the (task_id, trial) keys already done."""
+    def open(
+        self, manifest: dict[str, Any], resume: bool, retry_errors: bool = False
+    ) -> set[tuple[str, int]]:
+        """Prepare the directory; return the (task_id, trial) keys already done. With
+        ``retry_errors`` the episodes that ended in an error are dropped so they run again."""
         self.dir.mkdir(parents=True, exist_ok=True)
         if self.manifest_path.exists():
             old = json.loads(self.manifest_path.read_text())
@@ -42,10 +45,18 @@ class RunStore:
                                   "choose another --out")  # fmt: skip
             if not resume and self.episodes_path.exists() and self.episodes_path.stat().st_size:
                 raise RunDirError(f"{self.dir} already has episodes; pass --resume to continue it")
+            manifest = {**manifest, "created": old.get("created", manifest.get("created"))}
         tmp = self.manifest_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         os.replace(tmp, self.manifest_path)
-        return {(e["task_id"], e["trial"]) for e in self._read_repairing()}
+        episodes = self._read_repairing()
+        if retry_errors and any(e.get("termination") == "error" for e in episodes):
+            kept = [e for e in episodes if e.get("termination") != "error"]
+            tmp = self.episodes_path.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(e) + "\n" for e in kept))
+            os.replace(tmp, self.episodes_path)
+            episodes = kept
+        return {(e["task_id"], e["trial"]) for e in episodes}
 
     def _read_repairing(self) -> list[dict[str, Any]]:
         if not self.episodes_path.exists():

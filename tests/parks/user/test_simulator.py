@@ -97,3 +97,14 @@ def test_reliable_users_flag_violations_and_forced_revelation(conn):
     for _ in range(len(task.constraints)):
         asyncio.run(sim.respond("hm", None))
     assert not sim.state.hidden  # the turn limit forces every constraint out in time
+
+
+def test_forced_revelation_leaves_the_agent_a_turn(conn):
+    task = max(load_tasks(), key=lambda t: len(t.progressive_constraints()))
+    hidden = len(task.progressive_constraints())
+    max_turns = hidden + 2
+    sim = UserSimulator(task, TemplateUserBackend(), conn, seed=0, max_turns=max_turns)
+    asyncio.run(sim.open())
+    for _ in range(hidden):
+        asyncio.run(sim.respond("thinking", None))
+    assert not sim.state.hidden and sim.revealed_all_turn <= max_turns - 2

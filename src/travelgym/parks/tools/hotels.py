@@ -110,7 +110,7 @@ def search_hotel(
         The park, stay, result counts and one page of packages with package_id, hotel, room,
         rate plan, rooms, average nightly price per room, total price and policies.
     """
-    park = ctx.resolve_park(location)
+    park = _resolve_location(ctx, location)
     start = parse_date(start_date, "start_date")
     end = parse_date(end_date, "end_date", last_day=32)
     if end <= start:
@@ -168,6 +168,15 @@ def search_hotel(
         **info,
         "results": page_items,
     }
+
+
+def _resolve_location(ctx: CompassContext, location: str) -> dict:
+    """The park of a park name or alias (see ``resolve_park``) or of a gateway town's name."""
+    lowered = location.strip().lower()
+    for place in ctx.places:
+        if place.location_type == "gateway_town" and place.label.lower() == lowered:
+            return ctx.parks[place.park_id]
+    return ctx.resolve_park(location)
 
 
 @tool

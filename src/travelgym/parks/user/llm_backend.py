@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
+from travelgym.llm.protocol import ChatClient, ChatMessage
 from travelgym.parks.tasks import STYLES
 from travelgym.parks.user.simulator import ConversationState
 from travelgym.parks.user.template import NEEDS, TemplateUserBackend
@@ -25,7 +25,8 @@ def build_prompt(state: ConversationState, acts: list[DialogueAct], instruction:
     """The simulator's system prompt for this turn: persona, script so far, what to do now."""
     task = state.task
     persona = task.persona
-    revealed = [task.constraints[i].sentence() for i in state.revealed]
+    now = {a.constraint_index for a in acts if a.type == "reveal"}
+    revealed = [task.constraints[i].sentence() for i in state.revealed if i not in now]
     lines = [
         "You are role-playing a traveller talking to a travel-planning agent. Never act as the agent.",
         f"Your story: {task.story}",
@@ -62,7 +63,6 @@ class LLMUserBackend:
         self.params = params
         self.name = f"llm:{client.model}"
         self.fallback = TemplateUserBackend()
-        self.last_usage = Usage()
 
     async def write(
         self, state: ConversationState, acts: list[DialogueAct], instruction: str
@@ -78,7 +78,7 @@ class LLMUserBackend:
                 ChatMessage(role="user", content="(The agent greets you. Start the conversation.)")
             )
         response = await self.client.complete(messages, **self.params)
-        self.last_usage = response.usage
+        state.last_usage = response.usage
         text = (response.message.content or "").strip()
         # an empty reply would stall the conversation: say the same acts with the template words
         return text or await self.fallback.write(state, acts, instruction)

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from travelgym.llm.protocol import Usage
 from travelgym.parks.scoring import revealed_violations
 from travelgym.parks.tasks import Task
 from travelgym.trajectory import DialogueAct
@@ -41,6 +42,7 @@ class ConversationState:
     turn: int = 0
     questioned: bool = False
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, text)
+    last_usage: Usage = field(default_factory=Usage)  # of the backend's last model call, if any
 
 
 class UserBackend(Protocol):
@@ -57,12 +59,12 @@ class UserSimulator:
     """Decides the user's dialogue acts each turn; a backend writes the text."""
 
     def __init__(self, task: Task, backend: UserBackend, conn: sqlite3.Connection, seed: int,
-                 max_turns: int = 30) -> None:  # fmt: skip
+                 max_turns: int = 30, trial: int = 0) -> None:  # fmt: skip
         self.task = task
         self.backend = backend
         self.conn = conn
         self.max_turns = max_turns
-        self.rng = np.random.default_rng([seed, zlib.crc32(task.task_id.encode()), 17])
+        self.rng = np.random.default_rng([seed, zlib.crc32(task.task_id.encode()), trial])
         initial = [i for i, c in enumerate(task.constraints) if c.revelation == "initial"]
         hidden = [i for i, c in enumerate(task.constraints) if c.revelation == "progressive"]
         self.state = ConversationState(task, initial, hidden)
@@ -99,9 +101,9 @@ class UserSimulator:
         acts: list[DialogueAct] = []
         lines: list[str] = []
         turns_left = self.max_turns - state.turn
-        if state.hidden and (
-            turns_left <= len(state.hidden) or self.rng.random() < self.persona.reveal_probability
-        ):
+        # forced in time for the agent to answer the last requirement before the turn limit
+        forced = turns_left <= len(state.hidden) + 1
+        if state.hidden and (forced or self.rng.random() < self.persona.reveal_probability):
             index = state.hidden.pop(0)
             state.revealed.append(index)
             acts.append(self._act("reveal", index))
