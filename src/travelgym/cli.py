@@ -11,6 +11,7 @@ import click
 from travelgym import __version__
 
 SUITES = click.Choice(["compass"])
+ALL_SUITES = click.Choice(["compass", "behavior2trip"])  # suites with build/stats/tools/serve-mcp
 
 
 def data_dir_option(func):
@@ -20,6 +21,17 @@ def data_dir_option(func):
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
         help="Data directory (default: $TRAVELGYM_DATA_DIR or the per-user data directory).",
+    )(func)
+
+
+def scale_option(func):
+    return click.option(
+        "--scale",
+        type=click.Choice(["small", "full"]),
+        default="small",
+        show_default=True,
+        help="behavior2trip only: database scale (small: ~80-120 POIs per category and city; "
+        "full: the paper's Table 6 counts).",
     )(func)
 
 
@@ -44,16 +56,24 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("suite", type=SUITES)
+@click.argument("suite", type=ALL_SUITES)
 @seed_option
+@scale_option
 @click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
 @data_dir_option
-def build(suite: str, seed: int, force: bool, as_json: bool, data_dir: Path | None) -> None:
+def build(
+    suite: str, seed: int, scale: str, force: bool, as_json: bool, data_dir: Path | None
+) -> None:
     """Build SUITE's database where it is missing or stale, and print where it is."""
-    from travelgym.parks.build import ensure_database
+    if suite == "behavior2trip":
+        from travelgym.trips.build import ensure_database as ensure_trips
 
-    result = ensure_database(seed=seed, data_dir=data_dir, force=force)
+        result = ensure_trips(scale=scale, seed=seed, data_dir=data_dir, force=force)
+    else:
+        from travelgym.parks.build import ensure_database
+
+        result = ensure_database(seed=seed, data_dir=data_dir, force=force)
     if as_json:
         emit_json({"path": str(result.path), "built": result.built, **result.metadata})
         return
@@ -63,8 +83,9 @@ def build(suite: str, seed: int, force: bool, as_json: bool, data_dir: Path | No
 
 
 @main.command()
-@click.argument("suite", type=SUITES)
+@click.argument("suite", type=ALL_SUITES)
 @seed_option
+@scale_option
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -80,9 +101,18 @@ def build(suite: str, seed: int, force: bool, as_json: bool, data_dir: Path | No
 )
 @data_dir_option
 def stats(
-    suite: str, seed: int, db: Path | None, as_json: bool, plots: Path | None, data_dir: Path | None
+    suite: str,
+    seed: int,
+    scale: str,
+    db: Path | None,
+    as_json: bool,
+    plots: Path | None,
+    data_dir: Path | None,
 ) -> None:
     """Print table counts and calibration figures of SUITE's database."""
+    if suite == "behavior2trip":
+        _trips_stats(seed, scale, db, as_json, data_dir)
+        return
     from travelgym.parks.build import ensure_database
     from travelgym.parks.stats import compute_stats
 
@@ -106,6 +136,31 @@ def stats(
     click.echo(f"direct flight share: {cal['direct_share']}")
     for p in result.get("plots", []):
         click.echo(f"plot: {p}")
+
+
+def _trips_stats(seed: int, scale: str, db: Path | None, as_json: bool, data_dir: Path | None):
+    """``stats behavior2trip``: database counts and coverage, plus instance statistics when the
+    instances module provides them."""
+    from travelgym.trips.build import ensure_database
+    from travelgym.trips.stats import database_stats
+
+    path = db if db is not None else ensure_database(scale, seed, data_dir).path
+    result = {"path": str(path), **database_stats(path)}
+    try:
+        from travelgym.trips import instances
+    except ImportError:
+        instances = None
+    if instances is not None and hasattr(instances, "instance_stats"):
+        result["instances"] = instances.instance_stats(data_dir=data_dir)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"database: {path}")
+    click.echo(f"content hash: {result['content_hash']}")
+    for table, count in result["counts"].items():
+        click.echo(f"  {table:<22} {count:>9,}")
+    click.echo(f"  {'total':<22} {result['total_records']:>9,}")
+    click.echo(f"every preference value covered in every city: {result['coverage']['complete']}")
 
 
 @main.command()
@@ -135,10 +190,18 @@ def ingest(suite: str, raw_dir: Path, out: Path, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("suite", type=SUITES)
+@click.argument("suite", type=ALL_SUITES)
 @click.option("--markdown", is_flag=True, help="Print the Markdown tool reference instead of JSON.")
 def tools(suite: str, markdown: bool) -> None:
     """Print SUITE's tool schemas (OpenAI function-calling JSON) or their Markdown reference."""
+    if suite == "behavior2trip":
+        from travelgym.trips.tools import render_reference, trips_registry
+
+        if markdown:
+            click.echo(render_reference(), nl=False)
+        else:
+            emit_json(trips_registry().openai_schemas())
+        return
     from travelgym.parks.tools import TOOLS_INTRO, compass_registry
 
     registry = compass_registry()
@@ -151,8 +214,9 @@ def tools(suite: str, markdown: bool) -> None:
 
 
 @main.command("serve-mcp")
-@click.argument("suite", type=SUITES)
+@click.argument("suite", type=ALL_SUITES)
 @seed_option
+@scale_option
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -160,11 +224,25 @@ def tools(suite: str, markdown: bool) -> None:
     help="Serve this database file instead of the generated one.",
 )
 @data_dir_option
-def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None) -> None:
+def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path | None) -> None:
     """Serve SUITE's tools as an MCP server over stdin/stdout (one episode per connection)."""
+    from travelgym.toolkit.mcp_server import run_stdio
+
+    if suite == "behavior2trip":
+        from travelgym.trips.build import ensure_database as ensure_trips
+        from travelgym.trips.tools import TOOLS_INTRO as TRIPS_INTRO
+        from travelgym.trips.tools import TripsContext, trips_registry
+
+        trips_path = db if db is not None else ensure_trips(scale, seed, data_dir).path
+        run_stdio(
+            trips_registry(),
+            lambda: TripsContext.from_path(trips_path),
+            name=f"travelgym-{suite}",
+            instructions=TRIPS_INTRO,
+        )
+        return
     from travelgym.parks.build import ensure_database
     from travelgym.parks.tools import TOOLS_INTRO, CompassContext, compass_registry
-    from travelgym.toolkit.mcp_server import run_stdio
 
     path = db if db is not None else ensure_database(seed=seed, data_dir=data_dir).path
     run_stdio(
