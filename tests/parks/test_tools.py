@@ -355,3 +355,14 @@ def test_registry_errors_are_categorised(ctx):
     assert typed.error.category.value == "parameter" and "passengers" in typed.error.message
     ok = registry.call("get_weekday", '{"date_str": "2025-08-09"}', ctx)
     assert ok.ok and ok.content["weekday"] == "Saturday"
+
+
+def test_search_hotel_accepts_gateway_towns(ctx):
+    out = call(ctx, "search_hotel", location="Springdale", start_date="2025-08-04",
+               end_date="2025-08-06", num_guests=2)  # fmt: skip
+    assert out["park"] == "Zion National Park" and out["total_results"] > 0
+
+
+def test_calculator_refuses_runaway_rounding(ctx):
+    cat, msg = error(ctx, "calculate", expression="round(1, -10**7)")
+    assert cat == "content" and "ndigits" in msg

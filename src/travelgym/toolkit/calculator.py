@@ -69,6 +69,8 @@ def _eval(node: ast.AST) -> float | int:
         and 0 < len(node.args) <= 20
     ):
         args = [_eval(a) for a in node.args]
+        if node.func.id == "round" and len(args) == 2 and abs(args[1]) > 20:
+            raise CalculatorError("round: ndigits must be between -20 and 20")
         try:
             return _check(_FUNCTIONS[node.func.id](*args))
         except (TypeError, ValueError) as exc:
