@@ -357,13 +357,14 @@ def format_score_table(result: dict) -> str:
 
 
 @main.command()
-@click.argument("suite", type=SUITES)
+@click.argument("suite", type=ALL_SUITES)
 @click.option(
     "--agent",
     "agents",
     multiple=True,
     help="Agent spec KIND:ARG: scripted:greedy|sampled|exhaustive, llm:MODEL, code:MODEL "
-    "(repeatable; default: the three scripted baselines).",
+    "(repeatable; default: the three scripted baselines). behavior2trip: scripted, "
+    "react:MODEL or b2t:MODEL (default: scripted).",
 )
 @click.option("--user", default="template", show_default=True, help="template or llm:MODEL.")
 @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids.")
@@ -376,9 +377,8 @@ def format_score_table(result: dict) -> str:
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("runs/compass"),
-    show_default=True,
-    help="Parent directory; one run directory per agent inside.",
+    default=None,
+    help="Parent directory; one run directory per agent inside (default: runs/SUITE).",
 )
 @click.option("--resume", is_flag=True, help="Continue interrupted runs in --out.")
 @click.option(
@@ -403,6 +403,24 @@ def format_score_table(result: dict) -> str:
     default=None,
     help="On-disk LLM response cache.",
 )
+@click.option(
+    "--split",
+    type=click.Choice(["train", "test"]),
+    default=None,
+    help="behavior2trip only: the instance split (default: test).",
+)
+@click.option(
+    "--difficulty",
+    type=click.Choice(["easy", "medium", "hard"]),
+    default=None,
+    help="behavior2trip only: instances of this difficulty.",
+)
+@click.option(
+    "--max-steps",
+    type=click.IntRange(1, 200),
+    default=None,
+    help="behavior2trip only: agent steps per episode (default: 25).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @data_dir_option
@@ -425,12 +443,30 @@ def run(
     max_calls: int | None,
     max_tokens_total: int | None,
     cache_dir: Path | None,
+    split: str | None,
+    difficulty: str | None,
+    max_steps: int | None,
     as_json: bool,
     no_progress: bool,
     data_dir: Path | None,
 ) -> None:
-    """Run the benchmark: simulated user x agent conversations, scored against the ground truth."""
+    """Run the benchmark: simulated user x agent conversations, scored against the ground truth
+    (behavior2trip: one planning episode per instance, scored by the 32 checks)."""
     import asyncio
+
+    options = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
+                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
+    if suite == "behavior2trip":
+        if user != "template" or level is not None or trials != 1:
+            raise click.BadParameter("--user, --level and --trials are compass options; "
+                                     "behavior2trip takes --split and --difficulty")  # fmt: skip
+        _run_trips(agents, out or Path("runs/behavior2trip"), split or "test", difficulty,
+                   task_ids, limit, concurrency, seed, db_seed, resume, retry_errors, base_url,
+                   max_steps, options, as_json, no_progress, data_dir)  # fmt: skip
+        return
+    if split is not None or difficulty is not None or max_steps is not None:
+        raise click.BadParameter("--split, --difficulty and --max-steps are behavior2trip options")
+    out = out if out is not None else Path("runs/compass")
 
     from travelgym.runner.batch import RunConfig, run_compass
     from travelgym.runner.specs import DEFAULT_AGENTS, SpecError, parse_agent_spec, parse_user_spec
@@ -442,8 +478,6 @@ def run(
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc
     ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else None
-    options = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
-                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
     results = {}
     for spec in specs:
         cfg = RunConfig(agent=spec, out=out / spec.dirname, user=user, task_ids=ids, level=level,
@@ -464,6 +498,48 @@ def run(
         )
         return
     click.echo(format_agents_table(results))
+
+
+def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, seed, db_seed,
+               resume, retry_errors, base_url, max_steps, options, as_json, no_progress,
+               data_dir) -> None:  # fmt: skip
+    """``run behavior2trip``: one run directory per agent, then the table by difficulty."""
+    import asyncio
+
+    from travelgym.runner.specs import SpecError
+    from travelgym.runner.store import RunDirError
+    from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
+    from travelgym.trips.runner import (
+        DEFAULT_TRIP_AGENT,
+        TripRunConfig,
+        format_trips_table,
+        parse_trip_agent,
+        run_behavior2trip,
+    )
+
+    try:
+        specs = [parse_trip_agent(a) for a in (agents or (DEFAULT_TRIP_AGENT,))]
+    except SpecError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else None
+    results = {}
+    for spec in specs:
+        cfg = TripRunConfig(agent=spec, out=out / spec.dirname, split=split,
+                            difficulty=difficulty, instance_ids=ids, limit=limit,
+                            concurrency=concurrency, seed=seed, db_seed=db_seed,
+                            data_dir=data_dir, resume=resume, retry_errors=retry_errors,
+                            base_url=base_url, max_steps=max_steps or DEFAULT_MAX_STEPS,
+                            progress=not no_progress and not as_json, client_options=options)  # fmt: skip
+        try:
+            results[spec.text] = asyncio.run(run_behavior2trip(cfg))
+        except (RunDirError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        if not as_json:
+            click.echo(f"{spec.text}: {results[spec.text]['episodes']} episodes in {cfg.out}")
+    if as_json:
+        emit_json({a: {k: v for k, v in r.items() if k != "instances"} for a, r in results.items()})
+        return
+    click.echo(format_trips_table(results))
 
 
 def format_agents_table(results: dict[str, dict]) -> str:

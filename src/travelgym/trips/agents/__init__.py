@@ -1,0 +1,1 @@
+"""Behavior2Trip agents: the B2T-Agent action format, ReAct, and a scripted baseline."""

@@ -1,0 +1,276 @@
+"""The B2T-Agent action format (paper Section 4.1, Figures 6 and 11).
+
+One assistant message may hold ``<think>...</think>``, one or several (parallel)
+``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, ``<memory>`` operations (JSON
+``{"action": "read"|"write", "key": ..., "value": ...}`` or the ``write(key=..., value=...)`` /
+``read(key=...)`` forms of Figure 6) and a final ``<answer>...</answer>`` (``<result>`` of
+Figures 6-7 is accepted too). :func:`parse_message` never raises: every malformed action becomes
+an :class:`ActionError`, answered as an error observation and counted as an invalid action (the
+``P_action = -1`` penalty of Section 4.2). Observations go back as ``<tool_response>`` and
+``<memory_response>`` blocks (:func:`format_responses`).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+TOOL_RESPONSE, MEMORY_RESPONSE = "tool_response", "memory_response"
+ALL_KEYS = ("all", "*")  # read(key='all') returns the whole memory (Figure 6)
+_TAG_ALIASES = {"result": "answer"}
+_TAG = re.compile(r"<\s*(/?)\s*(think|tool_call|memory|answer|result|tool_response|memory_response)"
+                  r"\s*>", re.I)  # fmt: skip
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+_CALL_FORM = re.compile(r"^\s*(?:\w+\s*\.\s*)?(read|write)\s*\(", re.I)
+
+
+@dataclass
+class ToolCallAction:
+    name: str
+    arguments: dict[str, Any]
+    raw: str = ""
+
+
+@dataclass
+class MemoryOp:
+    action: str  # read | write
+    key: str
+    value: Any = None
+    raw: str = ""
+
+
+@dataclass
+class ActionError:
+    """A malformed action: ``kind`` is a short code, ``tag`` the response tag that reports it."""
+
+    kind: str
+    message: str
+    raw: str = ""
+    tag: str = TOOL_RESPONSE
+
+    def payload(self) -> str:
+        return json.dumps({"error": {"category": "format", "kind": self.kind,
+                                     "message": self.message}}, ensure_ascii=False)  # fmt: skip
+
+
+@dataclass
+class ParsedMessage:
+    think: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCallAction] = field(default_factory=list)
+    memory_ops: list[MemoryOp] = field(default_factory=list)
+    answer: str | None = None
+    errors: list[ActionError] = field(default_factory=list)
+    items: list[ToolCallAction | MemoryOp | ActionError] = field(default_factory=list)  # in order
+
+    def add(self, item: ToolCallAction | MemoryOp | ActionError) -> None:
+        """Record an action (or a malformed one) in document order."""
+        target = {ToolCallAction: self.tool_calls, MemoryOp: self.memory_ops}
+        target.get(type(item), self.errors).append(item)
+        self.items.append(item)
+
+    @property
+    def invalid(self) -> int:
+        """How many invalid actions this message holds."""
+        return len(self.errors)
+
+
+def parse_message(text: str | None, tool_names: Iterable[str] | None = None) -> ParsedMessage:
+    """Split one assistant message into its actions; ``tool_names`` (when given) are the valid
+    tool names, matched ignoring case and punctuation (Figure 6 writes ``accommodationsearch``)."""
+    out = ParsedMessage()
+    text = text or ""
+    names = tool_index(tool_names) if tool_names is not None else None
+    answers: list[str] = []
+    pos, seen_tag, attempts = 0, False, 0  # attempts: <tool_call> and <memory> blocks
+    while (m := _TAG.search(text, pos)) is not None:
+        closing, raw_tag = bool(m.group(1)), m.group(2).lower()
+        tag = _TAG_ALIASES.get(raw_tag, raw_tag)
+        if closing:
+            if tag == "think" and not seen_tag:  # a reasoning parser stripped the opening tag
+                out.think.append(text[: m.start()].strip())
+            else:
+                out.add(ActionError("unopened_tag", f"</{raw_tag}> without <{raw_tag}>",
+                                              _snippet(text, m.start())))  # fmt: skip
+            seen_tag, pos = True, m.end()
+            continue
+        seen_tag = True
+        attempts += tag in ("tool_call", "memory")
+        end = re.compile(rf"<\s*/\s*{raw_tag}\s*>", re.I).search(text, m.end())
+        if end is None:
+            out.add(ActionError("unclosed_tag", f"<{raw_tag}> is never closed with "
+                                          f"</{raw_tag}>", _snippet(text, m.start()),
+                                          _response_tag(tag)))  # fmt: skip
+            break
+        body, pos = text[m.end() : end.start()], end.end()
+        if tag == "think":
+            out.think.append(body.strip())
+        elif tag == "tool_call":
+            out.add(parse_tool_call(body, names))
+        elif tag == "memory":
+            _memory(body, out)
+        elif tag == "answer":
+            answers.append(body.strip())
+        else:
+            out.add(ActionError("fabricated_response", f"<{tag}> blocks are written by "
+                                          "the environment, not by the agent", _snippet(body, 0),
+                                          tag))  # fmt: skip
+    _settle_answer(answers, attempts, out)
+    return out
+
+
+def _settle_answer(answers: list[str], attempts: int, out: ParsedMessage) -> None:
+    if len(answers) > 1:
+        out.add(ActionError("multiple_answers", "give exactly one <answer> block"))
+    elif answers and not answers[0]:
+        out.add(ActionError("empty_answer", "the <answer> block is empty"))
+    elif answers:
+        if attempts:
+            out.add(ActionError("answer_with_actions", "<answer> must stand alone: "
+                                          "no <tool_call> or <memory> in the same message"))  # fmt: skip
+            out.tool_calls, out.memory_ops = [], []
+            out.items = [i for i in out.items if isinstance(i, ActionError)]
+        else:
+            out.answer = answers[0]
+    if not (answers or out.tool_calls or out.memory_ops or out.errors):
+        out.add(ActionError("no_action", "each message must hold a <tool_call>, a "
+                                      "<memory> operation or the final <answer>"))  # fmt: skip
+
+
+def parse_tool_call(body: str, names: dict[str, str] | None) -> ToolCallAction | ActionError:
+    """One ``{"name": ..., "arguments": {...}}`` call; ``names`` maps normalised names to
+    tool names (see :func:`tool_index`)."""
+    raw = body.strip()
+    try:
+        call = json.loads(_FENCE.sub("", raw))
+    except (ValueError, RecursionError) as exc:
+        return ActionError("bad_json", f"the tool call is not valid JSON ({exc})", raw)
+    if not isinstance(call, dict):
+        shape = '{"name": ..., "arguments": {...}}'
+        return ActionError("bad_json", f"a tool call must be a JSON object {shape}", raw)
+    name = call.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return ActionError("missing_name", 'the tool call needs a "name"', raw)
+    args = call.get("arguments", call.get("parameters", {}))
+    if isinstance(args, str):
+        with contextlib.suppress(ValueError):
+            args = json.loads(args) if args.strip() else {}
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        message = f'"arguments" of {name} must be a JSON object of parameters'
+        return ActionError("bad_arguments", message, raw)
+    if names is not None:
+        canonical = names.get(_norm(name))
+        if canonical is None:
+            message = f"unknown tool {name!r}; available tools: {', '.join(names.values())}"
+            return ActionError("unknown_tool", message, raw)
+        name = canonical
+    return ToolCallAction(name, args, raw)
+
+
+def _memory(body: str, out: ParsedMessage) -> None:
+    raw = body.strip()
+    try:
+        items = _memory_items(raw)
+    except ValueError as exc:
+        out.add(ActionError("bad_memory", str(exc), raw, MEMORY_RESPONSE))
+        return
+    for item in items:
+        action = str(item.get("action", "")).strip().lower()
+        key = item.get("key")
+        if action not in ("read", "write"):
+            out.add(ActionError("bad_memory", 'memory "action" must be "read" or '
+                                          f'"write", got {item.get("action")!r}', raw,
+                                          MEMORY_RESPONSE))  # fmt: skip
+        elif not isinstance(key, str) or not key.strip():
+            out.add(ActionError("missing_key", f'memory {action} needs a string "key"',
+                                          raw, MEMORY_RESPONSE))  # fmt: skip
+        elif action == "write" and "value" not in item:
+            out.add(ActionError("missing_key", 'memory write needs a "value"', raw,
+                                          MEMORY_RESPONSE))  # fmt: skip
+        else:
+            out.add(MemoryOp(action, key.strip(), item.get("value"), raw))
+
+
+def _memory_items(raw: str) -> list[dict[str, Any]]:
+    """The operations of one <memory> block (JSON object or array, or the call forms)."""
+    if _CALL_FORM.match(raw):
+        return [_call_form(raw)]
+    try:
+        value = json.loads(_FENCE.sub("", raw))
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"<memory> is neither JSON nor read(key=...)/write(key=..., value=...) "
+                         f"({exc})") from None  # fmt: skip
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(i, dict) for i in items):
+        raise ValueError('<memory> must hold {"action": ..., "key": ..., "value": ...}')
+    return items
+
+
+def _call_form(raw: str) -> dict[str, Any]:
+    try:
+        node = ast.parse(raw.strip(), mode="eval").body
+        if not isinstance(node, ast.Call):
+            raise ValueError("not a call")
+        action = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+        params = dict(zip(("key", "value"), (ast.literal_eval(a) for a in node.args), strict=False))
+        for kw in node.keywords:
+            if kw.arg not in ("key", "value"):
+                raise ValueError(f"unknown argument {kw.arg!r}")
+            params[kw.arg] = ast.literal_eval(kw.value)
+    except (SyntaxError, ValueError, AttributeError, TypeError, RecursionError) as exc:
+        raise ValueError(f"cannot read memory call {raw[:80]!r}: {exc}") from None
+    return {"action": action.lower(), **{k: _jsonable(v) for k, v in params.items()}}
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(
+        json.dumps(value, default=lambda v: list(v) if isinstance(v, (set, tuple)) else str(v))
+    )
+
+
+def tool_index(tool_names: Iterable[str]) -> dict[str, str]:
+    """Normalised name -> tool name, for matching names ignoring case and punctuation."""
+    return {_norm(n): n for n in tool_names}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\W_]+", "", name.casefold())
+
+
+def _response_tag(tag: str) -> str:
+    return MEMORY_RESPONSE if tag == "memory" else TOOL_RESPONSE
+
+
+def _snippet(text: str, start: int, size: int = 200) -> str:
+    return text[start : start + size]
+
+
+class Memory:
+    """The per-episode key-value memory behind ``<memory>`` (values are JSON data)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+
+    def apply(self, op: MemoryOp) -> tuple[bool, str]:
+        """Run one operation: (ok, the text of its ``<memory_response>``)."""
+        if op.action == "write":
+            self.data[op.key] = op.value
+            return True, f"Data saved for key '{op.key}'."
+        if op.key.lower() in ALL_KEYS:
+            return True, json.dumps(self.data, ensure_ascii=False)
+        if op.key not in self.data:
+            known = ", ".join(self.data) or "none yet"
+            message = f"no memory entry for key {op.key!r}; stored keys: {known}"
+            return False, json.dumps({"error": {"category": "memory", "message": message}})
+        return True, json.dumps(self.data[op.key], ensure_ascii=False)
+
+
+def format_responses(items: Iterable[tuple[str, str]]) -> str:
+    """``<tag>content</tag>`` blocks, one a line, for ``(tag, content)`` pairs."""
+    return "\n".join(f"<{tag}>{content}</{tag}>" for tag, content in items)
