@@ -313,13 +313,41 @@ def solve(
         click.echo(f"{t.task_id}: |X_feas| = {t.feasible_count:,}, optimum = {t.optimum_value}")
 
 
+def detect_suite(answers: Path) -> str:
+    """The suite of an answers file or run directory: the run manifest's ``suite``, else
+    ``behavior2trip`` when the first entry names an ``instance_id``, else ``compass``."""
+    if answers.is_dir():
+        manifest = answers / "manifest.json"
+        try:
+            return json.loads(manifest.read_text()).get("suite", "compass")
+        except (OSError, ValueError, AttributeError):
+            return "compass"
+    try:
+        with open(answers, encoding="utf-8") as fh:
+            first = next((line for line in fh if line.strip()), "")
+        return "behavior2trip" if '"instance_id"' in first else "compass"
+    except (OSError, UnicodeDecodeError):
+        return "compass"
+
+
 @main.command()
 @click.argument("answers", type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the full score JSON.")
+@click.option(
+    "--suite",
+    type=click.Choice(["compass", "behavior2trip"]),
+    default=None,
+    help="Which benchmark (default: detected from the run manifest or the answers).",
+)
 @seed_option
 @data_dir_option
-def score(answers: Path, as_json: bool, seed: int, data_dir: Path | None) -> None:
-    """Score ANSWERS (a JSONL file of recommendations, or a run directory)."""
+def score(
+    answers: Path, as_json: bool, suite: str | None, seed: int, data_dir: Path | None
+) -> None:
+    """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
+    if (suite or detect_suite(answers)) == "behavior2trip":
+        _score_trips(answers, as_json, seed, data_dir)
+        return
     from travelgym.db import connect_readonly
     from travelgym.parks.answers import AnswerFileError, read_answers
     from travelgym.parks.build import ensure_database
@@ -338,6 +366,35 @@ def score(answers: Path, as_json: bool, seed: int, data_dir: Path | None) -> Non
         emit_json(result)
         return
     click.echo(format_score_table(result))
+
+
+def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None) -> None:
+    """Behavior2Trip scoring: DR, C and UPC micro/macro and final pass rates by difficulty."""
+    from travelgym.trips.build import ensure_database
+    from travelgym.trips.instances import ensure_instances, load_instances
+    from travelgym.trips.scoring import AnswerFileError, read_answers, score_answers
+
+    try:
+        entries = read_answers(answers)
+    except AnswerFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    db = ensure_database(seed=seed, data_dir=data_dir)
+    instances = {}
+    for path in ensure_instances(db, data_dir).values():
+        wanted = {e["instance_id"] for e in entries}
+        instances.update({x.instance_id: x for x in load_instances(path, check=False)
+                          if x.instance_id in wanted})  # fmt: skip
+    result = score_answers(entries, instances, db.path)
+    if as_json:
+        emit_json(result)
+        return
+    lines = [f"{'':<10} {'n':>5} {'DR':>7} {'C-micro':>8} {'C-macro':>8} {'UPC-micro':>10} "
+             f"{'UPC-macro':>10} {'final':>7}"]  # fmt: skip
+    for name, agg in [("overall", result["overall"]), *result["by_difficulty"].items()]:
+        lines.append(f"{name:<10} {agg['n']:>5} {agg['DR']:>7.1f} {agg['C_micro']:>8.1f} "
+                     f"{agg['C_macro']:>8.1f} {agg['UPC_micro']:>10.1f} {agg['UPC_macro']:>10.1f} "
+                     f"{agg['final']:>7.1f}")  # fmt: skip
+    click.echo("\n".join(lines))
 
 
 def format_score_table(result: dict) -> str:

@@ -136,3 +136,21 @@ def test_llm_agent_runs_errors_and_retries(tmp_path, data_dir):
         e.termination == "answered" and e.final_answer == "<answer>[]</answer>" for e in episodes
     )
     assert summary["overall"]["DR"] == 0.0  # an empty list is no plan
+
+
+def test_score_a_behavior2trip_run_directory(tmp_path, data_dir):
+    runner = CliRunner()
+    ran = runner.invoke(main, ["run", "behavior2trip", "--limit", "6", "--no-progress", "--json",
+                               "--data-dir", str(data_dir), "--out", str(tmp_path)])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    scored = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--json",
+                                  "--data-dir", str(data_dir)])  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    result = json.loads(scored.output)
+    assert set(result) >= {"overall", "by_difficulty", "instances"}
+    overall = result["overall"]
+    assert overall["n"] == 6 and overall["DR"] == 100.0
+    assert {"DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final"} <= set(overall)
+    assert set(result["by_difficulty"]) <= {"easy", "medium", "hard"}
+    table = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--data-dir", str(data_dir)])
+    assert table.exit_code == 0 and "UPC-macro" in table.output
