@@ -117,15 +117,27 @@ class TripsContext(ToolContext):
             cache[city_id] = out
         return cache[city_id]
 
+    def _place_index(self, city_id: str) -> dict[str, Place]:
+        """Normalised ids and names of a city's places -> the first place that has them."""
+        cache = self.__dict__.setdefault("_place_index_cache", {})
+        if city_id not in cache:
+            index: dict[str, Place] = {}
+            for place in self.places(city_id):
+                for label in (place.id, place.name):
+                    if label:
+                        index.setdefault(normalize(label), place)
+            cache[city_id] = index
+        return cache[city_id]
+
     def resolve_place(self, city: dict[str, Any], query: str) -> Place:
         """A place of ``city`` by id, exact name (any case) or a confident fuzzy match."""
         places = self.places(city["city_id"])
         key = normalize(query)
         if not key:
             raise ContentError("place name is empty: give a POI name or id, a station or airport")
-        for place in places:
-            if (place.id and normalize(place.id) == key) or normalize(place.name) == key:
-                return place
+        exact = self._place_index(city["city_id"]).get(key)
+        if exact is not None:
+            return exact
         for district in city["districts"]:
             if normalize(district) == key:
                 return places[0]  # a district resolves to the city centre; close enough
