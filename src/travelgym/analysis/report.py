@@ -713,11 +713,23 @@ def write_report(
     from travelgym.parks.scoring import PlanScore, summarize
     from travelgym.parks.tasks import PACKAGE_TASKS
 
+    if not run_dirs:
+        raise RunDirError("no run directory given")
+    from travelgym.analysis.report_trips import SUITE as TRIPS
+    from travelgym.analysis.report_trips import run_suite, write_trip_report
+
+    suites = {Path(d): run_suite(Path(d)) for d in run_dirs}
+    if TRIPS in suites.values():
+        if set(suites.values()) != {TRIPS}:
+            listed = "; ".join(f"{d} ({s})" for d, s in suites.items())
+            raise RunDirError("cannot mix Behavior2Trip and COMPASS run directories in one "
+                              f"report: {listed}; write one report per suite")  # fmt: skip
+        return write_trip_report(list(run_dirs), out, data_dir=data_dir,
+                                 max_result_chars=max_result_chars, title=title)  # fmt: skip
+
     timings: dict[str, float] = {}
     notes: list[str] = []
     clock = time.perf_counter()
-    if not run_dirs:
-        raise RunDirError("no run directory given")
     runs = load_runs(list(run_dirs))
     timings["read_s"] = time.perf_counter() - clock
 
