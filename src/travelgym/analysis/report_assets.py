@@ -133,16 +133,7 @@ body.only-viewer #viewer h2 { margin-top: 8px; }
   #episode-list { max-height: 240px; position: static; } }
 """
 
-VIEWER_JS = r"""
-(function () {
-  'use strict';
-  var DATA = JSON.parse(document.getElementById('report-data').textContent);
-  var runs = DATA.runs, tasks = DATA.tasks, verdicts = DATA.verdicts, tools = DATA.tools;
-  var argumentTable = DATA.arguments || [], prompts = DATA.prompts || [];
-  var state = { run: 0, id: null };
-  var visible = [];
-  var LEVELS = { 1: 'I', 2: 'II', 3: 'III' };
-
+DOM_HELPERS_JS = r"""
   function $(id) { return document.getElementById(id); }
   function el(tag, props) {
     var node = document.createElement(tag);
@@ -164,6 +155,19 @@ VIEWER_JS = r"""
     if (Array.isArray(child)) { child.forEach(function (c) { add(node, c); }); return; }
     node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
   }
+"""
+
+VIEWER_JS = r"""
+(function () {
+  'use strict';
+  var DATA = JSON.parse(document.getElementById('report-data').textContent);
+  var runs = DATA.runs, tasks = DATA.tasks, verdicts = DATA.verdicts, tools = DATA.tools;
+  var argumentTable = DATA.arguments || [], prompts = DATA.prompts || [];
+  var state = { run: 0, id: null };
+  var visible = [];
+  var LEVELS = { 1: 'I', 2: 'II', 3: 'III' };
+
+/*DOM_HELPERS*/
   function fmt(x, digits) {
     if (x === undefined || x === null) return '\u2013';
     if (typeof x === 'number') {
@@ -511,3 +515,4 @@ VIEWER_JS = r"""
   document.documentElement.setAttribute('data-ready', '1');
 })();
 """
+VIEWER_JS = VIEWER_JS.replace("/*DOM_HELPERS*/\n", DOM_HELPERS_JS)

@@ -36,7 +36,7 @@ from travelgym.analysis.report import (
     _json_text,
     embed_json,
 )
-from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS
+from travelgym.analysis.report_assets import DOM_HELPERS_JS, ERROR_HOOK_JS, REPORT_CSS
 from travelgym.runner.store import MANIFEST, RunDirError
 
 SUITE = "behavior2trip"
@@ -474,27 +474,7 @@ TRIPS_VIEWER_JS = r"""
   var visible = [];
   var SHOW_ACTIONS = 20;
 
-  function $(id) { return document.getElementById(id); }
-  function el(tag, props) {
-    var node = document.createElement(tag);
-    if (props) {
-      Object.keys(props).forEach(function (k) {
-        var v = props[k];
-        if (v === undefined || v === null) return;
-        if (k === 'text') node.textContent = v;
-        else if (k === 'cls') node.className = v;
-        else if (k === 'on') Object.keys(v).forEach(function (e) { node.addEventListener(e, v[e]); });
-        else node.setAttribute(k, v);
-      });
-    }
-    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
-    return node;
-  }
-  function add(node, child) {
-    if (child === undefined || child === null || child === false) return;
-    if (Array.isArray(child)) { child.forEach(function (c) { add(node, c); }); return; }
-    node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
-  }
+/*DOM_HELPERS*/
   function badge(text, cls, title) { return el('span', { cls: 'badge ' + cls, text: text, title: title }); }
   function str(x) { return x === undefined || x === null ? '' : String(x); }
   function pretty(text) {
@@ -741,3 +721,4 @@ TRIPS_VIEWER_JS = r"""
   document.documentElement.setAttribute('data-ready', '1');
 })();
 """
+TRIPS_VIEWER_JS = TRIPS_VIEWER_JS.replace("/*DOM_HELPERS*/\n", DOM_HELPERS_JS)
