@@ -53,6 +53,17 @@ def emit_json(obj) -> None:
 @click.version_option(__version__, prog_name="travelgym")
 def main() -> None:
     """travelgym: benchmarks and training environments for travel-planning LLM agents."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM exits through SystemExit, so that exit handlers run (a local llama.cpp
+        # server this process started is stopped; run directories are already fsynced)
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 @main.command()
@@ -419,11 +430,16 @@ def format_score_table(result: dict) -> str:
     "--agent",
     "agents",
     multiple=True,
-    help="Agent spec KIND:ARG: scripted:greedy|sampled|exhaustive, llm:MODEL, code:MODEL "
-    "(repeatable; default: the three scripted baselines). behavior2trip: scripted, "
-    "react:MODEL or b2t:MODEL (default: scripted).",
+    help="Agent spec KIND:ARG: scripted:greedy|sampled|exhaustive, llm:MODEL, code:MODEL, "
+    "local:smollm2 or local:PATH.gguf (repeatable; default: the three scripted baselines). "
+    "behavior2trip: scripted, react:MODEL, b2t:MODEL or local:GGUF (default: scripted).",
 )
-@click.option("--user", default="template", show_default=True, help="template or llm:MODEL.")
+@click.option(
+    "--user",
+    default="template",
+    show_default=True,
+    help="template, llm:MODEL or local:smollm2 / local:PATH.gguf.",
+)
 @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids.")
 @click.option("--level", type=click.IntRange(1, 3), default=None, help="Only tasks of this level.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
@@ -525,6 +541,7 @@ def run(
         raise click.BadParameter("--split, --difficulty and --max-steps are behavior2trip options")
     out = out if out is not None else Path("runs/compass")
 
+    from travelgym.llm.protocol import LLMError
     from travelgym.runner.batch import RunConfig, run_compass
     from travelgym.runner.specs import DEFAULT_AGENTS, SpecError, parse_agent_spec, parse_user_spec
     from travelgym.runner.store import RunDirError
@@ -545,7 +562,7 @@ def run(
                         client_options=options)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_compass(cfg))
-        except (RunDirError, ValueError) as exc:
+        except (RunDirError, ValueError, LLMError) as exc:
             raise click.ClickException(str(exc)) from exc
         if not as_json:
             click.echo(f"{spec.text}: {len(results[spec.text]['tasks'])} episodes in {cfg.out}")
@@ -563,6 +580,7 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
     """``run behavior2trip``: one run directory per agent, then the table by difficulty."""
     import asyncio
 
+    from travelgym.llm.protocol import LLMError
     from travelgym.runner.specs import SpecError
     from travelgym.runner.store import RunDirError
     from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
@@ -589,7 +607,7 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
                             progress=not no_progress and not as_json, client_options=options)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_behavior2trip(cfg))
-        except (RunDirError, ValueError) as exc:
+        except (RunDirError, ValueError, LLMError) as exc:
             raise click.ClickException(str(exc)) from exc
         if not as_json:
             click.echo(f"{spec.text}: {results[spec.text]['episodes']} episodes in {cfg.out}")

