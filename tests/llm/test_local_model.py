@@ -156,3 +156,26 @@ def test_server_killed_mid_episode_is_a_provider_error_and_the_run_goes_on(
     assert first["score"] is not None and first["score"]["feasible"] is False
     _assert_complete(second)  # the server was started again and the run went on
     assert len(summary["tasks"]) == 2
+
+
+@pytest.mark.parametrize("signum", [2, 15], ids=["ctrl-c", "sigterm"])
+def test_interrupted_run_stops_its_server(tmp_path, compass_db, signum):
+    cmd = [sys.executable, "-m", "travelgym.cli", "run", "compass", "--agent", "local:smollm2",
+           "--limit", "3", "--concurrency", "1", "--no-progress", "--out", str(tmp_path / "runs"),
+           "--data-dir", str(compass_db.parent.parent)]  # fmt: skip
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        line = ""
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and "started llama.cpp server" not in line:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "the run ended before starting a server"
+        (pid,) = _server_pids(line)
+        time.sleep(3)  # mid-episode
+        proc.send_signal(signum)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    assert _gone(pid), f"llama.cpp server {pid} still running after signal {signum}"
