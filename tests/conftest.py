@@ -1,4 +1,5 @@
-"""Shared fixtures: one built COMPASS database per test session (about 3 s)."""
+"""Shared fixtures: one built COMPASS database per test session (about 3 s) and one small
+Behavior2Trip database (a few seconds)."""
 
 from __future__ import annotations
 
@@ -12,3 +13,17 @@ def compass_db(tmp_path_factory):
 
     data_dir = tmp_path_factory.mktemp("data")
     return ensure_database(seed=0, data_dir=data_dir).path
+
+
+@pytest.fixture(scope="session")
+def trips_database(tmp_path_factory):
+    """The default (small, seed 0) Behavior2Trip database as ``ensure_database`` returns it."""
+    from travelgym.trips.build import ensure_database
+
+    return ensure_database(data_dir=tmp_path_factory.mktemp("trips-data"))
+
+
+@pytest.fixture(scope="session")
+def trips_db(trips_database):
+    """Path to the default (small, seed 0) Behavior2Trip database."""
+    return trips_database.path

@@ -818,5 +818,11 @@ def generate_tasks_cmd(suite: str, out: Path, task_seed: int | None, data_dir: P
     click.echo(f"wrote {meta['count']} tasks to {out} (sha256 {meta['sha256'][:12]})")
 
 
+from travelgym.training.cli import export  # noqa: E402 - training data (SFT export)
+
+main.add_command(export)
+
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -10,7 +10,7 @@ from travelgym.agents.base import AgentReply
 from travelgym.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
 from travelgym.parks.env import CompassEnv
-from travelgym.trajectory import DialogueAct
+from travelgym.trajectory import DialogueAct, ToolCallRecord
 
 MAX_STEPS_PER_TURN = 24
 MAX_TOOL_RESULT_CHARS = 12_000
@@ -58,23 +58,45 @@ class LLMToolAgent:
             )
             calls += 1
             usage = usage + response.usage
-            message = response.message
-            self.messages.append(message)
-            if not message.tool_calls:
-                text, recommendation, error = parse_reply(message.content)
-                return AgentReply(text, recommendation, usage, calls, error)
-            for call in message.tool_calls:  # parallel calls: all answered before the next step
-                record = self.env.call(call.name, call.arguments, call.id)
-                content = json.dumps(record.result if record.ok else {
-                    "error": {"category": record.error_category, "message": record.error_message}})  # fmt: skip
-                if len(content) > MAX_TOOL_RESULT_CHARS:
-                    content = (
-                        content[:MAX_TOOL_RESULT_CHARS]
-                        + " ...[truncated: narrow the search or page]"
-                    )
-                self.messages.append(
-                    ChatMessage(role="tool", tool_call_id=call.id, name=call.name, content=content)
-                )
-        return AgentReply(
-            "", None, usage, calls, f"step limit of {self.max_steps} tool rounds reached"
-        )
+            self.messages.append(response.message)
+            tool_messages, final = apply_assistant_message(self.env, response.message)
+            if final is not None:
+                final.usage, final.llm_calls = usage, calls
+                return final
+            self.messages.extend(tool_messages)
+        return step_limit_reply(self.max_steps, usage, calls)
+
+
+def apply_assistant_message(
+    env: CompassEnv, message: ChatMessage
+) -> tuple[list[ChatMessage], AgentReply | None]:
+    """Apply one assistant message of the tool-calling agent: with tool calls, run them all
+    (parallel calls: every one answered before the next step) and return the tool messages;
+    without, the message ends the agent's turn and is parsed as the JSON response format into
+    the :class:`AgentReply`. Shared by :class:`LLMToolAgent` and the training environment."""
+    if not message.tool_calls:
+        text, recommendation, error = parse_reply(message.content)
+        return [], AgentReply(text, recommendation, error=error)
+    out = []
+    for call in message.tool_calls:
+        record = env.call(call.name, call.arguments, call.id)
+        out.append(ChatMessage(role="tool", tool_call_id=call.id, name=call.name,
+                               content=tool_message_content(record)))  # fmt: skip
+    return out, None
+
+
+def tool_message_content(record: ToolCallRecord) -> str:
+    """The text of the tool message answering a call: its result (or categorised error) as
+    JSON, cut at :data:`MAX_TOOL_RESULT_CHARS`."""
+    content = json.dumps(record.result if record.ok else {
+        "error": {"category": record.error_category, "message": record.error_message}})  # fmt: skip
+    if len(content) > MAX_TOOL_RESULT_CHARS:
+        content = content[:MAX_TOOL_RESULT_CHARS] + " ...[truncated: narrow the search or page]"
+    return content
+
+
+def step_limit_reply(max_steps: int, usage: Usage | None = None, calls: int = 0) -> AgentReply:
+    """The reply that closes a turn in which the model made ``max_steps`` tool rounds."""
+    return AgentReply(
+        "", None, usage or Usage(), calls, f"step limit of {max_steps} tool rounds reached"
+    )

@@ -98,20 +98,30 @@ async def run_trip_episode(
     except Exception as exc:  # noqa: BLE001 - an episode must never take the run down
         termination = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
+    episode = build_trip_episode(instance, env, agent.name, answer, termination, error,
+                                 seed=seed, trial=trial)  # fmt: skip
+    if score:
+        episode.score = score_answer(instance, answer, score_db if score_db is not None else conn)
+    episode.duration_s = round(time.perf_counter() - started, 4)
+    return episode
+
+
+def build_trip_episode(instance: Any, env: TripsEnv, agent: str, answer: str | None,
+                       termination: Termination, error: str | None = None, *, seed: int = 0,
+                       trial: int = 0) -> TripEpisode:  # fmt: skip
+    """The (unscored) :class:`TripEpisode` of what ``env`` recorded; ``answer`` is the delivered
+    ``<answer>...</answer>`` text or ``None``. Shared by :func:`run_trip_episode` and the training
+    environment."""
     invalid = sum(len(s.invalid_actions) for s in env.steps)
-    episode = TripEpisode(
+    return TripEpisode(
         episode_id=f"{instance.instance_id}#{trial}", task_id=instance.instance_id,
         instance_id=instance.instance_id, split=instance.split, difficulty=instance.difficulty,
-        trial=trial, agent=agent.name, seed=seed, instruction=instance.instruction.text,
+        trial=trial, agent=agent, seed=seed, instruction=instance.instruction.text,
         steps=env.steps, messages=env.messages, final_answer=answer, termination=termination,
         error=error, invalid_actions=invalid, p_action=-1 if invalid else 0, memory=env.memory,
         usage=env.usage, llm_calls=env.llm_calls,
         tool_calls=sum(len(s.tool_calls) for s in env.steps),
     )  # fmt: skip
-    if score:
-        episode.score = score_answer(instance, answer, score_db if score_db is not None else conn)
-    episode.duration_s = round(time.perf_counter() - started, 4)
-    return episode
 
 
 def score_answer(instance: Any, answer: str | None, db: Any) -> dict[str, Any] | None:

@@ -274,3 +274,17 @@ class Memory:
 def format_responses(items: Iterable[tuple[str, str]]) -> str:
     """``<tag>content</tag>`` blocks, one a line, for ``(tag, content)`` pairs."""
     return "\n".join(f"<{tag}>{content}</{tag}>" for tag, content in items)
+
+
+def format_tool_call(name: str, arguments: Any) -> str:
+    """One ``<tool_call>`` block as the agent writes it (:func:`parse_tool_call` reads it back)."""
+    call = {"name": name, "arguments": arguments}
+    return f"<tool_call>{json.dumps(call, ensure_ascii=False, default=str)}</tool_call>"
+
+
+def format_memory_op(action: str, key: str, value: Any = None) -> str:
+    """One ``<memory>`` block in the JSON form (``value`` only for a write)."""
+    op: dict[str, Any] = {"action": action, "key": key}
+    if action == "write":
+        op["value"] = value
+    return f"<memory>{json.dumps(op, ensure_ascii=False, default=str)}</memory>"

@@ -1,0 +1,55 @@
+"""``travelgym export``: training data from run directories (registered by ``travelgym.cli``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def export() -> None:
+    """Export run directories as training data."""
+
+
+@export.command("sft")
+@click.argument(
+    "run_dirs",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The JSONL file to write (replaced).")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["openai", "sharegpt"]), default="openai",
+              show_default=True,
+              help="openai: {messages, tools} (TRL SFTTrainer); sharegpt: LLaMA-Factory.")  # fmt: skip
+@click.option("--min-score", type=float, default=None,
+              help="Minimum reward to keep an episode (default: 0.5 for COMPASS, any feasible "
+              "plan; 1.0 for Behavior2Trip).")  # fmt: skip
+@click.option("--suite", type=click.Choice(["compass", "behavior2trip"]), default=None,
+              help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
+@click.option("--max-chars", type=click.IntRange(min=1), default=None,
+              help="Skip examples longer than this many characters of JSON.")  # fmt: skip
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the export summary as JSON.")
+def export_sft_cmd(run_dirs: tuple[Path, ...], out: Path, fmt: str, min_score: float | None,
+                   suite: str | None, max_chars: int | None, data_dir: Path | None,
+                   as_json: bool) -> None:  # fmt: skip
+    """Write the successful trajectories of RUN_DIRS as chat-format JSONL for SFT."""
+    from travelgym.training.sft import ExportError, export_sft
+
+    try:
+        summary = export_sft(run_dirs, out, fmt=fmt, min_score=min_score, suite=suite,
+                             data_dir=data_dir, max_chars=max_chars)  # fmt: skip
+    except ExportError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(summary.model_dump(), indent=2))
+        return
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(summary.skipped.items())) or "none"
+    click.echo(f"wrote {summary.kept} of {summary.episodes} episode(s) to {summary.out} "
+               f"({summary.format}; {summary.rebuilt} rebuilt from trajectories); "
+               f"skipped: {skipped}")  # fmt: skip

@@ -1,0 +1,277 @@
+"""SFT export of real runs (COMPASS scripted:exhaustive, Behavior2Trip scripted; chats rebuilt
+and tool calls replayed), of policy transcripts (through the environments), the filters, both
+output formats, and clear errors on bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from travelgym.cli import main
+from travelgym.parks.solver import solve
+from travelgym.parks.tasks import load_tasks
+from travelgym.parks.tools import compass_registry
+from travelgym.runner.batch import RunConfig, run_compass
+from travelgym.runner.specs import parse_agent_spec
+from travelgym.runner.store import EPISODES, MANIFEST, RunStore
+from travelgym.training.chat import chat_problems, sharegpt_problems
+from travelgym.training.compass_env import CompassEnv
+from travelgym.training.sft import ExportError, export_sft, read_run
+from travelgym.training.trip_env import TripEnv
+from travelgym.trips.agents.b2t_format import parse_message
+from travelgym.trips.instances import ensure_instances, load_instances
+from travelgym.trips.runner import TripRunConfig, parse_trip_agent, run_behavior2trip
+from travelgym.trips.tools import trips_registry
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, compass_db, trips_database):
+    """Two real runs of two episodes each, on one data directory (holding the session's two
+    databases): ``{suite: (run directory, data directory)}``."""
+    root = tmp_path_factory.mktemp("sft-runs")
+    data = root / "data"
+    data.mkdir()
+    (data / "compass").symlink_to(compass_db.parent, target_is_directory=True)
+    (data / "behavior2trip").symlink_to(trips_database.path.parent, target_is_directory=True)
+    ensure_instances(trips_database, data)
+    asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:exhaustive"),
+                                      out=root / "compass", limit=2, data_dir=data,
+                                      progress=False)))  # fmt: skip
+    asyncio.run(run_behavior2trip(TripRunConfig(agent=parse_trip_agent("scripted"),
+                                                out=root / "trips", limit=2, data_dir=data,
+                                                progress=False)))  # fmt: skip
+    return {"compass": (root / "compass", data), "trips": (root / "trips", data)}
+
+
+def lines(path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def check_openai_chat(messages: list[dict]) -> None:
+    """Roles in order: system, user, then assistant turns; every tool message answers a call
+    of an earlier assistant message, and every call is answered before the next turn."""
+    assert messages[0]["role"] == "system" and messages[1]["role"] == "user"
+    assert messages[-1]["role"] == "assistant" and not messages[-1].get("tool_calls")
+    seen, pending = set(), set()
+    for prev, m in zip(messages, messages[1:], strict=False):
+        if m["role"] == "tool":
+            assert m["tool_call_id"] in pending and m["tool_call_id"] in seen
+            pending.discard(m["tool_call_id"])
+            continue
+        assert not pending, f"unanswered calls {pending}"
+        if m["role"] == "assistant":
+            assert prev["role"] in ("user", "tool")
+            ids = [c["id"] for c in m.get("tool_calls") or []]
+            assert not set(ids) & seen, "tool call ids are unique"
+            seen.update(ids)
+            pending = set(ids)
+        else:
+            assert m["role"] == "user" and prev["role"] in ("system", "assistant")
+    assert chat_problems(messages) == []
+
+
+def test_openai_export_of_scripted_runs(runs, tmp_path):
+    (compass_run, compass_data), (trips_run, trips_data) = runs["compass"], runs["trips"]
+    out = tmp_path / "compass.jsonl"
+    summary = export_sft([compass_run], out, data_dir=compass_data)
+    assert (summary.episodes, summary.kept, summary.rebuilt) == (2, 2, 2)
+    assert summary.by_suite == {"compass": 2} and summary.skipped == {}
+    _, episodes = read_run(compass_run)
+    names = set(compass_registry().names)
+    for example, episode in zip(lines(out), episodes, strict=True):
+        assert set(example) == {"messages", "tools"}
+        assert {t["function"]["name"] for t in example["tools"]} == names
+        messages = example["messages"]
+        check_openai_chat(messages)
+        calls = [c for t in episode["turns"] for c in t["tool_calls"]]
+        sent = [c for m in messages for c in m.get("tool_calls") or []]
+        assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in sent] == [
+            (c["name"], c["arguments"]) for c in calls
+        ]  # every recorded call, in order, one per assistant message
+        results = [m["content"] for m in messages if m["role"] == "tool"]
+        assert len(results) == len(calls) and all(r.startswith("{") for r in results)
+        final = json.loads(messages[-1]["content"])  # the JSON response format
+        assert final["recommendation"] == episode["final_recommendation"]
+        users = [t["text"] for t in episode["turns"] if t["role"] == "user"]
+        assert [m["content"] for m in messages if m["role"] == "user"] == users[: len(
+            [m for m in messages if m["role"] == "user"])]  # fmt: skip
+
+    out = tmp_path / "trips.jsonl"
+    summary = export_sft([trips_run], out, data_dir=trips_data)
+    assert (summary.kept, summary.rebuilt, summary.by_suite) == (2, 2, {"behavior2trip": 2})
+    names = trips_registry().names
+    for example in lines(out):
+        messages = example["messages"]
+        assert example["tools"] == [] and chat_problems(messages) == []
+        roles = [m["role"] for m in messages]
+        assert roles == ["system", "user"] + ["assistant", "user"] * ((len(roles) - 3) // 2) + ["assistant"]  # fmt: skip
+        for m in messages[2:-1:2]:
+            parsed = parse_message(m["content"], names)
+            assert parsed.invalid == 0 and parsed.tool_calls and parsed.answer is None
+        for m, reply in zip(messages[2:-1:2], messages[3:-1:2], strict=True):
+            n_calls = len(parse_message(m["content"], names).tool_calls)
+            assert reply["content"].count("<tool_response>") == n_calls
+        assert parse_message(messages[-1]["content"], names).answer.startswith("[")
+
+
+def test_sharegpt_export(runs, tmp_path):
+    (compass_run, compass_data), (trips_run, trips_data) = runs["compass"], runs["trips"]
+    out = tmp_path / "both.jsonl"
+    summary = export_sft([compass_run], out, fmt="sharegpt", data_dir=compass_data)
+    assert summary.kept == 2
+    for example in lines(out):
+        assert set(example) == {"conversations", "system", "tools"}
+        assert sharegpt_problems(example) == [] and example["system"].startswith("You are")
+        turns = example["conversations"]
+        froms = [t["from"] for t in turns]
+        assert froms[0] == "human" and froms[-1] == "gpt"
+        for i, t in enumerate(turns):
+            assert t["from"] in (("human", "observation"), ("gpt", "function_call"))[i % 2]
+            if t["from"] == "function_call":
+                call = json.loads(t["value"])
+                assert set(call) == {"name", "arguments"} and isinstance(call["arguments"], dict)
+                assert froms[i + 1] == "observation"
+        assert {t["name"] for t in json.loads(example["tools"])} == set(compass_registry().names)
+    summary = export_sft([trips_run], out, fmt="sharegpt", data_dir=trips_data)
+    for example in lines(out):
+        assert sharegpt_problems(example) == [] and example["tools"] == "[]"
+        assert {t["from"] for t in example["conversations"]} == {"human", "gpt"}
+
+
+def test_filters_drop_failures(runs, tmp_path):
+    (compass_run, compass_data), (trips_run, trips_data) = runs["compass"], runs["trips"]
+    compass_copy, trips_copy = tmp_path / "c", tmp_path / "t"
+    shutil.copytree(compass_run, compass_copy)
+    shutil.copytree(trips_run, trips_copy)
+    first, second = lines(compass_copy / EPISODES)
+    first["score"]["feasible"] = False  # as if the plan broke a constraint
+    second["termination"] = "error"
+    (compass_copy / EPISODES).write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    summary = export_sft([compass_copy], tmp_path / "c.jsonl", data_dir=compass_data)
+    assert summary.kept == 0 and summary.skipped == {"infeasible": 1, "error": 1}
+    assert (tmp_path / "c.jsonl").read_text() == ""
+
+    one, two = lines(trips_copy / EPISODES)
+    two["score"] = None
+    one["score"]["delivered"] = False
+    (trips_copy / EPISODES).write_text(json.dumps(one) + "\n" + json.dumps(two) + "\n")
+    summary = export_sft([trips_copy], tmp_path / "t.jsonl", data_dir=trips_data)
+    assert summary.kept == 0 and summary.skipped == {"undelivered": 1, "unscored": 1}
+
+    # min-score: the exhaustive agent's plans are optimal (reward 1); no scripted plan is perfect
+    summary = export_sft([compass_run, trips_run], tmp_path / "all.jsonl", min_score=1.0,
+                         data_dir=compass_data)  # fmt: skip
+    assert summary.by_suite == {"compass": 2, "behavior2trip": 2}
+    summary = export_sft([trips_run], tmp_path / "t.jsonl", min_score=2.0, data_dir=trips_data)
+    assert summary.kept == 0 and summary.skipped == {"below_min_score": 2}
+    summary = export_sft([trips_run], tmp_path / "t.jsonl", max_chars=1000, data_dir=trips_data)
+    assert summary.kept == 0 and summary.skipped == {"too_long": 2}
+
+
+def test_policy_transcripts_are_exported_as_they_are(tmp_path, compass_db, trips_database):
+    conn_task = next(t for t in load_tasks() if t.level == 1)
+    from travelgym.db import connect_readonly
+
+    conn = connect_readonly(compass_db)
+    truth = solve(conn, conn_task)
+    conn.close()
+    env = CompassEnv(compass_db, [conn_task], {conn_task.task_id: truth}, rank=False)
+    env.reset()
+    reply = json.dumps({"message": "Book this.", "recommendation": truth.optimal_plan})
+    env.step({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "search_airports", "arguments": {"park_name": "Zion"}}},
+        {"id": "c2", "type": "function",
+         "function": {"name": "get_weekday", "arguments": {"date_str": "2025-08-04"}}}]})  # fmt: skip
+    done = False
+    while not done:
+        *_, terminated, truncated, _ = env.step(reply)
+        done = terminated or truncated
+    episode = env.episode()
+    run = tmp_path / "policy"
+    RunStore(run).open({"suite": "compass", "agent": "llm:policy"}, resume=False)
+    RunStore(run).append(episode)
+    out = tmp_path / "policy.jsonl"
+    summary = export_sft([run], out)  # no database needed: the transcript is complete
+    assert summary.kept == 1 and summary.rebuilt == 0
+    (example,) = lines(out)
+    assert example["messages"] == episode.messages
+    check_openai_chat(example["messages"])
+    assert [m["tool_call_id"] for m in example["messages"] if m["role"] == "tool"] == ["c1", "c2"]
+    sharegpt = export_sft([run], tmp_path / "p.jsonl", fmt="sharegpt")
+    (converted,) = lines(tmp_path / "p.jsonl")
+    assert sharegpt.kept == 1 and sharegpt_problems(converted) == []
+    parallel = json.loads(converted["conversations"][1]["value"])
+    assert [c["name"] for c in parallel] == ["search_airports", "get_weekday"]
+    assert converted["conversations"][2]["from"] == "observation"
+    assert "</tool_response>\n<tool_response>" in converted["conversations"][2]["value"]
+
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    instance = load_instances(paths["test"], check=False)[0]
+    trip_env = TripEnv(trips_database, [instance], max_turns=1)
+    trip_env.reset()
+    trip_env.step("<answer>[]</answer>")  # delivered nothing readable
+    trip_run = tmp_path / "trip-policy"
+    RunStore(trip_run).open({"suite": "behavior2trip", "agent": "b2t:policy"}, resume=False)
+    RunStore(trip_run).append(trip_env.episode())
+    summary = export_sft([trip_run], tmp_path / "tp.jsonl", min_score=-5)
+    assert summary.kept == 0 and summary.skipped == {"undelivered": 1}
+    trip_env.close()
+    env.close()
+
+
+def test_cli_and_bad_input(runs, tmp_path):
+    (compass_run, compass_data), (trips_run, _) = runs["compass"], runs["trips"]
+    runner = CliRunner()
+    out = tmp_path / "sft.jsonl"
+    ok = runner.invoke(main, ["export", "sft", str(compass_run), "--out", str(out),
+                              "--data-dir", str(compass_data), "--format", "sharegpt"])  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    assert (
+        "wrote 2 of 2 episode(s)" in ok.output and "sharegpt" in ok.output and len(lines(out)) == 2
+    )
+    as_json = runner.invoke(main, ["export", "sft", str(compass_run), "--out", str(out), "--json",
+                                   "--data-dir", str(compass_data), "--min-score", "1.5"])  # fmt: skip
+    assert as_json.exit_code == 0
+    assert json.loads(as_json.output)["skipped"] == {"below_min_score": 2}
+
+    missing = runner.invoke(main, ["export", "sft", str(tmp_path / "nope"), "--out", str(out)])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+    no_args = runner.invoke(main, ["export", "sft", "--out", str(out)])
+    assert no_args.exit_code == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    not_run = runner.invoke(main, ["export", "sft", str(empty), "--out", str(out)])
+    assert not_run.exit_code == 1 and f"no {EPISODES}" in not_run.output
+
+    corrupt = tmp_path / "corrupt"
+    shutil.copytree(compass_run, corrupt)
+    good = (corrupt / EPISODES).read_text().splitlines()
+    (corrupt / EPISODES).write_text(good[0] + "\n{not json\n" + good[1] + "\n")
+    bad = runner.invoke(main, ["export", "sft", str(corrupt), "--out", str(out)])
+    assert bad.exit_code == 1 and f"{EPISODES}:2: not valid JSON" in bad.output
+    assert "Traceback" not in bad.output
+    # a killed run's partial last line is not an error (resume would cut it off)
+    (corrupt / EPISODES).write_text(good[0] + "\n" + good[1][:100])
+    assert len(read_run(corrupt)[1]) == 1
+
+    wrong = runner.invoke(main, ["export", "sft", str(compass_run), "--suite", "behavior2trip",
+                                 "--out", str(out)])  # fmt: skip
+    assert wrong.exit_code == 1 and "is a compass run, not behavior2trip" in wrong.output
+    other_db = tmp_path / "otherdb"
+    shutil.copytree(compass_run, other_db)
+    manifest = json.loads((other_db / MANIFEST).read_text())
+    manifest["db_content_hash"] = "0" * 64
+    (other_db / MANIFEST).write_text(json.dumps(manifest))
+    before = out.read_text()
+    hashed = runner.invoke(main, ["export", "sft", str(other_db), "--out", str(out),
+                                  "--data-dir", str(compass_data)])  # fmt: skip
+    assert hashed.exit_code == 1 and "content hash differs" in hashed.output
+    assert out.read_text() == before  # a failed export leaves the previous file alone
+    assert not (tmp_path / "sft.jsonl.tmp").exists()
+    with pytest.raises(ExportError, match="unknown format"):
+        export_sft([trips_run], out, fmt="alpaca")
