@@ -823,6 +823,5 @@ from travelgym.training.cli import export  # noqa: E402 - training data (SFT exp
 main.add_command(export)
 
 
-
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
