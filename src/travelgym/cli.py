@@ -431,14 +431,15 @@ def format_score_table(result: dict) -> str:
     "agents",
     multiple=True,
     help="Agent spec KIND:ARG: scripted:greedy|sampled|exhaustive, llm:MODEL, code:MODEL, "
-    "local:smollm2 or local:PATH.gguf (repeatable; default: the three scripted baselines). "
-    "behavior2trip: scripted, react:MODEL, b2t:MODEL or local:GGUF (default: scripted).",
+    "local:smollm2, local:PATH.gguf or hf:CHECKPOINT_DIR (repeatable; default: the three "
+    "scripted baselines). behavior2trip: scripted, react:MODEL, b2t:MODEL, local:GGUF or "
+    "hf:CHECKPOINT_DIR (default: scripted).",
 )
 @click.option(
     "--user",
     default="template",
     show_default=True,
-    help="template, llm:MODEL or local:smollm2 / local:PATH.gguf.",
+    help="template, llm:MODEL, local:smollm2 / local:PATH.gguf or hf:CHECKPOINT_DIR.",
 )
 @click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids.")
 @click.option("--level", type=click.IntRange(1, 3), default=None, help="Only tasks of this level.")
@@ -819,8 +820,10 @@ def generate_tasks_cmd(suite: str, out: Path, task_seed: int | None, data_dir: P
 
 
 from travelgym.training.cli import export  # noqa: E402 - training data (SFT export)
+from travelgym.training.train_cli import train  # noqa: E402 - GRPO / SFT (the train extra)
 
 main.add_command(export)
+main.add_command(train)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,5 +1,6 @@
 """Pick a backend from a model spec: ``local:<gguf>`` for a llama.cpp server this process runs,
-``litellm/<model>`` for LiteLLM, else OpenAI-compatible."""
+``hf:<checkpoint>`` for a transformers model in this process, ``litellm/<model>`` for LiteLLM,
+else OpenAI-compatible."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from travelgym.llm.protocol import ChatClient
 
 LITELLM_PREFIX = "litellm/"
 LOCAL_PREFIX = "local:"
+HF_PREFIX = "hf:"
 
 
 def make_client(
@@ -20,6 +22,7 @@ def make_client(
     """A chat client for ``spec_model``.
 
     ``local:smollm2`` / ``local:PATH.gguf`` -> :class:`LocalChatClient` (starts llama.cpp);
+    ``hf:CHECKPOINT_DIR`` / ``hf:smollm2`` -> :class:`HFChatClient` (transformers, in process);
     ``litellm/anthropic/claude-...`` -> :class:`LiteLLMChatClient` for ``anthropic/claude-...``;
     anything else (``gpt-4o``, ``Qwen/Qwen3-8B`` on a vLLM server) -> :class:`OpenAIChatClient`.
     Other keyword arguments (``timeout_s``, ``max_retries``, ``budget``, ``cache``,
@@ -29,6 +32,12 @@ def make_client(
         from travelgym.llm.local_client import LocalChatClient
 
         return LocalChatClient(spec_model[len(LOCAL_PREFIX) :], **kwargs)
+    if spec_model.startswith(HF_PREFIX):
+        from travelgym.llm.hf_client import HFChatClient
+
+        if not spec_model[len(HF_PREFIX) :]:
+            raise ValueError(f"empty checkpoint in {spec_model!r}")
+        return HFChatClient(spec_model[len(HF_PREFIX) :], **kwargs)
     if spec_model.startswith(LITELLM_PREFIX):
         from travelgym.llm.litellm_client import LiteLLMChatClient
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from travelgym.agents.base import Agent
 
 SCRIPTED = ("greedy", "sampled", "exhaustive")
-AGENT_KINDS = ("scripted", "llm", "code", "local")
+AGENT_KINDS = ("scripted", "llm", "code", "local", "hf")
 DEFAULT_AGENTS = tuple(f"scripted:{s}" for s in SCRIPTED)
 
 
@@ -31,27 +31,29 @@ class AgentSpec:
 
 
 def parse_agent_spec(text: str) -> AgentSpec:
-    """``scripted:NAME``, ``llm:MODEL``, ``code:MODEL`` or ``local:GGUF`` (the LLM tool agent
-    on a llama.cpp server this process runs; the same as ``llm:local:GGUF``)."""
+    """``scripted:NAME``, ``llm:MODEL``, ``code:MODEL``, ``local:GGUF`` (the LLM tool agent
+    on a llama.cpp server this process runs; the same as ``llm:local:GGUF``) or ``hf:CKPT``
+    (the LLM tool agent on a transformers checkpoint in this process; ``llm:hf:CKPT``)."""
     kind, sep, arg = (text or "").partition(":")
     if not sep or not arg or kind not in AGENT_KINDS:
         raise SpecError(f"bad agent spec {text!r}: use scripted:greedy, scripted:sampled, "
-                        "scripted:exhaustive, llm:MODEL, code:MODEL or local:smollm2")  # fmt: skip
+                        "scripted:exhaustive, llm:MODEL, code:MODEL, local:smollm2 or hf:CKPT")  # fmt: skip
     if kind == "scripted" and arg not in SCRIPTED:
         raise SpecError(f"unknown scripted agent {arg!r}: choose {', '.join(SCRIPTED)}")
     return AgentSpec(kind, arg)
 
 
 def parse_user_spec(text: str) -> tuple[str, str | None]:
-    """``template``, ``llm:MODEL`` or ``local:GGUF`` -> (backend kind, model for make_client)."""
+    """``template``, ``llm:MODEL``, ``local:GGUF`` or ``hf:CKPT`` -> (backend kind, model for
+    make_client)."""
     if text == "template":
         return "template", None
     kind, sep, model = (text or "").partition(":")
     if kind == "llm" and sep and model:
         return "llm", model
-    if kind == "local" and sep and model:
+    if kind in ("local", "hf") and sep and model:
         return "llm", text
-    raise SpecError(f"bad user spec {text!r}: use template, llm:MODEL or local:smollm2")
+    raise SpecError(f"bad user spec {text!r}: use template, llm:MODEL, local:smollm2 or hf:CKPT")
 
 
 def client_kwargs(options: dict | None) -> dict:
@@ -81,9 +83,9 @@ def agent_factory(
         return lambda: ScriptedAgent(spec.arg, seed=seed)
     from travelgym.llm.factory import make_client
 
-    model = f"local:{spec.arg}" if spec.kind == "local" else spec.arg
+    model = f"{spec.kind}:{spec.arg}" if spec.kind in ("local", "hf") else spec.arg
     client = make_client(model, base_url=base_url, **(client_options or {}))
-    if spec.kind in ("llm", "local"):
+    if spec.kind in ("llm", "local", "hf"):
         from travelgym.agents.llm_agent import LLMToolAgent
 
         factory = lambda: LLMToolAgent(client)  # noqa: E731

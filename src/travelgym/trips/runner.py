@@ -22,15 +22,16 @@ from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
 from travelgym.trips.checks import PlanDB
 from travelgym.trips.episode import TripEpisode, run_trip_episode
 
-TRIP_AGENT_KINDS = ("scripted", "react", "b2t", "local")
+TRIP_AGENT_KINDS = ("scripted", "react", "b2t", "local", "hf")
 DEFAULT_TRIP_AGENT = "scripted"
 SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
 class TripAgentSpec:
-    """``scripted``, ``react:MODEL``, ``b2t:MODEL`` or ``local:GGUF`` (the B2T agent on a
-    llama.cpp server this process runs; the same as ``b2t:local:GGUF``)."""
+    """``scripted``, ``react:MODEL``, ``b2t:MODEL``, ``local:GGUF`` (the B2T agent on a
+    llama.cpp server this process runs; the same as ``b2t:local:GGUF``) or ``hf:CKPT`` (the B2T
+    agent on a transformers checkpoint in this process, e.g. a GRPO output; ``b2t:hf:CKPT``)."""
 
     kind: str
     model: str | None = None
@@ -51,7 +52,7 @@ def parse_trip_agent(text: str) -> TripAgentSpec:
     if kind in TRIP_AGENT_KINDS[1:] and sep and model:
         return TripAgentSpec(kind, model)
     raise SpecError(
-        f"bad agent spec {text!r}: use scripted, react:MODEL, b2t:MODEL or local:smollm2"
+        f"bad agent spec {text!r}: use scripted, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
     )
 
 
@@ -65,7 +66,7 @@ def trip_agent_factory(spec: TripAgentSpec, base_url: str | None = None,
         return ScriptedTripAgent
     from travelgym.llm.factory import make_client
 
-    model = f"local:{spec.model}" if spec.kind == "local" else spec.model
+    model = f"{spec.kind}:{spec.model}" if spec.kind in ("local", "hf") else spec.model
     client = make_client(model, base_url=base_url, **(client_options or {}))
     if spec.kind == "react":
         from travelgym.trips.agents.react import ReactAgent as cls

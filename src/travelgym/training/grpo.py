@@ -1,0 +1,234 @@
+"""``travelgym train grpo``: GRPO on Behavior2Trip or COMPASS with TRL's ``GRPOTrainer``.
+
+Generation is ours, through TRL's ``rollout_func``: for each prompt of a step (an instance or
+task id, repeated ``num_generations`` times by TRL's sampler) :func:`~travelgym.training.rollout.
+run_rollout` plays one multi-turn episode with the trainer's current policy (unwrapped, eval
+mode, no gradients, ``model.generate`` sampling at ``temperature``). It returns the token ids,
+the ``env_mask`` that TRL multiplies into its loss mask (tool / memory responses and user
+replies masked; everything kept with ``no_loss_mask``) and each rollout's reward as an extra
+field that the reward function hands back. The reward is the environment's (``R_total`` or the
+COMPASS reward) or, with ``reward="format"``, the warm-up format reward of
+:mod:`~travelgym.training.shaped`.
+
+Every step's rewards go to ``OUTPUT_DIR/reward_curve.jsonl``; checkpoints (model and tokenizer
+with its chat template) go to ``OUTPUT_DIR/checkpoint-N`` every ``save_steps`` and to
+``OUTPUT_DIR`` at the end, so ``hf:OUTPUT_DIR`` evaluates with ``travelgym run``.
+
+Imports torch, transformers, trl and datasets: only the train command imports this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import torch
+from datasets import Dataset
+from transformers import TrainerCallback
+from trl import GRPOConfig, GRPOTrainer
+
+from travelgym.llm.hf_client import generate_ids, load_model_and_tokenizer, stop_token_ids
+from travelgym.training.grpo_config import GRPOSettings
+from travelgym.training.rollout import Rollout, run_rollout
+from travelgym.training.shaped import format_reward
+
+CURVE = "reward_curve.jsonl"
+SETTINGS = "grpo_settings.json"
+
+
+def build_env(settings: GRPOSettings) -> tuple[Any, list[str]]:
+    """The training environment of the settings and the ids of its instances / tasks."""
+    common = {"db_seed": settings.db_seed, "data_dir": settings.data_dir, "limit": settings.limit}
+    if settings.suite == "behavior2trip":
+        from travelgym.training.trip_env import TripEnv
+
+        env = TripEnv.from_split(settings.split, difficulty=settings.difficulty,
+                                 max_turns=settings.max_turns, memory=not settings.no_memory,
+                                 penalty=not settings.no_penalty, seed=settings.seed, **common)  # fmt: skip
+        return env, [x.instance_id for x in env.instances]
+    from travelgym.training.compass_env import CompassEnv
+
+    env = CompassEnv.from_data(level=settings.level, user=settings.user,
+                               max_turns=settings.user_turns, seed=settings.seed, **common)  # fmt: skip
+    return env, [t.task_id for t in env.tasks]
+
+
+def load_policy(settings: GRPOSettings, env: Any) -> tuple[Any, Any]:
+    """The policy and its tokenizer: ``tiny`` (built under ``output_dir/tiny-init`` from the
+    seed, its tokenizer trained on the environments' text), ``smollm2`` or a checkpoint."""
+    ref = settings.model
+    if ref == "tiny":
+        from travelgym.training.tiny import build_tiny_model
+
+        ref = str(build_tiny_model(settings.output_dir / "tiny-init", seed=settings.seed,
+                                   extra_texts=_sample_texts(env)))  # fmt: skip
+    model, tokenizer = load_model_and_tokenizer(ref)
+    return model, tokenizer
+
+
+def _sample_texts(env: Any, count: int = 40) -> list[str]:
+    """Opening messages of the first episodes (for the tiny tokenizer's corpus)."""
+    if hasattr(env, "instances"):
+        options = [{"instance_id": x.instance_id} for x in env.instances[:count]]
+    else:
+        options = [{"task_id": t.task_id} for t in env.tasks[:count]]
+    return [env.reset(options=o)[0][-1]["content"] for o in options]
+
+
+class RolloutRunner:
+    """TRL's ``rollout_func``: one multi-turn rollout per prompt with the current policy."""
+
+    def __init__(self, settings: GRPOSettings, env: Any, tokenizer: Any) -> None:
+        self.settings, self.env, self.tokenizer = settings, env, tokenizer
+        self.key = "instance_id" if settings.suite == "behavior2trip" else "task_id"
+        self.stop_ids = stop_token_ids(tokenizer)
+        self.prompt_fn = None
+        if settings.prompt == "compact":
+            from travelgym.training.prompts import compact_messages
+
+            self.prompt_fn = compact_messages
+        self.pending: list[Rollout] = []
+        self.count = 0
+
+    def rollout(self, model: Any, item: str) -> Rollout:
+        s = self.settings
+
+        def generate(ids: list[int], max_new: int) -> list[int]:
+            return generate_ids(model, ids, max_new, temperature=s.temperature,
+                                stop_ids=self.stop_ids, pad_id=self.tokenizer.pad_token_id)  # fmt: skip
+
+        self.count += 1
+        return run_rollout(self.env, self.tokenizer, generate, seed=s.seed + self.count,
+                           options={self.key: item}, max_turns=s.max_turns,
+                           max_new_tokens=s.max_new_tokens,
+                           max_completion_length=s.max_completion_length,
+                           loss_mask=not s.no_loss_mask, prompt_fn=self.prompt_fn,
+                           assistant_prefix=s.assistant_prefix)  # fmt: skip
+
+    def reward(self, rollout: Rollout) -> float:
+        if self.settings.reward == "format":
+            return format_reward(rollout.episode, rollout.breakdown)["total"]
+        return rollout.reward
+
+    def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        training = model.training
+        model.eval()
+        device = next(model.parameters()).device.type
+        try:  # sampled with the precision the loss is computed in
+            with (
+                torch.no_grad(),
+                torch.autocast(device, torch.bfloat16, enabled=self.settings.bf16),
+            ):
+                rollouts = [self.rollout(model, str(p)) for p in prompts]
+        finally:
+            model.train(training)
+        self.pending.extend(rollouts)
+        return {"prompt_ids": [r.prompt_ids for r in rollouts],
+                "completion_ids": [r.completion_ids for r in rollouts],
+                "logprobs": None,
+                "env_mask": [r.env_mask for r in rollouts],
+                "rollout_reward": [self.reward(r) for r in rollouts],
+                "env_reward": [r.reward for r in rollouts]}  # fmt: skip
+
+
+def rollout_reward(prompts: list[Any], completions: list[Any], rollout_reward: list[float],
+                   **kwargs: Any) -> list[float]:  # fmt: skip
+    """The reward function: the rewards the rollouts computed."""
+    return [float(r) for r in rollout_reward]
+
+
+class RewardCurve(TrainerCallback):
+    """Appends one row per optimizer step to ``reward_curve.jsonl`` (and a line to stderr)."""
+
+    def __init__(self, runner: RolloutRunner, path: Path, echo: bool = True) -> None:
+        self.runner, self.path, self.echo = runner, path, echo
+        self._tick = time.perf_counter()
+
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self._tick = time.perf_counter()
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        rollouts, self.runner.pending = self.runner.pending, []
+        if not rollouts:
+            return
+        rewards = [self.runner.reward(r) for r in rollouts]
+        row = {"step": state.global_step, "mean_reward": round(statistics.fmean(rewards), 6),
+               "std_reward": round(statistics.pstdev(rewards), 6),
+               "min_reward": min(rewards), "max_reward": max(rewards), "n": len(rewards),
+               "rewards": [round(x, 6) for x in rewards],
+               "env_reward": round(statistics.fmean(r.reward for r in rollouts), 6),
+               "turns": round(statistics.fmean(r.turns for r in rollouts), 3),
+               "model_tokens": round(statistics.fmean(r.model_tokens for r in rollouts), 1),
+               "completion_tokens": round(statistics.fmean(len(r.completion_ids)
+                                                           for r in rollouts), 1),
+               "stops": dict(Counter(r.stop for r in rollouts)),
+               "items": sorted({str(r.info.get("instance_id", r.info.get("task_id")))
+                                for r in rollouts}),
+               "sample": _first_reply(rollouts[0]),
+               "seconds": round(time.perf_counter() - self._tick, 2)}  # fmt: skip
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        if self.echo:
+            print(f"step {row['step']}: mean reward {row['mean_reward']:.4f} "
+                  f"(n={row['n']}, {row['seconds']:.0f}s)", file=sys.stderr, flush=True)  # fmt: skip
+
+
+def _first_reply(rollout: Rollout, chars: int = 300) -> str:
+    """The start of a rollout's first model message (for the curve file)."""
+    replies = [m["content"] for m in rollout.messages if m["role"] == "assistant"]
+    return (replies[0] or "")[:chars] if replies else ""
+
+
+def grpo_config(settings: GRPOSettings) -> GRPOConfig:
+    """TRL's ``GRPOConfig`` for the settings (checkpoints: model and tokenizer only)."""
+    return GRPOConfig(output_dir=str(settings.output_dir), num_generations=settings.num_generations,
+                      per_device_train_batch_size=settings.batch_size,
+                      gradient_accumulation_steps=settings.gradient_accumulation_steps,
+                      beta=settings.beta, epsilon=settings.epsilon, loss_type=settings.loss_type,
+                      learning_rate=settings.learning_rate, max_steps=settings.max_steps,
+                      seed=settings.seed, temperature=settings.temperature,
+                      max_completion_length=settings.max_completion_length,
+                      save_strategy="steps", save_steps=settings.save_steps,
+                      save_only_model=True, logging_steps=settings.logging_steps,
+                      report_to="none", bf16=settings.bf16, log_completions=False,
+                      use_cpu=not torch.cuda.is_available())  # fmt: skip
+
+
+def train_grpo(settings: GRPOSettings, *, echo: bool = True) -> dict[str, Any]:
+    """Run GRPO with the settings; returns ``{"output_dir", "steps", "curve", "checkpoints",
+    "log_history"}`` (the curve: the rows of ``reward_curve.jsonl``; the log history: TRL's
+    logged metrics)."""
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    if settings.torch_threads is not None:
+        torch.set_num_threads(settings.torch_threads)
+    out = settings.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    (out / SETTINGS).write_text(settings.model_dump_json(indent=2))
+    curve_path = out / CURVE
+    curve_path.unlink(missing_ok=True)
+    env, ids = build_env(settings)
+    try:
+        model, tokenizer = load_policy(settings, env)
+        runner = RolloutRunner(settings, env, tokenizer)
+        dataset = Dataset.from_list([{"prompt": i} for i in ids])
+        trainer = GRPOTrainer(model=model, reward_funcs=[rollout_reward],
+                              args=grpo_config(settings), train_dataset=dataset,
+                              processing_class=tokenizer, rollout_func=runner,
+                              callbacks=[RewardCurve(runner, curve_path, echo)])  # fmt: skip
+        trainer.train()
+        trainer.save_model(str(out))
+        tokenizer.save_pretrained(str(out))
+    finally:
+        env.close()
+    curve = [json.loads(x) for x in curve_path.read_text().splitlines() if x.strip()]
+    checkpoints = sorted((str(p) for p in out.glob("checkpoint-*")),
+                         key=lambda p: int(p.rsplit("-", 1)[-1]))  # fmt: skip
+    return {"output_dir": str(out), "steps": trainer.state.global_step, "curve": curve,
+            "checkpoints": checkpoints, "log_history": trainer.state.log_history}  # fmt: skip

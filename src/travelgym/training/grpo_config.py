@@ -1,0 +1,141 @@
+"""``GRPOSettings``: everything ``travelgym train grpo`` needs, from a config file and flags.
+
+A config file is JSON (``.json``), YAML (``.yaml``/``.yml``, needs PyYAML) or TOML (``.toml``)
+holding a mapping of these fields (a TOML file may put them under a ``[grpo]`` table);
+command-line flags override it. Unknown fields and bad values are errors that name the field.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+Suite = Literal["compass", "behavior2trip"]
+
+
+class SettingsError(ValueError):
+    """A config file that cannot be read, or settings that are not valid."""
+
+
+class GRPOSettings(BaseModel):
+    """GRPO on one suite; see ``docs/training/grpo.md`` for each field."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: Suite = "behavior2trip"
+    model: str = "tiny"  # a checkpoint directory, "smollm2" or "tiny"
+    output_dir: Path = Path("runs/grpo")
+    # instances / tasks
+    split: Literal["train", "test"] = "train"
+    difficulty: Literal["easy", "medium", "hard"] | None = None  # behavior2trip
+    level: int | None = Field(default=None, ge=1, le=3)  # compass
+    limit: int | None = Field(default=None, ge=1)
+    db_seed: int = Field(default=0, ge=0)
+    data_dir: Path | None = None
+    user: str = "template"  # compass: the simulated user
+    user_turns: int = Field(default=5, ge=1)  # compass: the conversation's turn limit
+    # GRPO
+    num_generations: int = Field(default=4, ge=2)  # the group size
+    per_device_batch_size: int | None = Field(default=None, ge=1)  # rollouts; default G
+    gradient_accumulation_steps: int = Field(default=1, ge=1)
+    beta: float = Field(default=0.0, ge=0.0)  # KL coefficient (0: no reference model)
+    epsilon: float = Field(default=0.2, gt=0.0)  # clip range
+    loss_type: str = "grpo"
+    learning_rate: float = Field(default=1e-6, gt=0.0)
+    max_steps: int = Field(default=10, ge=1)
+    seed: int = 0
+    temperature: float = Field(default=1.0, gt=0.0)
+    # rollouts
+    max_turns: int = Field(default=8, ge=1)  # model messages per episode
+    max_new_tokens: int = Field(default=256, ge=1)  # per model message
+    max_completion_length: int = Field(default=4096, ge=8)  # model + environment tokens
+    reward: Literal["full", "format"] = "full"  # format: behavior2trip warm-up
+    prompt: Literal["full", "compact"] = "full"  # compact: behavior2trip, small models
+    assistant_prefix: str = ""  # opens every assistant turn (e.g. "<think>")
+    # ablations (paper Table 4)
+    no_memory: bool = False
+    no_penalty: bool = False
+    no_loss_mask: bool = False
+    # bookkeeping
+    save_steps: int = Field(default=50, ge=1)
+    logging_steps: int = Field(default=1, ge=1)
+    bf16: bool = False
+    torch_threads: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> GRPOSettings:
+        b2t_only = {"no_memory": self.no_memory, "no_penalty": self.no_penalty,
+                    "reward=format": self.reward == "format",
+                    "prompt=compact": self.prompt == "compact",
+                    "difficulty": self.difficulty is not None}  # fmt: skip
+        if self.suite == "compass" and any(b2t_only.values()):
+            used = ", ".join(k for k, v in b2t_only.items() if v)
+            raise ValueError(f"{used}: Behavior2Trip settings, not for compass")
+        if self.suite == "behavior2trip" and self.level is not None:
+            raise ValueError("level is a compass setting (behavior2trip: difficulty)")
+        if self.batch_size % self.num_generations:
+            raise ValueError(f"per_device_batch_size ({self.batch_size}) must be a multiple of "
+                             f"num_generations ({self.num_generations})")  # fmt: skip
+        return self
+
+    @property
+    def batch_size(self) -> int:
+        """Rollouts per device per step (``per_device_batch_size``, default the group size)."""
+        return self.per_device_batch_size or self.num_generations
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """The mapping in a JSON, YAML or TOML config file (SettingsError when unreadable)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read the config file ({exc.strerror})") from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".json":
+            data = json.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            try:
+                import yaml
+            except ImportError:
+                raise SettingsError(
+                    f"{path}: YAML configs need PyYAML (pip install pyyaml)"
+                ) from None
+            data = yaml.safe_load(text)
+        elif suffix == ".toml":
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # pragma: no cover - Python 3.10
+                import tomli as tomllib
+            data = tomllib.loads(text)
+            data = data.get("grpo", data)
+        else:
+            raise SettingsError(f"{path}: unknown config format {suffix!r} (use .json, .yaml, "
+                                ".yml or .toml)")  # fmt: skip
+    except SettingsError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - each parser has its own error type
+        raise SettingsError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: the config must be a mapping of settings")
+    return data
+
+
+def load_settings(config: str | Path | None = None, **overrides: Any) -> GRPOSettings:
+    """The settings of ``config`` (optional file) with ``overrides`` on top."""
+    data = read_config(config) if config is not None else {}
+    data.update(overrides)
+    try:
+        return GRPOSettings.model_validate(data)
+    except ValidationError as exc:
+        where = f"{config}: " if config is not None else ""
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}"
+                             for e in exc.errors())  # fmt: skip
+        raise SettingsError(f"{where}invalid GRPO settings: {problems}") from None

@@ -1,0 +1,256 @@
+"""Multi-turn rollouts for RL: one episode of a text environment as token ids with a loss mask.
+
+:func:`run_rollout` plays one episode of a :class:`~travelgym.training.trip_env.TripEnv`
+(B2T-Agent text actions) or a :class:`~travelgym.training.compass_env.CompassEnv` (tool calls
+prompted as Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do) with a
+``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers
+model, a vLLM engine or a scripted fake).
+
+The token stream is built incrementally, so it is exactly what the model saw:
+
+- ``prompt_ids``: the chat template of ``reset``'s messages with the generation prompt;
+- each model turn: the generated ids as they are (ending with the stop token, unless the turn
+  ran out of ``max_new_tokens``), ``env_mask`` 1;
+- each environment turn: the template's rendering of what follows the assistant message (its
+  closing, the tool / memory responses or the simulated user's reply as the next user
+  message, and the generation prompt of the next assistant turn), ``env_mask`` 0 (1 with
+  ``loss_mask=False``, the "w/o loss mask" ablation).
+
+The environment turn's text comes from the chat template itself: the chat so far plus an
+assistant message holding a sentinel is rendered twice, without and with the new messages
+(and the generation prompt); the text after the sentinel is the delta. When the model closed
+its turn with a stop token that the delta starts with (``<|im_end|>``), that prefix is dropped
+(the model already wrote it); a turn cut by ``max_new_tokens`` gets the template's full
+closing, as environment tokens. Templates that re-render earlier turns (e.g. dropping old
+reasoning) do not change the stream: the model's own tokens are never re-tokenized.
+
+The rollout ends when the environment does (reward: its terminal reward), after
+``max_turns`` model turns, or when the next turn would not fit ``max_completion_length``
+tokens; a rollout cut short is scored as an undelivered plan (Behavior2Trip: ``P_action``
+only; COMPASS: 0).
+
+:func:`tokenize_chat` tokenizes a finished chat the same way (assistant tokens 1, the rest 0),
+for SFT on exported trajectories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from travelgym.llm.hf_client import chat_text, encode, stop_token_ids
+from travelgym.llm.prompted_tools import split_tool_calls, to_prompted_messages
+from travelgym.training.rewards import b2t_reward, compass_reward
+
+GenerateFn = Callable[[list[int], int], list[int]]
+PromptFn = Callable[[list[dict[str, Any]], Any], list[dict[str, Any]]]
+Stop = Literal["terminated", "truncated", "max_turns", "token_budget"]
+SENTINEL = "TRAVELGYM_SENTINEL_7f3a"
+
+
+@dataclass
+class Rollout:
+    """One episode as token ids: ``prompt_ids``, ``completion_ids`` and ``env_mask`` (1 for
+    model tokens, 0 for environment tokens), the reward and its breakdown, the episode."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    env_mask: list[int]
+    reward: float
+    breakdown: dict[str, Any] | None
+    episode: Any
+    turns: int
+    stop: Stop
+    info: dict[str, Any] = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)  # the chat, template form
+
+    @property
+    def model_tokens(self) -> int:
+        return sum(self.env_mask)
+
+
+class TripChat:
+    """A :class:`TripEnv` as chat messages: the action is the message text, the observation
+    the next user message."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
+        observation, reward, terminated, truncated, _ = self.env.step(text)
+        new = [] if terminated or truncated else [{"role": "user", "content": observation}]
+        return new, reward, terminated, truncated
+
+    def breakdown(self) -> dict[str, Any] | None:
+        return self.env.reward.model_dump() if self.env.reward is not None else None
+
+    def cut(self) -> tuple[float, dict[str, Any]]:
+        """The reward of an episode stopped before it ended: nothing delivered."""
+        steps = self.env.tools.steps if self.env.tools is not None else []
+        invalid = sum(len(s.invalid_actions) for s in steps)
+        reward = b2t_reward(None, invalid, penalty=self.env.penalty, gate=self.env.gate)
+        return reward.total, reward.model_dump()
+
+
+class CompassChat:
+    """A :class:`CompassEnv` as prompted chat: tools listed in the system message, calls
+    parsed from ``<tool_call>`` blocks, results and user replies as user messages."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
+        messages, info = self.env.reset(seed=seed, options=options)
+        return to_prompted_messages(messages, self.env.tools), info
+
+    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
+        content, calls = split_tool_calls(text)
+        action = {"role": "assistant", "content": content, "tool_calls": calls}
+        observation, reward, terminated, truncated, _ = self.env.step(action)
+        new = [] if terminated or truncated else to_prompted_messages(observation, None)
+        return new, reward, terminated, truncated
+
+    def breakdown(self) -> dict[str, Any] | None:
+        return self.env.reward.model_dump() if self.env.reward is not None else None
+
+    def cut(self) -> tuple[float, dict[str, Any]]:
+        reward = compass_reward(None)
+        return reward.total, reward.model_dump()
+
+
+def chat_adapter(env: Any) -> TripChat | CompassChat:
+    """The chat view of an environment (by type: ``TripEnv`` or ``CompassEnv``)."""
+    from travelgym.training.compass_env import CompassEnv
+    from travelgym.training.trip_env import TripEnv
+
+    if isinstance(env, TripEnv):
+        return TripChat(env)
+    if isinstance(env, CompassEnv):
+        return CompassChat(env)
+    raise TypeError(f"no rollout adapter for {type(env).__name__}: use TripEnv or CompassEnv")
+
+
+def turn_delta(tokenizer: Any, history: list[dict[str, Any]], new: list[dict[str, Any]],
+               closed_with: str | None = None, **template_kwargs: Any) -> str:  # fmt: skip
+    """The template text between the end of an assistant turn and the start of the next one:
+    the turn's closing, the ``new`` messages and the generation prompt. ``closed_with``: the
+    stop token text the model ended its turn with, dropped from the front when the template
+    closes the turn with it."""
+    turn = [*history, {"role": "assistant", "content": SENTINEL}]
+    head = chat_text(tokenizer, turn, False, **template_kwargs)
+    full = chat_text(tokenizer, turn + new, True, **template_kwargs)
+    cut = head.rindex(SENTINEL) + len(SENTINEL)
+    if full[:cut] != head[:cut]:
+        raise ValueError("the chat template renders the chat differently once messages follow")
+    delta = full[cut:]
+    if closed_with and delta.startswith(closed_with):
+        delta = delta[len(closed_with) :]
+    return delta
+
+
+def run_rollout(env: Any, tokenizer: Any, generate: GenerateFn, *, seed: int | None = None,
+                options: dict[str, Any] | None = None, max_turns: int | None = None,
+                max_new_tokens: int = 256, max_completion_length: int = 4096,
+                loss_mask: bool = True, prompt_fn: PromptFn | None = None,
+                assistant_prefix: str = "",
+                template_kwargs: dict[str, Any] | None = None) -> Rollout:  # fmt: skip
+    """Play one episode (see the module docstring). ``options`` go to ``env.reset`` (e.g.
+    ``{"instance_id": ...}`` or ``{"task_id": ...}``); ``prompt_fn(messages, env)`` may rewrite
+    the opening chat (e.g. a compact prompt); ``assistant_prefix`` opens every assistant turn
+    (environment tokens; the message is the prefix plus the generated text);
+    ``template_kwargs`` go to the chat template."""
+    kwargs = dict(template_kwargs or {})
+    adapter = chat_adapter(env)
+    messages, info = adapter.reset(seed, options)
+    if prompt_fn is not None:
+        messages = prompt_fn(messages, env)
+    history = [dict(m) for m in messages]
+    prompt_ids = encode(tokenizer, chat_text(tokenizer, history, True, **kwargs) + assistant_prefix)
+    stops = set(stop_token_ids(tokenizer))
+    completion: list[int] = []
+    mask: list[int] = []
+    turns, stop, ended = 0, "max_turns", False
+    reward = 0.0
+    while True:
+        room = max_completion_length - len(completion)
+        if max_turns is not None and turns >= max_turns:
+            break
+        if room <= 0:
+            stop = "token_budget"
+            break
+        new = list(generate(prompt_ids + completion, min(max_new_tokens, room)))
+        completion += new
+        mask += [1] * len(new)
+        turns += 1
+        text = assistant_prefix + tokenizer.decode(new, skip_special_tokens=True)
+        env_messages, reward, terminated, truncated = adapter.step(text)
+        if terminated or truncated:
+            stop, ended = ("terminated" if terminated else "truncated"), True
+            history.append({"role": "assistant", "content": text})
+            break
+        closed = tokenizer.convert_ids_to_tokens(new[-1]) if new and new[-1] in stops else None
+        delta_text = turn_delta(tokenizer, history, env_messages, closed, **kwargs)
+        delta = encode(tokenizer, delta_text + assistant_prefix)
+        history += [{"role": "assistant", "content": text}, *env_messages]
+        if len(completion) + len(delta) >= max_completion_length:
+            stop = "token_budget"
+            break
+        completion += delta
+        mask += [1 if not loss_mask else 0] * len(delta)
+    if ended:
+        breakdown = adapter.breakdown()
+    else:
+        reward, breakdown = adapter.cut()
+    return Rollout(prompt_ids=prompt_ids, completion_ids=completion, env_mask=mask,
+                   reward=float(reward), breakdown=breakdown, episode=env.episode(),
+                   turns=turns, stop=stop, info=info, messages=history)  # fmt: skip
+
+
+def _closing_stop(tokenizer: Any, closing: str) -> tuple[int | None, str]:
+    """The stop token the template's turn closing starts with (if any) and the closing's text
+    after it."""
+    for token_id in stop_token_ids(tokenizer):
+        token = tokenizer.convert_ids_to_tokens(token_id)
+        if token and closing.startswith(token):
+            return token_id, token
+    return None, ""
+
+
+def tokenize_chat(tokenizer: Any, messages: list[dict[str, Any]],
+                  **template_kwargs: Any) -> tuple[list[int], list[int]]:  # fmt: skip
+    """``(input_ids, assistant_mask)`` of a chat (plain-text messages; prompt tool calls first
+    with :func:`~travelgym.llm.prompted_tools.to_prompted_messages`), built turn by turn as
+    :func:`run_rollout` builds a rollout: each assistant message is its content's tokens plus
+    the template's stop token (mask 1), everything else the template's text (mask 0)."""
+    first = next((i for i, m in enumerate(messages) if m.get("role") == "assistant"), None)
+    if first is None:
+        raise ValueError("the chat has no assistant message")
+    history = [dict(m) for m in messages[:first]]
+    ids = encode(tokenizer, chat_text(tokenizer, history, True, **template_kwargs))
+    mask = [0] * len(ids)
+    i = first
+    while i < len(messages):
+        message = messages[i]
+        end = i + 1
+        while end < len(messages) and messages[end].get("role") != "assistant":
+            end += 1
+        new = [dict(m) for m in messages[i + 1 : end]]
+        turn = [*history, {"role": "assistant", "content": SENTINEL}]
+        head = chat_text(tokenizer, turn, False, **template_kwargs)
+        stop_id, stop_text = _closing_stop(tokenizer, head[head.rindex(SENTINEL) + len(SENTINEL) :])
+        content = encode(tokenizer, message.get("content") or "")
+        content += [stop_id] if stop_id is not None else []
+        ids += content
+        mask += [1] * len(content)
+        if new:
+            delta = encode(tokenizer, turn_delta(tokenizer, history, new, stop_text or None,
+                                                 **template_kwargs))  # fmt: skip
+            ids += delta
+            mask += [0] * len(delta)
+        history += [dict(message), *new]
+        i = end
+    return ids, mask

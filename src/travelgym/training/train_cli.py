@@ -1,0 +1,153 @@
+"""``travelgym train``: GRPO and SFT on the environments (registered by ``travelgym.cli``).
+
+Both commands need the ``train`` extra; the trainers are imported only when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+# GRPO settings that a flag of the same name (dashes for underscores) overrides
+_GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", "limit",
+                "db_seed", "data_dir", "user", "user_turns", "num_generations",
+                "per_device_batch_size", "gradient_accumulation_steps", "beta", "epsilon",
+                "loss_type", "learning_rate", "max_steps", "seed", "temperature", "max_turns",
+                "max_new_tokens", "max_completion_length", "reward", "prompt",
+                "assistant_prefix", "no_memory", "no_penalty", "no_loss_mask", "save_steps",
+                "logging_steps", "bf16", "torch_threads")  # fmt: skip
+
+
+def _need_extra(what: str) -> None:
+    from travelgym.training.extras import MissingExtraError, require_train_extra
+
+    try:
+        require_train_extra(what=what)
+    except MissingExtraError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE,
+                                              ParameterSource.ENVIRONMENT)  # fmt: skip
+
+
+@click.group()
+def train() -> None:
+    """Train models on the environments (needs: pip install 'travelgym[train]')."""
+
+
+@train.command("grpo")
+@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Settings file (.json, .yaml, .toml); flags override it.")  # fmt: skip
+@click.option("--suite", type=click.Choice(["compass", "behavior2trip"]), default="behavior2trip",
+              show_default=True)  # fmt: skip
+@click.option("--model", default="tiny", show_default=True,
+              help="A checkpoint directory, smollm2 (GGUF, needs gguf) or tiny (random, built).")  # fmt: skip
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("runs/grpo"), show_default=True)  # fmt: skip
+@click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True)
+@click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None,
+              help="behavior2trip: instances of this difficulty.")  # fmt: skip
+@click.option("--level", type=click.IntRange(1, 3), default=None, help="compass: task level.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances/tasks.")
+@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--user", default="template", show_default=True, help="compass: simulated user.")
+@click.option("--user-turns", type=click.IntRange(min=1), default=5, show_default=True,
+              help="compass: the conversation's turn limit.")  # fmt: skip
+@click.option("--num-generations", type=click.IntRange(min=2), default=4, show_default=True,
+              help="GRPO group size.")  # fmt: skip
+@click.option("--per-device-batch-size", type=click.IntRange(min=1), default=None,
+              help="Rollouts per device per step (default: the group size).")  # fmt: skip
+@click.option("--gradient-accumulation-steps", type=click.IntRange(min=1), default=1)
+@click.option("--beta", type=float, default=0.0, show_default=True, help="KL coefficient.")
+@click.option("--epsilon", type=float, default=0.2, show_default=True, help="Clip range.")
+@click.option("--loss-type", default="grpo", show_default=True, help="TRL loss type.")
+@click.option("--learning-rate", type=float, default=1e-6, show_default=True)
+@click.option("--max-steps", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--temperature", type=float, default=1.0, show_default=True)
+@click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Model messages per episode.")  # fmt: skip
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Tokens per model message.")  # fmt: skip
+@click.option("--max-completion-length", type=click.IntRange(min=8), default=4096,
+              show_default=True, help="Model and environment tokens per episode.")  # fmt: skip
+@click.option("--reward", type=click.Choice(["full", "format"]), default="full", show_default=True,
+              help="format: the Behavior2Trip warm-up reward (action syntax only).")  # fmt: skip
+@click.option("--prompt", type=click.Choice(["full", "compact"]), default="full",
+              show_default=True, help="compact: a short B2T prompt for small models.")  # fmt: skip
+@click.option("--assistant-prefix", default="", help="Text opening every assistant turn.")
+@click.option("--no-memory", is_flag=True, help="Ablation: no memory module (behavior2trip).")
+@click.option("--no-penalty", is_flag=True, help="Ablation: no P_action (behavior2trip).")
+@click.option("--no-loss-mask", is_flag=True, help="Ablation: train on environment tokens too.")
+@click.option("--save-steps", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--logging-steps", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--bf16", is_flag=True, help="bfloat16 mixed precision.")
+@click.option("--torch-threads", type=click.IntRange(min=1), default=None,
+              help="torch CPU threads.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, **options: Any) -> None:
+    """GRPO on one suite with TRL (multi-turn rollouts, B2T loss mask, reward curve)."""
+    from travelgym.training.grpo_config import SettingsError, load_settings
+
+    overrides = {k: v for k, v in options.items() if k in _GRPO_FIELDS and _given(ctx, k)}
+    try:
+        settings = load_settings(config, **overrides)
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+    _need_extra("travelgym train grpo")
+    from travelgym.training.grpo import train_grpo
+
+    result = train_grpo(settings, echo=not as_json)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    means = " ".join(f"{row['mean_reward']:.3f}" for row in result["curve"])
+    click.echo(f"{result['steps']} GRPO steps; mean reward by step: {means or '-'}")
+    click.echo(f"model in {result['output_dir']} (evaluate: --agent hf:{result['output_dir']})")
+
+
+@train.command("sft")
+@click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--model", required=True, help="A checkpoint directory, smollm2 or tiny.")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--max-steps", type=int, default=-1, show_default=True,
+              help="Optimizer steps (-1: --epochs).")  # fmt: skip
+@click.option("--epochs", type=float, default=1.0, show_default=True)
+@click.option("--learning-rate", type=float, default=2e-5, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=8), default=4096, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--tools", type=click.Choice(["prompted", "native"]), default="prompted",
+              show_default=True,
+              help="prompted: tool calls as text, as hf: and GRPO use; native: the chat template's.")  # fmt: skip
+@click.option("--torch-threads", type=click.IntRange(min=1), default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def sft_cmd(data: Path, model: str, output_dir: Path, max_steps: int, epochs: float,
+            learning_rate: float, batch_size: int, max_length: int, seed: int, tools: str,
+            torch_threads: int | None, as_json: bool) -> None:  # fmt: skip
+    """Fine-tune on DATA (the JSONL of `travelgym export sft --format openai`) with TRL."""
+    from travelgym.training.sft_train import SFTDataError, read_examples
+
+    try:
+        read_examples(data)  # bad data fails before the heavy imports
+    except SFTDataError as exc:
+        raise click.ClickException(str(exc)) from None
+    _need_extra("travelgym train sft")
+    from travelgym.training.sft_train import train_sft
+
+    result = train_sft(data, model, output_dir, max_steps=max_steps, epochs=epochs,
+                       learning_rate=learning_rate, batch_size=batch_size, max_length=max_length,
+                       seed=seed, tools=tools, torch_threads=torch_threads)  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(f"{result['steps']} SFT steps on {result['examples']} examples, loss "
+               f"{result['train_loss']:.4f}; model in {result['output_dir']}")  # fmt: skip

@@ -1,0 +1,102 @@
+"""``travelgym train`` without running a trainer: the settings files and flags, clear errors for
+bad configs and a missing extra, and the benchmark staying free of torch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.util import find_spec
+
+import pytest
+from click.testing import CliRunner
+
+from travelgym.cli import main
+from travelgym.training import extras
+from travelgym.training.grpo_config import GRPOSettings, SettingsError, load_settings
+
+HEAVY = ("torch", "transformers", "trl", "datasets", "accelerate", "tokenizers")
+
+
+def test_light_imports_do_not_load_torch():
+    code = ("import sys, travelgym, travelgym.cli, travelgym.training.rewards, "
+            "travelgym.training.trip_env, travelgym.training.compass_env, "
+            "travelgym.training.rollout, travelgym.training.trl_env, "
+            "travelgym.training.grpo_config, travelgym.training.train_cli, "
+            "travelgym.llm.hf_client, travelgym.llm.factory, travelgym.runner.specs, "
+            f"travelgym.trips.runner; print([m for m in {HEAVY!r} if m in sys.modules])")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_settings_from_json_yaml_toml_and_overrides(tmp_path):
+    values = {"suite": "behavior2trip", "model": "tiny", "num_generations": 2, "beta": 0.04,
+              "difficulty": "easy", "no_memory": True}  # fmt: skip
+    (tmp_path / "a.json").write_text(json.dumps(values))
+    (tmp_path / "a.yaml").write_text("\n".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}"
+                                               for k, v in values.items()))  # fmt: skip
+    toml = "\n".join(f"{k} = {json.dumps(v)}" for k, v in values.items())
+    (tmp_path / "a.toml").write_text(toml)
+    (tmp_path / "b.toml").write_text("[grpo]\n" + toml)
+    names = ["a.json", "a.toml", "b.toml"] + (["a.yaml"] if find_spec("yaml") else [])
+    loaded = [load_settings(tmp_path / n) for n in names]
+    assert all(s == loaded[0] for s in loaded)
+    assert loaded[0].beta == 0.04 and loaded[0].no_memory and loaded[0].batch_size == 2
+    assert load_settings(tmp_path / "a.json", beta=0.0, max_steps=3).model_dump() == {
+        **loaded[0].model_dump(), "beta": 0.0, "max_steps": 3}  # fmt: skip
+    assert load_settings() == GRPOSettings()
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("x.json", '{"num_generations": 1}', "num_generations"),
+    ("x.json", '{"nope": 1}', "nope: Extra inputs"),
+    ("x.json", '{"suite": "compass", "no_penalty": true}', "not for compass"),
+    ("x.json", '{"num_generations": 4, "per_device_batch_size": 6}', "multiple of"),
+    ("x.json", "{not json", "not valid JSON"),
+    ("x.toml", "a = ", "not valid TOML"),
+    ("x.json", "[1, 2]", "must be a mapping"),
+    ("x.ini", "[a]", "unknown config format"),
+])  # fmt: skip
+def test_bad_settings_are_clear_errors(tmp_path, name, text, message):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(SettingsError, match=message):
+        load_settings(tmp_path / name)
+    result = CliRunner().invoke(main, ["train", "grpo", "--config", str(tmp_path / name)])
+    assert result.exit_code == 1 and "Error:" in result.output and message.split(":")[0] in (
+        result.output)  # fmt: skip
+
+
+def test_missing_config_and_missing_extra(tmp_path, monkeypatch, trips_database):
+    result = CliRunner().invoke(main, ["train", "grpo", "--config", str(tmp_path / "none.json")])
+    assert result.exit_code == 1 and "cannot read the config file" in result.output
+    monkeypatch.setattr(extras, "missing_modules", lambda modules=(): ["trl"])
+    result = CliRunner().invoke(main, ["train", "grpo", "--max-steps", "1"])
+    assert result.exit_code == 1
+    assert "pip install 'travelgym[train]'" in result.output and "trl" in result.output
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"},
+                                             {"role": "assistant", "content": "hello"}]}) + "\n")  # fmt: skip
+    result = CliRunner().invoke(main, ["train", "sft", str(data), "--model", "tiny",
+                                       "--output-dir", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 1 and "pip install 'travelgym[train]'" in result.output
+    checkpoint = tmp_path / "ckpt"
+    checkpoint.mkdir()
+    (checkpoint / "config.json").write_text("{}")
+    result = CliRunner().invoke(main, ["run", "behavior2trip", "--agent", f"hf:{checkpoint}",
+                                       "--limit", "1", "--no-progress",
+                                       "--data-dir", str(trips_database.path.parent.parent),
+                                       "--out", str(tmp_path / "runs")])  # fmt: skip
+    assert result.exit_code == 1 and "needs the train extra" in result.output
+
+
+def test_bad_sft_data(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"messages": []}\n')
+    result = CliRunner().invoke(main, ["train", "sft", str(data), "--model", "tiny",
+                                       "--output-dir", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 1 and "data.jsonl:1: no messages" in result.output
+    data.write_text("not json\n")
+    result = CliRunner().invoke(main, ["train", "sft", str(data), "--model", "tiny",
+                                       "--output-dir", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 1 and "data.jsonl:1: not valid JSON" in result.output
