@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from travelgym.trajectory import Episode
 
 EPISODES = "episodes.jsonl"
@@ -82,8 +84,9 @@ class RunStore:
             os.close(fd)
 
 
-def read_episodes(directory: Path) -> list[Episode]:
-    """All complete episodes of a run directory."""
+def read_episodes(directory: Path, model: type[BaseModel] = Episode) -> list:
+    """All complete episodes of a run directory, as ``model`` (COMPASS :class:`Episode` by
+    default; Behavior2Trip passes ``TripEpisode``)."""
     path = Path(directory) / EPISODES
     if not path.exists():
         raise RunDirError(f"{directory} is not a run directory: no {EPISODES}")
@@ -91,7 +94,7 @@ def read_episodes(directory: Path) -> list[Episode]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             try:
-                out.append(Episode.model_validate_json(line))
+                out.append(model.model_validate_json(line))
             except ValueError:
                 continue  # a partial line of a killed run
     return out

@@ -17,7 +17,7 @@ from typing import Any
 from travelgym import __version__
 from travelgym.db import connect_readonly
 from travelgym.runner.specs import SpecError, client_kwargs
-from travelgym.runner.store import EPISODES, RunDirError, RunStore
+from travelgym.runner.store import EPISODES, RunStore, read_episodes
 from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
 from travelgym.trips.checks import PlanDB
 from travelgym.trips.episode import TripEpisode, run_trip_episode
@@ -197,17 +197,7 @@ async def run_behavior2trip(cfg: TripRunConfig) -> dict[str, Any]:
 
 def read_trip_episodes(directory: Path) -> list[TripEpisode]:
     """All complete episodes of a Behavior2Trip run directory."""
-    path = Path(directory) / EPISODES
-    if not path.exists():
-        raise RunDirError(f"{directory} is not a run directory: no {EPISODES}")
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            try:
-                out.append(TripEpisode.model_validate_json(line))
-            except ValueError:
-                continue  # a partial line of a killed run
-    return out
+    return read_episodes(directory, TripEpisode)
 
 
 def read_outcomes(directory: Path) -> list[dict[str, Any]]:
