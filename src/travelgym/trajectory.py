@@ -49,6 +49,10 @@ class ToolCallRecord(BaseModel):
     error_category: str | None = None
     error_message: str | None = None
     duration_ms: float = 0.0
+    # Code agents: ``run_python`` calls are containers (not searches); each tool call their code
+    # made is recorded as a call of its own whose ``parent`` is the container's id.
+    container: bool = False
+    parent: str | None = None
 
 
 class Turn(BaseModel):

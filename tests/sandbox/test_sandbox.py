@@ -1,72 +1,34 @@
-"""The code sandbox: limits, refusals, tool bindings; the test process must always survive."""
+"""The code sandbox: limits, results, the working directory and the tools by message."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import socket
-import tempfile
-import uuid
-from pathlib import Path
 
 import pytest
 
+from tests.sandbox.support import run
+from travelgym.parks.env import CompassEnv
 from travelgym.parks.tools import CompassContext, compass_registry
-from travelgym.sandbox import (
-    SandboxError,
-    SandboxLimits,
-    ToolsSpec,
-    describe_tools,
-    run_code,
-)
-from travelgym.toolkit.codegen import build_module, registry_caller, tool_signature
-
-FAST = SandboxLimits(wall_seconds=10, cpu_seconds=1)
-
-
-def group_members(pgid: int) -> list[int]:
-    """Processes (zombies included) whose process group is ``pgid``, read from /proc."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[2]) == pgid:
-            members.append(int(entry))
-    return members
-
-
-def run(source: str, **kwargs):
-    result = run_code(source, **{"limits": FAST, **kwargs})
-    assert result.pid is not None and group_members(result.pid) == []
-    return result
-
-
-@pytest.fixture()
-def spec(compass_db):
-    return ToolsSpec(suite="compass", db_path=compass_db)
+from travelgym.sandbox import SandboxError, SandboxLimits, ToolBridge, Workspace
+from travelgym.toolkit.codegen import build_module, describe_tools, registry_caller, tool_signature
 
 
 def test_normal_run():
     result = run("import sys\nprint('hello', 6 * 7)\nprint('warn', file=sys.stderr)")
     assert result.ok and result.error is None and result.exit_status == 0
     assert result.stdout == "hello 42\n" and result.stderr == "warn\n"
-    assert result.wall_seconds < 5 and result.cpu_seconds > 0
+    assert result.boundary == "bubblewrap" and result.wall_seconds < 5
 
 
 def test_busy_loop_hits_cpu_limit():
-    result = run("while True:\n    pass")
+    result = run("while True:\n    pass", limits=SandboxLimits(10, 1))
     assert not result.ok and result.error in (SandboxError.CPU_LIMIT, SandboxError.TIMEOUT)
     assert result.wall_seconds < 8
 
 
 def test_sleep_hits_wall_timeout():
     result = run("import time\nprint('start')\ntime.sleep(60)", limits=SandboxLimits(1.0))
-    assert result.error == SandboxError.TIMEOUT and result.exit_status == -9
+    assert result.error == SandboxError.TIMEOUT
     assert result.stdout == "start\n" and result.wall_seconds < 5
 
 
@@ -80,117 +42,12 @@ def test_memory_bomb(source):
     assert result.error == SandboxError.MEMORY and "MemoryError" in result.traceback
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        "import os\nwhile True:\n    os.fork()",
-        "import subprocess\nsubprocess.run(['echo', 'hi'])",
-        "import os\nos.system('echo hi')",
-        "import os\nos.popen('echo hi').read()",
-        "import os\nos.posix_spawn('/bin/echo', ['echo'], {})",
-        "import os\nos.execv('/bin/echo', ['echo'])",
-        "import multiprocessing\nmultiprocessing.Process(target=print).start()",
-        "import pty\npty.fork()",
-        "import _posixsubprocess",
-        "import os\nos.kill(os.getppid(), 9)",
-    ],
-    ids=[
-        "fork-bomb",
-        "subprocess",
-        "system",
-        "popen",
-        "posix_spawn",
-        "exec",
-        "multiprocessing",
-        "pty",
-        "posixsubprocess",
-        "kill-parent",
-    ],
-)
-def test_process_creation_refused(source):
-    result = run(source)
-    assert result.error == SandboxError.REFUSED, result
-    assert result.refusals and "sandbox refused" in result.traceback
-    assert result.stdout == ""  # no "hi" from a child process
-
-
-@pytest.mark.parametrize(
-    "template",
-    [
-        "open({path!r}, 'w').write('x')",
-        "import os\nos.open({path!r}, os.O_WRONLY | os.O_CREAT)",
-        "import pathlib\npathlib.Path({path!r}).write_text('x')",
-        "import shutil\nopen('a.txt', 'w').write('x')\nshutil.copy('a.txt', {path!r})",
-        "import os\nos.mkdir({path!r})",
-        "import os\nos.symlink({path!r}, 'link')\nopen('link', 'w')",
-        "import os\nos.chdir(os.path.dirname({path!r}))\nopen(os.path.basename({path!r}), 'w')",
-        "import os\nd = os.open(os.path.dirname({path!r}), os.O_RDONLY)\n"
-        "os.open(os.path.basename({path!r}), os.O_WRONLY | os.O_CREAT, dir_fd=d)",
-        "import os\nos.mkfifo({path!r})",
-    ],
-    ids=["open", "os.open", "pathlib", "copy", "mkdir", "symlink", "chdir", "dir_fd", "mkfifo"],
-)
-def test_write_outside_workdir_refused(template):
-    path = os.path.join(tempfile.gettempdir(), f"escape_{uuid.uuid4().hex}")
-    result = run(template.format(path=path))
-    assert result.error == SandboxError.REFUSED, result
-    assert not os.path.lexists(path)
-
-
-def test_write_inside_workdir_allowed(tmp_path):
-    work = tmp_path / "work"
-    source = (
-        "import os, tempfile\nos.makedirs('sub/dir')\nopen('sub/dir/a.txt', 'w').write('kept')\n"
-        "fd, name = tempfile.mkstemp()\nos.close(fd)\nos.rename(name, 'moved')\nprint(os.getcwd())"
-    )
-    result = run(source, workdir=work)
-    assert result.ok, result
-    assert (work / "sub/dir/a.txt").read_text() == "kept" and (work / "moved").exists()
-    assert result.stdout.strip() == str(work.resolve())
-
-
-def test_temporary_workdir_is_removed():
-    result = run("import os\nprint(os.getcwd())\nopen('f', 'w').write('x')")
-    assert result.ok and not os.path.exists(result.stdout.strip())
-
-
-def test_network_refused():
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.3)
-    port = listener.getsockname()[1]
-    try:
-        source = f"import socket\ns = socket.socket()\ns.connect(('127.0.0.1', {port}))"
-        result = run(source)
-        assert result.error == SandboxError.REFUSED and "socket" in result.refusals[0]
-        with pytest.raises(TimeoutError):
-            listener.accept()
-        for source in (
-            f"import socket\nsocket.create_connection(('127.0.0.1', {port}))",
-            f"import urllib.request\nurllib.request.urlopen('http://127.0.0.1:{port}/')",
-            "import socket\nsocket.getaddrinfo('localhost', 80)",
-        ):
-            assert run(source).error == SandboxError.REFUSED
-    finally:
-        listener.close()
-
-
-def test_ctypes_refused():
-    result = run("import ctypes\nctypes.CDLL(None).getpid()")
-    assert result.error == SandboxError.REFUSED and "ctypes" in result.refusals[0]
-
-
-def test_parent_environment_not_inherited(monkeypatch):
-    monkeypatch.setenv("TRAVELGYM_SECRET_API_KEY", "sk-do-not-leak")
-    result = run("import os\nprint(dict(os.environ))")
-    assert result.ok and "sk-do-not-leak" not in result.stdout
-
-
 def test_exception_reports_traceback():
     result = run("def f(x):\n    return 1 / x\n\nprint('before')\nf(0)")
     assert result.error == SandboxError.EXCEPTION and result.stdout == "before\n"
     assert 'File "<code>", line 2, in f' in result.traceback
     assert result.traceback.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "travelgym" not in result.traceback  # the sandbox's own frames are hidden
+    assert "boot.py" not in result.traceback and "/sandbox" not in result.traceback
 
 
 def test_syntax_error_and_exit_codes():
@@ -210,50 +67,40 @@ def test_output_flood_is_truncated():
     assert len(result.stderr) < 1100 and "truncated" in result.stderr
 
 
-def _db_hash(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def test_workspace_files_last_for_the_episode():
+    workspace = Workspace()
+    first = run("import os\nos.makedirs('sub/dir')\nopen('sub/dir/a.txt', 'w').write('kept')\n"
+                "print(os.getcwd())", workspace=workspace)  # fmt: skip
+    assert first.ok and first.stdout.strip() == "/work"
+    assert workspace.files() == {"sub/dir/a.txt": b"kept"}
+    second = run("print(open('sub/dir/a.txt').read())\nopen('b', 'w').write('2')",
+                 workspace=workspace)  # fmt: skip
+    assert second.ok and second.stdout == "kept\n"
+    assert set(workspace.files()) == {"sub/dir/a.txt", "b"}
+    fresh = run("import os\nprint(os.listdir('.'))")
+    assert fresh.stdout.strip() == "[]"
 
 
-GRAB_CONNECTION = (
-    "import gc, sqlite3\n"
-    "conn = next(o for o in gc.get_objects() if isinstance(o, sqlite3.Connection))\n"
-)
+def test_a_timed_out_call_keeps_the_previous_files():
+    workspace = Workspace()
+    run("open('a', 'w').write('1')", workspace=workspace)
+    killed = run("open('b', 'w').write('2')\nwhile True:\n    pass",
+                 limits=SandboxLimits(1.0, 5), workspace=workspace)  # fmt: skip
+    assert killed.error == SandboxError.TIMEOUT and not killed.workspace_saved
+    assert workspace.files() == {"a": b"1"}
 
 
-@pytest.mark.parametrize(
-    "template",
-    [
-        GRAB_CONNECTION + "conn.execute('DELETE FROM hotels')\nconn.commit()",
-        GRAB_CONNECTION + "conn.execute('PRAGMA query_only = OFF')",
-        GRAB_CONNECTION + "conn.execute(\"ATTACH DATABASE 'side.db' AS side\")",
-        GRAB_CONNECTION + 'conn.execute("VACUUM INTO {side!r}")',
-        "import sqlite3\nc = sqlite3.connect({db!r})\nc.execute('DELETE FROM hotels')\nc.commit()",
-        "import sqlite3\nsqlite3.connect(':memory:')",
-        "open({db!r}, 'r+b').write(b'garbage')",
-        "import os\nos.remove({db!r})",
-        "import os\nos.truncate({db!r}, 0)",
-    ],
-    ids=[
-        "delete",
-        "pragma",
-        "attach",
-        "vacuum-into",
-        "connect",
-        "connect-memory",
-        "open",
-        "remove",
-        "truncate",
-    ],
-)
-def test_database_cannot_be_written(spec, compass_db, tmp_path, template):
-    before = _db_hash(compass_db)
-    side = str(tmp_path / "side.db")
-    result = run(template.format(db=str(compass_db), side=side), tools_spec=spec)
-    assert not result.ok and result.error in (SandboxError.REFUSED, SandboxError.EXCEPTION)
-    assert _db_hash(compass_db) == before and not os.path.exists(side)
+def _bridge(compass_db, calls=None):
+    registry, context = compass_registry(), CompassContext.from_path(compass_db)
+
+    def record(name, arguments, result, ms):
+        if calls is not None:
+            calls.append((name, arguments, result.ok))
+
+    return ToolBridge(registry, context, record), context
 
 
-def test_tools_match_direct_registry_calls(spec, compass_db):
+def test_tools_match_direct_registry_calls(compass_db):
     calls = [
         ("get_weekday", {"date_str": "2025-08-15"}),
         ("get_weekday", {"date_str": "not a date"}),
@@ -262,21 +109,21 @@ def test_tools_match_direct_registry_calls(spec, compass_db):
         ("search_location_name", {"query": "yosemity"}),
         ("calculate", {"expression": "100 + 200 * 3"}),
     ]  # fmt: skip
-    source = "import json\nfrom tools import get_weekday, search_hotel\nimport tools\n" + "".join(
+    source = "import json\nimport tools\n" + "".join(
         f"print(json.dumps(tools.{name}(**{args!r})))\n" for name, args in calls
     )
-    result = run(source, tools_spec=spec)
+    recorded: list = []
+    bridge, ctx = _bridge(compass_db, recorded)
+    result = run(source, tools=bridge)
     assert result.ok, result
-    registry, ctx = compass_registry(), CompassContext.from_path(compass_db)
-    try:
-        expected = [json.loads(json.dumps(registry.call(n, a, ctx).payload())) for n, a in calls]
-    finally:
-        ctx.close()
+    registry, direct = compass_registry(), CompassContext.from_path(compass_db)
+    expected = [json.loads(json.dumps(registry.call(n, a, direct).payload())) for n, a in calls]
     assert [json.loads(line) for line in result.stdout.splitlines()] == expected
-    assert "error" in expected[1] and "error" not in expected[2]
+    assert recorded == [(n, a, "error" not in e) for (n, a), e in zip(calls, expected, strict=True)]
+    assert result.tool_calls == len(calls)
 
 
-def test_tool_bindings_in_sandbox(spec):
+def test_tool_bindings_in_sandbox(compass_db):
     source = (
         "import inspect, json, tools\n"
         "print(json.dumps({\n"
@@ -285,47 +132,63 @@ def test_tool_bindings_in_sandbox(spec):
         "  'doc': tools.get_weekday.__doc__,\n"
         "  'positional': tools.get_weekday('2025-08-01'),\n"
         "  'unknown': tools.get_weekday(day='2025-08-01'),\n"
+        "  'too_many': tools.get_weekday('a', 'b'),\n"
         "  'missing': tools.search_hotel(location='Zion'),\n"
+        "  'odd': tools.get_weekday({1, 2}),\n"
         "}))"
     )
-    result = run(source, tools_spec=spec)
+    bridge, _ = _bridge(compass_db)
+    result = run(source, tools=bridge)
     assert result.ok, result
     out = json.loads(result.stdout)
     assert out["names"] == compass_registry().names
     assert out["sig"] == "(date_str: str) -> dict"
     assert out["doc"].startswith("Return the weekday name of a date.")
     assert out["positional"] == {"date": "2025-08-01", "weekday": "Friday"}
-    assert out["unknown"]["error"]["category"] == "parameter"
-    assert "start_date" in out["missing"]["error"]["message"]
+    for key in ("unknown", "too_many", "missing", "odd"):
+        assert out[key]["error"]["category"] == "parameter", key
+    assert "signature: get_weekday(date_str: str)" in out["too_many"]["error"]["message"]
 
 
-def test_notebook_persists_across_runs(spec, tmp_path):
-    work = tmp_path / "episode"
+def test_forged_and_excess_tool_requests_are_answered_not_fatal(compass_db):
+    source = (
+        "import json, os, struct\nfrom tools import get_weekday\n"
+        "fd = int(__import__('sys').argv[-1]) if False else None\n"
+        "for i in range(5):\n"
+        "    print(get_weekday('2025-08-01').get('weekday', 'limited'))\n"
+    )
+    bridge, _ = _bridge(compass_db)
+    result = run(source, tools=bridge, limits=SandboxLimits(10, 2, tool_calls=3))
+    assert result.ok and result.stdout.split() == ["Friday"] * 3 + ["limited"] * 2
+    assert bridge.calls == 3
+
+
+def test_notebook_lives_in_the_parent_context(compass_db):
+    env = CompassEnv(CompassContext.from_path(compass_db).conn)
     first = run("from tools import notebook\nprint(notebook(action='write', input_data='Zion'))",
-                tools_spec=spec, workdir=work)  # fmt: skip
-    assert first.ok and "written" in first.stdout
+                tools=env.tool_bridge("call_1"))  # fmt: skip
+    assert first.ok and "written" in first.stdout and env.context.notebook == ["Zion"]
     second = run("from tools import notebook\nprint(notebook(action='list_all'))",
-                 tools_spec=spec, workdir=work)  # fmt: skip
+                 tools=env.tool_bridge("call_2"))  # fmt: skip
     assert second.ok and "'note': 'Zion'" in second.stdout
-    fresh = run("from tools import notebook\nprint(notebook(action='list_all'))", tools_spec=spec)
-    assert fresh.stdout.strip() == "{'notes': []}"
+    assert [c.parent for c in env.calls] == ["call_1", "call_2"]
 
 
-def test_episode_goes_on_after_failures(spec, tmp_path):
-    work = tmp_path / "episode"
+def test_episode_goes_on_after_failures(compass_db):
+    bridge, _ = _bridge(compass_db)
+    workspace = Workspace()
     failures = [
-        ("import os\nwhile True:\n    os.fork()", SandboxError.REFUSED),
-        ("while True:\n    pass", None),
-        ("x = bytearray(10**10)", SandboxError.MEMORY),
-        ("raise RuntimeError('boom')", SandboxError.EXCEPTION),
-        ("import os\nos.kill(os.getpid(), 11)", SandboxError.REFUSED),
-        ("import sys\nsys.setrecursionlimit(10**7)\nf = lambda: f()\nf()", None),
+        "import os\nwhile True:\n    os.fork()",
+        "while True:\n    pass",
+        "x = bytearray(10**10)",
+        "raise RuntimeError('boom')",
+        "import os\nos.kill(os.getpid(), 11)",
+        "import sys\nsys.setrecursionlimit(10**7)\nf = lambda: f()\nf()",
     ]
-    for source, error in failures:
-        result = run(source, tools_spec=spec, workdir=work)
-        assert not result.ok and (error is None or result.error == error)
-    result = run("from tools import get_weekday\nprint(get_weekday('2025-08-02'))",
-                 tools_spec=spec, workdir=work)  # fmt: skip
+    for source in failures:
+        result = run(source, tools=bridge, workspace=workspace, limits=SandboxLimits(5, 1))
+        assert not result.ok
+    result = run("from tools import get_weekday\nprint(get_weekday('2025-08-02'))", tools=bridge)
     assert result.ok and "Saturday" in result.stdout
 
 
@@ -351,10 +214,7 @@ def test_codegen_module_without_sandbox(compass_db):
         ctx.close()
 
 
-def test_invalid_specs(tmp_path):
-    with pytest.raises(ValueError):
-        ToolsSpec(suite="nope", db_path=tmp_path)
-    with pytest.raises(FileNotFoundError):
-        ToolsSpec(suite="compass", db_path=tmp_path / "missing.sqlite")
-    with pytest.raises(ValueError):
-        SandboxLimits(memory_bytes=1 << 20)
+def test_invalid_limits():
+    for bad in ({"memory_bytes": 1 << 20}, {"disk_bytes": 10}, {"processes": 1}):
+        with pytest.raises(ValueError):
+            SandboxLimits(**bad)

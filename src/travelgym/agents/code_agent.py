@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from travelgym.agents.base import AgentReply
 from travelgym.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
 from travelgym.parks.env import CompassEnv
-from travelgym.sandbox import SandboxLimits, ToolsSpec, describe_tools, run_code
+from travelgym.sandbox import SandboxLimits, SandboxUnavailable, Workspace, run_code
+from travelgym.toolkit.codegen import describe_tools
 from travelgym.trajectory import DialogueAct, ToolCallRecord
 
 MAX_STEPS_PER_TURN = 16
@@ -70,14 +68,11 @@ class CodeAgent:
 
     def start(self, env: CompassEnv) -> None:
         self.env = env
-        db_path = env.context.conn.execute("PRAGMA database_list").fetchone()[2]
-        self.tools_spec = ToolsSpec(suite="compass", db_path=Path(db_path))
-        self.workdir = Path(tempfile.mkdtemp(prefix="travelgym-code-"))
+        self.workspace = Workspace()  # the sandbox's files, kept across this episode's calls
         listing = describe_tools(env.registry)
         self.messages = [ChatMessage(role="system", content=system_prompt(listing))]
 
     def transcript(self) -> list[dict[str, Any]]:
-        shutil.rmtree(getattr(self, "workdir", ""), ignore_errors=True)  # the episode is over
         return [m.to_openai() for m in self.messages]
 
     async def reply(self, user_text: str, acts: list[DialogueAct]) -> AgentReply:
@@ -116,16 +111,25 @@ class CodeAgent:
             self.env.calls.append(ToolCallRecord(id=call_id, name=name, arguments=arguments, ok=False,
                                                  error_category=category, error_message=error))  # fmt: skip
             return json.dumps({"error": {"category": category, "message": error}})
-        result = await asyncio.to_thread(run_code, code, tools_spec=self.tools_spec, limits=self.limits,
-                                         workdir=self.workdir)  # fmt: skip
+        position = len(self.env.calls)  # the container goes before the calls its code made
+        try:
+            result = await asyncio.to_thread(run_code, code, tools=self.env.tool_bridge(call_id),
+                                             limits=self.limits, workspace=self.workspace)  # fmt: skip
+        except SandboxUnavailable as exc:
+            payload = {"ok": False, "stdout": "", "stderr": "", "error": "unavailable",
+                       "message": str(exc)}  # fmt: skip
+            self.env.calls.insert(position, ToolCallRecord(
+                id=call_id, name=name, arguments={"code": code}, ok=False, result=payload,
+                error_category="sandbox", error_message=str(exc), container=True))  # fmt: skip
+            return json.dumps(payload)
         payload = {"ok": result.ok, "stdout": result.stdout[-MAX_OUTPUT_CHARS:],
                    "stderr": result.stderr[-4000:], "error": result.error.value if result.error else None}  # fmt: skip
         if result.traceback:
             payload["traceback"] = result.traceback[-4000:]
-        self.env.calls.append(ToolCallRecord(
+        self.env.calls.insert(position, ToolCallRecord(
             id=call_id, name=name, arguments={"code": code}, ok=result.ok, result=payload,
             result_chars=len(result.stdout), error_category=None if result.ok else "sandbox",
             error_message=None if result.ok else str(payload["error"]),
-            duration_ms=round(result.wall_seconds * 1000, 1),
+            duration_ms=round(result.wall_seconds * 1000, 1), container=True,
         ))  # fmt: skip
         return json.dumps(payload)

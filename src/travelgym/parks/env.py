@@ -9,6 +9,8 @@ from typing import Any
 
 from travelgym.parks.context import CompassContext
 from travelgym.parks.tools import compass_registry
+from travelgym.sandbox.bridge import ToolBridge
+from travelgym.toolkit.errors import ToolResult
 from travelgym.trajectory import ToolCallRecord
 
 
@@ -29,10 +31,15 @@ class CompassEnv:
         """Run one tool call; the record carries the payload or the categorised error."""
         start = time.perf_counter()
         result = self.registry.call(name, arguments, self.context)
+        return self.record(name, arguments, result, (time.perf_counter() - start) * 1000, call_id)
+
+    def record(self, name: Any, arguments: Any, result: ToolResult, duration_ms: float,
+               call_id: str | None = None, parent: str | None = None) -> ToolCallRecord:  # fmt: skip
+        """Record a call that has run (natively, or from code through the sandbox bridge)."""
         payload = result.payload()
         text = json.dumps(payload, default=str)
         record = ToolCallRecord(
-            id=call_id or f"call_{len(self.calls)}",
+            id=call_id or (f"{parent}.{len(self.calls)}" if parent else f"call_{len(self.calls)}"),
             name=str(name),
             arguments=arguments,
             ok=result.ok,
@@ -40,11 +47,18 @@ class CompassEnv:
             result_chars=len(text),
             error_category=result.error.category.value if result.error else None,
             error_message=result.error.message if result.error else None,
-            duration_ms=round((time.perf_counter() - start) * 1000, 3),
+            duration_ms=round(duration_ms, 3),
+            parent=parent,
         )
         self.calls.append(record)
         self.last_payload = payload
         return record
+
+    def tool_bridge(self, parent: str) -> ToolBridge:
+        """The bridge that serves (and records, under ``parent``) the tool calls of code."""
+        return ToolBridge(self.registry, self.context,
+                          lambda name, arguments, result, ms: self.record(name, arguments, result, ms,
+                                                                          parent=parent))  # fmt: skip
 
     def take_calls(self) -> list[ToolCallRecord]:
         """The calls made since the last take (one agent turn's calls)."""

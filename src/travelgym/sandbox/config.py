@@ -1,54 +1,42 @@
-"""What a sandbox run is given (limits, tool suite) and what it returns."""
+"""What a sandbox run is given (limits) and what it returns."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
-
-SUITES = ("compass",)
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-run limits; time limits include the child's start-up (about 0.1-0.3 s)."""
+    """Per-call limits; time limits include the sandbox's start-up (about 20-40 ms)."""
 
-    wall_seconds: float = 30.0  # enforced by the parent: SIGKILL to the process group
+    wall_seconds: float = 30.0  # enforced by the parent: the sandbox is killed
     cpu_seconds: int = 20  # RLIMIT_CPU (user code only; SIGXCPU, then SIGKILL one second later)
-    memory_bytes: int = 1 << 30  # RLIMIT_AS: the child's whole address space
-    file_bytes: int = 64 << 20  # RLIMIT_FSIZE: the largest file the child may write
+    memory_bytes: int = 1 << 30  # RLIMIT_AS: the interpreter's whole address space
+    file_bytes: int = 64 << 20  # RLIMIT_FSIZE: the largest file the code may write
+    disk_bytes: int = 64 << 20  # size of the working directory's tmpfs: all files together
     open_files: int = 64  # RLIMIT_NOFILE
+    processes: int = 16  # RLIMIT_NPROC of the sandbox's own unprivileged user
     output_chars: int = 20_000  # stdout and stderr are each cut to this many characters
+    tool_calls: int = 1_000  # tool calls one run may make; later ones are answered with an error
 
     def __post_init__(self) -> None:
         if self.wall_seconds <= 0 or self.cpu_seconds < 1 or self.output_chars < 0:
             raise ValueError(f"invalid sandbox limits: {self}")
         if self.memory_bytes < 64 << 20 or self.open_files < 16 or self.file_bytes < 0:
             raise ValueError(f"sandbox limits too small to start Python: {self}")
+        if self.disk_bytes < 1 << 20 or self.processes < 4 or self.tool_calls < 0:
+            raise ValueError(f"invalid sandbox limits: {self}")
 
 
-@dataclass(frozen=True)
-class ToolsSpec:
-    """Which tools the sandboxed code can import (``import tools``) and their database."""
-
-    suite: str
-    db_path: str | os.PathLike[str]
-    module: str = "tools"
-
-    def __post_init__(self) -> None:
-        if self.suite not in SUITES:
-            raise ValueError(f"unknown tool suite {self.suite!r}; known: {', '.join(SUITES)}")
-        if not Path(self.db_path).is_file():
-            raise FileNotFoundError(f"database not found: {self.db_path}")
-        if not self.module.isidentifier():
-            raise ValueError(f"invalid module name {self.module!r}")
+class SandboxUnavailable(RuntimeError):
+    """Model-written code cannot run: no operating-system sandbox here (the message says why)."""
 
 
 class SandboxError(str, Enum):
     """Why a run did not finish cleanly."""
 
-    TIMEOUT = "timeout"  # wall-clock limit; the process group was killed
+    TIMEOUT = "timeout"  # wall-clock limit; the sandbox was killed
     CPU_LIMIT = "cpu_limit"  # RLIMIT_CPU
     MEMORY = "memory"  # MemoryError under RLIMIT_AS, or killed for memory
     REFUSED = "refused"  # the audit hook refused an operation and the code stopped on it
@@ -63,7 +51,7 @@ class SandboxResult:
     ok: bool
     stdout: str
     stderr: str
-    exit_status: int | None  # the child's exit code; negative: killed by that signal
+    exit_status: int | None  # the exit code; negative: killed by that signal
     error: SandboxError | None
     traceback: str | None  # for ``exception`` and ``refused`` (and ``memory`` when raised)
     wall_seconds: float
@@ -71,4 +59,7 @@ class SandboxResult:
     refusals: tuple[str, ...] = ()  # every refused operation, even ones the code caught
     stdout_truncated: bool = False
     stderr_truncated: bool = False
-    pid: int | None = None  # the child's pid, which is also its process group id
+    pid: int | None = None  # the host pid of the sandbox's outermost process
+    tool_calls: int = 0  # tool calls the code made (each recorded by the caller's bridge)
+    boundary: str = ""  # "bubblewrap" or "unsafe" (no operating-system boundary)
+    workspace_saved: bool = True  # False when the call's file changes could not be kept

@@ -1,14 +1,15 @@
-"""Parent side: start the child interpreter, enforce the wall clock, collect the result."""
+"""Parent side: start the sandbox, serve its tool calls, enforce the wall clock, collect the result."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import select
 import shutil
 import signal
+import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -16,14 +17,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-import travelgym
-from travelgym.sandbox.config import SandboxError, SandboxLimits, SandboxResult, ToolsSpec
+from travelgym.sandbox import boundary as boundaries
+from travelgym.sandbox.bridge import ToolBridge
+from travelgym.sandbox.config import SandboxError, SandboxLimits, SandboxResult
+from travelgym.sandbox.inside import channel
+from travelgym.sandbox.inside import workspace as archives
 
-_SRC_ROOT = str(Path(travelgym.__file__).resolve().parent.parent)
-_BOOT = (
-    f"import sys; sys.path.insert(0, {_SRC_ROOT!r}); "
-    "from travelgym.sandbox.child import main; main(sys.argv[1])"
-)
 _MEMORY_HINTS = ("MemoryError", "Cannot allocate memory", "out of memory", "bad_alloc")
 _OUTCOMES = {
     "ok": None,
@@ -31,6 +30,28 @@ _OUTCOMES = {
     "refused": SandboxError.REFUSED,
     "memory": SandboxError.MEMORY,
 }
+MAX_REQUEST_BYTES = 1 << 20
+EXIT_GRACE_S = 1.0  # after the sandbox exits, how long its last frames may take to arrive
+NO_TOOLS = json.dumps({"payload": {"error": {"category": "tool_name",
+                       "message": "no tools in this sandbox"}}}).encode()  # fmt: skip
+
+
+class Workspace:
+    """The files of one episode's sandbox calls, kept between calls as an opaque archive.
+
+    The parent never unpacks it on its own file system (except :meth:`files`, for tests and
+    inspection, into a private temporary directory).
+    """
+
+    def __init__(self) -> None:
+        self.archive = b""
+
+    def files(self) -> dict[str, bytes]:
+        """The regular files of the workspace by relative path."""
+        with tempfile.TemporaryDirectory() as tmp:
+            archives.unpack(self.archive, tmp)
+            return {str(p.relative_to(tmp)): p.read_bytes()
+                    for p in sorted(Path(tmp).rglob("*")) if p.is_file()}  # fmt: skip
 
 
 class _Capture(threading.Thread):
@@ -55,41 +76,122 @@ class _Capture(threading.Thread):
         return text, truncated
 
 
-def _child_env(workdir: Path) -> dict[str, str]:
-    """A minimal environment: nothing of the parent's (API keys!) leaks into the child."""
-    env = {"PATH": os.defpath, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-    env |= {key: str(workdir) for key in ("HOME", "TMPDIR", "MPLCONFIGDIR")}
-    env |= {key: "1" for key in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    return env
+class _Session:
+    """One sandbox process and its channel: send the job, answer calls, take the report."""
+
+    def __init__(self, proc: subprocess.Popen, sock: socket.socket, tools: ToolBridge | None,
+                 limits: SandboxLimits) -> None:  # fmt: skip
+        self.proc, self.sock, self.tools, self.limits = proc, sock, tools, limits
+        self.report: dict[str, Any] | None = None
+        self.archive: bytes | None = None
+        self.timed_out = False
+        self.protocol_error: str | None = None
+
+    def serve(self, first: bytes, deadline: float) -> None:
+        outgoing = bytearray(first)
+        reader = channel.FrameReader({channel.CALL: MAX_REQUEST_BYTES, channel.STATUS: 8 << 20,
+                                      channel.ARCHIVE: self.limits.disk_bytes + (16 << 20)})  # fmt: skip
+        self.sock.setblocking(False)
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                self.timed_out = True
+                return
+            if exited_at is None and _exited(self.proc.pid):
+                exited_at = now
+            if exited_at is not None and now - exited_at > EXIT_GRACE_S:
+                return
+            wait = min(deadline - now, 0.05)
+            readable, writable, _ = select.select(
+                [self.sock], [self.sock] if outgoing else [], [], wait
+            )
+            if writable:
+                with contextlib.suppress(BlockingIOError):
+                    del outgoing[: self.sock.send(outgoing[: 1 << 16])]
+            if not readable:
+                continue
+            try:
+                data = self.sock.recv(1 << 20)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                return
+            if not data:  # every process of the sandbox is gone, or going
+                until = time.monotonic() + EXIT_GRACE_S
+                while not _exited(self.proc.pid) and time.monotonic() < until:
+                    time.sleep(0.001)
+                return
+            try:
+                frames = reader.feed(data)
+            except channel.ChannelError as exc:
+                self.protocol_error = str(exc)
+                return
+            for kind, payload in frames:
+                outgoing += self._answer(kind, payload)
+
+    def _answer(self, kind: bytes, payload: bytes) -> bytes:
+        if kind == channel.CALL:
+            reply = (
+                NO_TOOLS
+                if self.tools is None
+                else self.tools.handle(payload, self.limits.tool_calls)
+            )
+            return channel.pack(channel.REPLY, reply)
+        if kind == channel.STATUS and self.report is None:
+            with contextlib.suppress(ValueError, RecursionError):
+                report = json.loads(payload)
+                self.report = report if isinstance(report, dict) else None
+        elif kind == channel.ARCHIVE and self.archive is None:
+            self.archive = payload
+        return b""
 
 
-def _killpg(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+def _exited(pid: int) -> bool:
+    """Whether the child has exited (without reaping it)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
 
-def _wait(pid: int, deadline: float) -> bool:
-    """Wait until the child exits (without reaping it) or the deadline; True on timeout."""
-    delay = 0.002
-    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-        if time.monotonic() >= deadline:
-            return True
-        time.sleep(delay)
-        delay = min(delay * 1.5, 0.05)
-    return False
-
-
-def _read_report(path: Path) -> dict[str, Any] | None:
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def _namespace_init(info_fd: int | None) -> int | None:
+    """The host pid of the sandbox's PID-namespace init, from bwrap's ``--info-fd``."""
+    if info_fd is None:
         return None
-    return report if isinstance(report, dict) else None
+    with contextlib.suppress(OSError, ValueError):
+        if select.select([info_fd], [], [], 0)[0]:
+            pid = json.loads(os.read(info_fd, 4096).decode()).get("child-pid")
+            return pid if isinstance(pid, int) and pid > 1 else None
+    return None
 
 
-def _classify(
-    rc: int, timed_out: bool, cpu: float, limits: SandboxLimits, report: dict | None, err: str
-) -> SandboxError | None:
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def _stop(proc: subprocess.Popen, init_pid: int | None) -> tuple[int, float]:
+    """Kill everything the call started; return (exit status, CPU seconds of the process tree).
+
+    Killing the namespace's init makes the kernel kill every process in it; the outer process
+    group holds setpriv/bwrap (or the unsafe child and whatever it forked)."""
+    if init_pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(init_pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet: the group is ours
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if init_pid is not None:
+        until = time.monotonic() + 2.0
+        while not _gone(init_pid) and time.monotonic() < until:
+            time.sleep(0.002)
+    return proc.returncode, usage.ru_utime + usage.ru_stime
+
+
+def _classify(rc: int, timed_out: bool, cpu: float, limits: SandboxLimits,
+              report: dict | None, err: str) -> SandboxError | None:  # fmt: skip
     if rc == -signal.SIGXCPU:
         return SandboxError.CPU_LIMIT
     if timed_out:
@@ -105,94 +207,92 @@ def _classify(
     return SandboxError.CRASH
 
 
-def _execute(job: dict[str, Any], workdir: Path, limits: SandboxLimits) -> SandboxResult:
-    job_path = Path(job["status_path"]).with_name("job.json")
-    job_path.write_text(json.dumps(job), encoding="utf-8")
-    command = [sys.executable, "-I", "-B", "-X", "utf8", "-c", _BOOT, str(job_path)]
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        command,
-        cwd=workdir,
-        env=_child_env(workdir),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,  # its own session and process group (pgid == pid)
-        close_fds=True,
-    )
+def run_code(
+    source: str,
+    *,
+    tools: ToolBridge | None = None,
+    limits: SandboxLimits = SandboxLimits(),
+    workspace: Workspace | None = None,
+    audit: bool = True,
+) -> SandboxResult:
+    """Run model-written ``source`` behind the operating-system boundary.
+
+    ``tools`` serves ``import tools`` inside (each call recorded by the bridge's recorder);
+    ``workspace`` keeps the working directory's files from one call to the next (reuse one per
+    episode). ``audit=False`` leaves out the in-process audit hook, to test the boundary alone.
+    Raises :class:`~travelgym.sandbox.SandboxUnavailable` where there is no boundary.
+    """
+    boundary = boundaries.current()
+    workspace = workspace if workspace is not None else Workspace()
+    host_dir = None if boundary.kind == "bubblewrap" else tempfile.mkdtemp(prefix="travelgym-work-")
+    job = {"source": source, "workdir": boundary.workdir or host_dir, "limits": asdict(limits),
+           "tools": tools.specs() if tools else None, "module": tools.module if tools else "tools",
+           "audit": audit}  # fmt: skip
+    first = channel.pack(channel.JOB, json.dumps(job).encode("utf-8", "surrogatepass"))
+    first += channel.pack(channel.ARCHIVE, workspace.archive)
+    parent_sock, child_sock = socket.socketpair()
+    info_r, info_w = os.pipe() if boundary.kind == "bubblewrap" else (None, None)
     keep = limits.output_chars * 4 + 4
-    out, err = _Capture(proc.stdout, keep), _Capture(proc.stderr, keep)
-    out.start()
-    err.start()
     try:
-        timed_out = _wait(proc.pid, start + limits.wall_seconds)
+        with boundaries.uid_slot() as uid:
+            program = boundaries.boot_program(boundary, child_sock.fileno())
+            argv = boundaries.command(boundary, uid, program, limits.disk_bytes, info_w)
+            start = time.monotonic()
+            try:
+                proc = subprocess.Popen(argv, cwd=host_dir or "/", env=boundaries.base_env(),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, start_new_session=True,
+                                        pass_fds=[fd for fd in (child_sock.fileno(), info_w) if fd is not None])  # fmt: skip
+            finally:
+                child_sock.close()
+                if info_w is not None:
+                    os.close(info_w)
+            out, err = _Capture(proc.stdout, keep), _Capture(proc.stderr, keep)
+            out.start()
+            err.start()
+            session = _Session(proc, parent_sock, tools, limits)
+            try:
+                session.serve(first, start + limits.wall_seconds)
+            finally:
+                rc, tree_cpu = _stop(proc, _namespace_init(info_r))
+                wall = time.monotonic() - start
+                for capture in (out, err):
+                    capture.join(timeout=5)
+                proc.stdout.close()
+                proc.stderr.close()
     finally:
-        _killpg(proc.pid)  # the exited leader is not reaped yet, so the group id is still ours
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.monotonic() - start
-        for capture in (out, err):
-            capture.join(timeout=5)
-        proc.stdout.close()
-        proc.stderr.close()
-    cpu = usage.ru_utime + usage.ru_stime
+        parent_sock.close()
+        if info_r is not None:
+            os.close(info_r)
+        if host_dir is not None:
+            shutil.rmtree(host_dir, ignore_errors=True)
+    if boundary.kind == "bubblewrap" and rc > 128:
+        rc = -(rc - 128)  # bwrap exits with 128 + N when the code was killed by signal N
+    report = session.report
+    cpu = max(tree_cpu, float((report or {}).get("cpu_seconds") or 0))
     stdout, stdout_cut = out.text(limits.output_chars)
     stderr, stderr_cut = err.text(limits.output_chars)
-    report = _read_report(Path(job["status_path"]))
-    error = _classify(proc.returncode, timed_out, cpu, limits, report, stderr)
+    if session.protocol_error:
+        stderr += f"\n[sandbox channel: {session.protocol_error}]"
+    error = _classify(rc, session.timed_out, cpu, limits, report, stderr)
+    saved = session.archive is not None and not session.timed_out
+    if saved:
+        workspace.archive = session.archive
+    refusals = (report or {}).get("refusals", ())
     return SandboxResult(
         ok=error is None,
         stdout=stdout,
         stderr=stderr,
-        exit_status=proc.returncode,
+        exit_status=rc,
         error=error,
         traceback=(report or {}).get("traceback"),
         wall_seconds=round(wall, 3),
         cpu_seconds=round(cpu, 3),
-        refusals=tuple((report or {}).get("refusals", ())),
+        refusals=tuple(str(r) for r in refusals) if isinstance(refusals, list) else (),
         stdout_truncated=stdout_cut,
         stderr_truncated=stderr_cut,
         pid=proc.pid,
+        tool_calls=tools.calls if tools else 0,
+        boundary=boundary.kind,
+        workspace_saved=saved,
     )
-
-
-def run_code(
-    source: str,
-    *,
-    tools_spec: ToolsSpec | None = None,
-    limits: SandboxLimits = SandboxLimits(),
-    workdir: Path | None = None,
-) -> SandboxResult:
-    """Run model-written ``source`` in a fresh, limited and audited Python process.
-
-    ``workdir`` is the only place the code may write; without one, a temporary directory is
-    created and removed. Reuse one ``workdir`` across the runs of an episode to keep its files
-    and the tools' notebook.
-    """
-    control = Path(tempfile.mkdtemp(prefix="travelgym-sandbox-"))
-    own = workdir is None
-    work = Path(tempfile.mkdtemp(prefix="travelgym-work-")) if own else Path(workdir)
-    try:
-        work.mkdir(parents=True, exist_ok=True)
-        work = work.resolve()
-        job: dict[str, Any] = {
-            "source": source,
-            "workdir": str(work),
-            "status_path": str(control / "status.json"),
-            "limits": asdict(limits),
-            "protected": [],
-            "tools": None,
-        }
-        if tools_spec is not None:
-            db = Path(tools_spec.db_path).resolve()
-            job["tools"] = {
-                "suite": tools_spec.suite,
-                "db_path": str(db),
-                "module": tools_spec.module,
-            }
-            job["protected"] = [str(db) + suffix for suffix in ("", "-journal", "-wal", "-shm")]
-        return _execute(job, work, limits)
-    finally:
-        shutil.rmtree(control, ignore_errors=True)
-        if own:
-            shutil.rmtree(work, ignore_errors=True)

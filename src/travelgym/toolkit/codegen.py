@@ -13,6 +13,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from travelgym.sandbox.inside import stubs
 from travelgym.toolkit.errors import ErrorCategory, ToolResult
 from travelgym.toolkit.registry import Tool, ToolRegistry
 
@@ -28,16 +29,6 @@ _JSON_TYPES = {
 }
 
 
-class _Annotation:
-    """An annotation shown as plain text in signatures (``int | None``)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
 def type_text(schema: dict[str, Any]) -> str:
     """A Python-looking type for a JSON schema (``str``, ``list[str]``, ``int | None``...)."""
     if "anyOf" in schema:
@@ -50,19 +41,24 @@ def type_text(schema: dict[str, Any]) -> str:
     return _JSON_TYPES.get(schema.get("type", ""), "Any")
 
 
-def tool_signature(tool: Tool) -> inspect.Signature:
-    """The signature of a tool's binding, derived from its JSON schema."""
+def binding_spec(tool: Tool) -> dict[str, Any]:
+    """The JSON description of a tool's binding (name, docstring, parameters), from which
+    :mod:`travelgym.sandbox.inside.stubs` builds the function, in the parent or the sandbox."""
     schema = tool.json_schema()
     required = set(schema.get("required", []))
-    params, kind, seen_default = [], inspect.Parameter.POSITIONAL_OR_KEYWORD, False
+    params, kind, seen_default = [], "positional", False
     for name, prop in schema["properties"].items():
         if name in required and seen_default:
-            kind = inspect.Parameter.KEYWORD_ONLY  # a required parameter after an optional one
-        default = inspect.Parameter.empty if name in required else prop.get("default")
+            kind = "keyword"  # a required parameter after an optional one
         seen_default |= name not in required
-        annotation = _Annotation(type_text(prop))
-        params.append(inspect.Parameter(name, kind, default=default, annotation=annotation))
-    return inspect.Signature(params, return_annotation=_Annotation("dict"))
+        params.append({"name": name, "kind": kind, "has_default": name not in required,
+                       "default": prop.get("default"), "type": type_text(prop)})  # fmt: skip
+    return {"name": tool.name, "doc": tool_docstring(tool), "params": params, "returns": "dict"}
+
+
+def tool_signature(tool: Tool) -> inspect.Signature:
+    """The signature of a tool's binding, derived from its JSON schema."""
+    return stubs.signature(binding_spec(tool))
 
 
 def tool_docstring(tool: Tool) -> str:
@@ -77,7 +73,9 @@ def tool_docstring(tool: Tool) -> str:
     return "\n".join(lines)
 
 
-def _arguments(sig: inspect.Signature, args: tuple, kwargs: dict[str, Any]) -> dict | str:
+def call_arguments(tool: Tool, args: list | tuple, kwargs: dict[str, Any]) -> dict | str:
+    """The arguments object of a binding call (positional ones named), or why it is invalid."""
+    sig = tool_signature(tool)
     positional = [p.name for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
     if len(args) > len(positional):
         return f"takes at most {len(positional)} positional arguments ({len(args)} given)"
@@ -88,22 +86,22 @@ def _arguments(sig: inspect.Signature, args: tuple, kwargs: dict[str, Any]) -> d
     return {**named, **kwargs}
 
 
+def invalid_call(tool: Tool, problem: str) -> ToolResult:
+    """The parameter error of a binding call whose arguments do not fit its signature."""
+    message = f"{tool.name}() {problem}; signature: {tool.name}{tool_signature(tool)}"
+    return ToolResult.failure(tool.name, ErrorCategory.PARAMETER, message)
+
+
 def make_function(tool: Tool, call: Caller) -> Callable[..., Any]:
     """A plain function for ``tool`` that forwards its arguments to ``call``."""
-    sig = tool_signature(tool)
-    name = tool.name
 
-    def binding(*args: Any, **kwargs: Any) -> Any:
-        arguments = _arguments(sig, args, kwargs)
+    def forward(name: str, args: list, kwargs: dict[str, Any]) -> Any:
+        arguments = call_arguments(tool, args, kwargs)
         if isinstance(arguments, str):
-            message = f"{name}() {arguments}; signature: {name}{sig}"
-            return ToolResult.failure(name, ErrorCategory.PARAMETER, message).payload()
+            return invalid_call(tool, arguments).payload()
         return call(name, arguments)
 
-    binding.__name__ = binding.__qualname__ = name
-    binding.__doc__ = tool_docstring(tool)
-    binding.__signature__ = sig  # type: ignore[attr-defined]
-    return binding
+    return stubs.make_binding(binding_spec(tool), forward)
 
 
 def build_module(registry: ToolRegistry, call: Caller, name: str = "tools") -> types.ModuleType:

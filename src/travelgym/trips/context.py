@@ -6,7 +6,7 @@ import json
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from rapidfuzz import fuzz, process, utils
 
 from travelgym.db import connect_readonly
+from travelgym.sandbox.runner import Workspace
 from travelgym.toolkit import ContentError, ToolContext
 from travelgym.trips.schema import POI_TABLES
 
@@ -47,6 +48,8 @@ class TripsContext(ToolContext):
     """Everything a Behavior2Trip tool needs; one per episode."""
 
     conn: sqlite3.Connection
+    # the Python tool's working-directory files, kept across the episode's calls (opaque archive)
+    workspace: Workspace = field(default_factory=Workspace)
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str]) -> TripsContext:

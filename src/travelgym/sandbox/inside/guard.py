@@ -9,10 +9,14 @@ changing files outside the working directory (or the protected database files an
 from __future__ import annotations
 
 import os
-import socket
 import sys
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the sandbox's start-up skips importing typing
+    from collections.abc import Callable
+    from typing import Any
+
+AF_UNIX = 1  # socket.AF_UNIX on Linux, without importing socket at start-up
 
 FORBIDDEN_EVENTS = frozenset(
     {
@@ -120,7 +124,7 @@ class Policy:
         self.protected = frozenset(os.path.realpath(p) for p in protected)
 
     def check(self, event: str, args: tuple[Any, ...]) -> str | None:
-        if event == "socket.__new__" and len(args) > 1 and args[1] == socket.AF_UNIX:
+        if event == "socket.__new__" and len(args) > 1 and args[1] == AF_UNIX:
             return None  # socketpair() for asyncio; connecting and binding stay refused
         if event in FORBIDDEN_EVENTS or event.startswith(FORBIDDEN_PREFIXES):
             return "operation not allowed in the sandbox"
