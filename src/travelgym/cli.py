@@ -45,6 +45,24 @@ def seed_option(func):
     )(func)
 
 
+def unsafe_sandbox_option(func):
+    return click.option(
+        "--unsafe-sandbox",
+        is_flag=True,
+        help="Where bubblewrap cannot run, run model-written code WITHOUT an operating-system "
+        "sandbox (unsafe: the code can read the answer key; recorded in the run).",
+    )(func)
+
+
+def _allow_unsafe_sandbox(flag: bool) -> None:
+    from travelgym import sandbox
+
+    sandbox.allow_unsafe(flag)
+    if flag:
+        click.echo("warning: --unsafe-sandbox: where bubblewrap is unavailable, model-written "
+                   "code runs without an operating-system boundary", err=True)  # fmt: skip
+
+
 def emit_json(obj) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=False))
 
@@ -235,11 +253,22 @@ def tools(suite: str, markdown: bool) -> None:
     help="Serve this database file instead of the generated one.",
 )
 @data_dir_option
-def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path | None) -> None:
+@unsafe_sandbox_option
+def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path | None,
+              unsafe_sandbox: bool) -> None:  # fmt: skip
     """Serve SUITE's tools as an MCP server over stdin/stdout (one episode per connection)."""
+    from travelgym import sandbox
     from travelgym.toolkit.mcp_server import run_stdio
 
     if suite == "behavior2trip":
+        _allow_unsafe_sandbox(unsafe_sandbox)
+        try:
+            kind = sandbox.require().kind
+        except sandbox.SandboxUnavailable as exc:
+            kind = None
+            click.echo(f"warning: the Python tool will refuse every call: {exc}", err=True)
+        if kind == "unsafe":
+            click.echo("warning: the Python tool runs model code WITHOUT a sandbox", err=True)
         from travelgym.trips.build import ensure_database as ensure_trips
         from travelgym.trips.tools import TOOLS_INTRO as TRIPS_INTRO
         from travelgym.trips.tools import TripsContext, trips_registry
@@ -356,8 +385,13 @@ def score(
     answers: Path, as_json: bool, suite: str | None, seed: int, data_dir: Path | None
 ) -> None:
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
+    from travelgym.runner.integrity import tampering
+
+    tampered = tampering(answers) if answers.is_dir() else None
+    if tampered:
+        click.echo(f"warning: TAMPERED run: {tampered}", err=True)
     if (suite or detect_suite(answers)) == "behavior2trip":
-        _score_trips(answers, as_json, seed, data_dir)
+        _score_trips(answers, as_json, seed, data_dir, tampered)
         return
     from travelgym.db import connect_readonly
     from travelgym.parks.answers import AnswerFileError, read_answers
@@ -374,12 +408,15 @@ def score(
     conn = connect_readonly(ensure_database(seed=seed, data_dir=data_dir).path)
     result = score_answers(conn, tasks, truths, entries)
     if as_json:
-        emit_json(result)
+        emit_json({**result, "tampered": tampered})
         return
     click.echo(format_score_table(result))
+    if tampered:
+        click.echo(f"TAMPERED: {tampered}")
 
 
-def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None) -> None:
+def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None,
+                 tampered: str | None = None) -> None:  # fmt: skip
     """Behavior2Trip scoring: DR, C and UPC micro/macro and final pass rates by difficulty."""
     from travelgym.trips.build import ensure_database
     from travelgym.trips.instances import ensure_instances, load_instances
@@ -397,7 +434,7 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None)
                           if x.instance_id in wanted})  # fmt: skip
     result = score_answers(entries, instances, db.path)
     if as_json:
-        emit_json(result)
+        emit_json({**result, "tampered": tampered})
         return
     lines = [f"{'':<10} {'n':>5} {'DR':>7} {'C-micro':>8} {'C-macro':>8} {'UPC-micro':>10} "
              f"{'UPC-macro':>10} {'final':>7}"]  # fmt: skip
@@ -405,6 +442,8 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None)
         lines.append(f"{name:<10} {agg['n']:>5} {agg['DR']:>7.1f} {agg['C_micro']:>8.1f} "
                      f"{agg['C_macro']:>8.1f} {agg['UPC_micro']:>10.1f} {agg['UPC_macro']:>10.1f} "
                      f"{agg['final']:>7.1f}")  # fmt: skip
+    if tampered:
+        lines.append(f"TAMPERED: {tampered}")
     click.echo("\n".join(lines))
 
 
@@ -498,6 +537,7 @@ def format_score_table(result: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @data_dir_option
+@unsafe_sandbox_option
 def run(
     suite: str,
     agents: tuple[str, ...],
@@ -523,10 +563,13 @@ def run(
     as_json: bool,
     no_progress: bool,
     data_dir: Path | None,
+    unsafe_sandbox: bool,
 ) -> None:
     """Run the benchmark: simulated user x agent conversations, scored against the ground truth
     (behavior2trip: one planning episode per instance, scored by the 32 checks)."""
     import asyncio
+
+    _allow_unsafe_sandbox(unsafe_sandbox)
 
     options = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                  "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
@@ -546,6 +589,7 @@ def run(
     from travelgym.runner.batch import RunConfig, run_compass
     from travelgym.runner.specs import DEFAULT_AGENTS, SpecError, parse_agent_spec, parse_user_spec
     from travelgym.runner.store import RunDirError
+    from travelgym.sandbox import SandboxUnavailable
 
     try:
         specs = [parse_agent_spec(a) for a in (agents or DEFAULT_AGENTS)]
@@ -563,7 +607,7 @@ def run(
                         client_options=options)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_compass(cfg))
-        except (RunDirError, ValueError, LLMError) as exc:
+        except (RunDirError, ValueError, LLMError, SandboxUnavailable) as exc:
             raise click.ClickException(str(exc)) from exc
         if not as_json:
             click.echo(f"{spec.text}: {len(results[spec.text]['tasks'])} episodes in {cfg.out}")
@@ -584,6 +628,7 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
     from travelgym.llm.protocol import LLMError
     from travelgym.runner.specs import SpecError
     from travelgym.runner.store import RunDirError
+    from travelgym.sandbox import SandboxUnavailable
     from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
     from travelgym.trips.runner import (
         DEFAULT_TRIP_AGENT,
@@ -608,7 +653,7 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
                             progress=not no_progress and not as_json, client_options=options)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_behavior2trip(cfg))
-        except (RunDirError, ValueError, LLMError) as exc:
+        except (RunDirError, ValueError, LLMError, SandboxUnavailable) as exc:
             raise click.ClickException(str(exc)) from exc
         if not as_json:
             click.echo(f"{spec.text}: {results[spec.text]['episodes']} episodes in {cfg.out}")

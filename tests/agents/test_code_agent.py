@@ -49,8 +49,12 @@ def test_code_agent_runs_sandboxed_python_and_recommends(compass_db):
     assert episode.termination == "accepted", episode.error
     assert episode.score["optimal"]
     calls = [c for t in episode.turns for c in t.tool_calls]
-    search, runaway, escape, malformed = calls[:4]
+    search, runaway, escape, malformed = [c for c in calls if c.parent is None][:4]
     assert search.ok and search.result["stdout"].split() == ["SGU", "Friday"]
+    assert search.container and runaway.container and not malformed.container
+    inner = [(c.name, c.ok) for c in calls if c.parent == search.id]
+    assert inner == [("search_airports", True), ("get_weekday", True)]
+    assert calls.index(search) < min(calls.index(c) for c in calls if c.parent == search.id)
     assert not runaway.ok and runaway.result["error"] in ("cpu_limit", "timeout")
     assert not escape.ok and escape.result["error"] in ("refused", "exception")
     assert malformed.error_category == "parameter"

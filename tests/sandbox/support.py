@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from travelgym.sandbox import SandboxLimits, run_code
+from travelgym.sandbox import SandboxLimits, boundary, run_code
 from travelgym.sandbox.boundary import UID_BASE
 
 FAST = SandboxLimits(wall_seconds=10, cpu_seconds=2)
@@ -45,7 +45,11 @@ def leftovers(pgid: int | None = None) -> list[int]:
 
 
 def run(source: str, **kwargs):
-    """``run_code`` with fast limits, asserting that the call left no process behind."""
+    """``run_code`` with fast limits, asserting that the call left no process behind.
+
+    Refuses to run without bubblewrap: some attacks (``kill(-1)`` as root) would hit the host.
+    """
+    assert boundary.current().kind == "bubblewrap", "these tests need the bubblewrap sandbox"
     result = run_code(source, **{"limits": FAST, **kwargs})
     assert leftovers(result.pid) == [], f"processes left behind: {leftovers(result.pid)}"
     return result

@@ -119,7 +119,8 @@ def package_ids_in(arguments: Any, out: set[str]) -> None:
 def search_effort_yield(episode: Episode) -> tuple[int, int, str]:
     """(E, Y, yield_source) of one episode (Section 5.2).
 
-    E counts unique signatures of executable (``ok``) calls. Y counts unique bookable package
+    E counts unique signatures of executable (``ok``) calls; a code agent's ``run_python``
+    calls are containers, not searches: the tool calls their code made count instead. Y counts unique bookable package
     IDs in ok call results when the payloads were stored (LLM and code agents). Scripted agents'
     runs do not store payloads; their Y falls back to the package IDs named in ok calls'
     arguments (details and recommend calls): a lower bound of what was retrieved, marked
@@ -131,7 +132,7 @@ def search_effort_yield(episode: Episode) -> tuple[int, int, str]:
     stored, any_ok = True, False
     for turn in episode.turns:
         for call in turn.tool_calls:
-            if not call.ok:
+            if not call.ok or call.container:
                 continue
             any_ok = True
             signatures.add(call_signature(call.name, call.arguments))
@@ -204,7 +205,7 @@ def extract(episode: Episode, task: Task | None = None) -> EpisodeFeatures:
     calls = 0
     for turn in episode.turns:
         for call in turn.tool_calls:
-            calls += 1
+            calls += not call.container  # a run_python call holds the calls its code made
             if call.error_category:
                 errors[call.error_category] = errors.get(call.error_category, 0) + 1
     effort, yield_, source = search_effort_yield(episode)

@@ -34,6 +34,7 @@ from typing import Any
 
 from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
 from travelgym.parks.tasks import STYLES, GroundTruth, Task, load_tasks
+from travelgym.runner.integrity import tamper_notes
 from travelgym.runner.store import MANIFEST, RunDirError, read_episodes
 from travelgym.trajectory import Episode
 
@@ -731,6 +732,7 @@ def write_report(
     notes: list[str] = []
     clock = time.perf_counter()
     runs = load_runs(list(run_dirs))
+    notes += tamper_notes(runs)
     timings["read_s"] = time.perf_counter() - clock
 
     clock = time.perf_counter()

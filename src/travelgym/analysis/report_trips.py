@@ -37,6 +37,7 @@ from travelgym.analysis.report import (
     embed_json,
 )
 from travelgym.analysis.report_assets import DOM_HELPERS_JS, ERROR_HOOK_JS, REPORT_CSS
+from travelgym.runner.integrity import tamper_notes
 from travelgym.runner.store import MANIFEST, RunDirError
 
 SUITE = "behavior2trip"
@@ -326,6 +327,7 @@ def write_trip_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None 
     if not run_dirs:
         raise RunDirError("no run directory given")
     runs = load_trip_runs(list(run_dirs))
+    notes += tamper_notes(runs)
     timings["read_s"] = time.perf_counter() - clock
 
     clock = time.perf_counter()

@@ -17,6 +17,7 @@ from travelgym.parks.episode import DEFAULT_MAX_TURNS, run_episode
 from travelgym.parks.ground_truth import ensure_ground_truth, tasks_sha256
 from travelgym.parks.scoring import PlanScore, summarize
 from travelgym.parks.tasks import PACKAGE_TASKS, Task, load_tasks
+from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import AgentSpec, agent_factory, client_kwargs, user_backend
 from travelgym.runner.store import RunStore, read_episodes
 
@@ -81,9 +82,11 @@ async def run_compass(cfg: RunConfig) -> dict[str, Any]:
     _, truths = ensure_ground_truth(seed=cfg.db_seed, data_dir=cfg.data_dir)
     tasks = select_tasks(load_tasks(), cfg.task_ids, cfg.level, cfg.limit)
     store = RunStore(cfg.out)
-    done = store.open(
-        _manifest(cfg, tasks, db.metadata["content_hash"]), cfg.resume, cfg.retry_errors
-    )
+    manifest = _manifest(cfg, tasks, db.metadata["content_hash"])
+    # a code agent runs model-written code: refuse up front where there is no sandbox
+    manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind == "code")
+    done = store.open(manifest, cfg.resume, cfg.retry_errors)
+    integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
     pending = [(t, k) for t in tasks for k in range(cfg.trials) if (t.task_id, k) not in done]
     options = client_kwargs(cfg.client_options)
     make_agent = agent_factory(cfg.agent, cfg.seed, cfg.base_url, options)
@@ -109,6 +112,7 @@ async def run_compass(cfg: RunConfig) -> dict[str, Any]:
         episodes_s = time.perf_counter() - started
         progress.close()
         conn.close()
+        integrity.finish()
         for client in (getattr(make_agent, "client", None), getattr(backend, "client", None)):
             if client is not None and hasattr(client, "aclose"):
                 await client.aclose()

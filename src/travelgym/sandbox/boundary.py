@@ -141,7 +141,7 @@ def _world_readable(path: str) -> bool:
     """Whether an unprivileged user can reach and read ``path`` (and execute it)."""
     current_path = Path(path)
     try:
-        if not current_path.stat().st_mode & 0o005 == 0o005:
+        if (current_path.stat().st_mode & 0o005) != 0o005:
             return False
         return all(p.stat().st_mode & 0o001 for p in current_path.parents)
     except OSError:

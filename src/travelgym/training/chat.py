@@ -60,6 +60,8 @@ def compass_chat(episode: Episode, conn: Any = None) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": turn.text})
             continue
         for i, call in enumerate(turn.tool_calls):
+            if call.parent is not None:
+                continue  # made by the code of a run_python call, not by the model
             record = call
             if call.result is None and call.ok:
                 if replay is None:

@@ -92,11 +92,22 @@ def train() -> None:
 @click.option("--torch-threads", type=click.IntRange(min=1), default=None,
               help="torch CPU threads.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--unsafe-sandbox",
+    is_flag=True,
+    help="Where bubblewrap cannot run, run the Python tool's code WITHOUT a sandbox.",
+)
 @click.pass_context
-def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, **options: Any) -> None:
-    """GRPO on one suite with TRL (multi-turn rollouts, B2T loss mask, reward curve)."""
+def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sandbox: bool,
+             **options: Any) -> None:  # fmt: skip
+    """GRPO on one suite with TRL (multi-turn rollouts, B2T loss mask, reward curve).
+
+    Rollouts call the tools for real: the Python tool's code runs in the same sandbox as in
+    evaluation, and refuses (a tool error naming bubblewrap) where there is none."""
+    from travelgym import sandbox
     from travelgym.training.grpo_config import SettingsError, load_settings
 
+    sandbox.allow_unsafe(unsafe_sandbox)
     overrides = {k: v for k, v in options.items() if k in _GRPO_FIELDS and _given(ctx, k)}
     try:
         settings = load_settings(config, **overrides)

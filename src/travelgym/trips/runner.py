@@ -16,6 +16,7 @@ from typing import Any
 
 from travelgym import __version__
 from travelgym.db import connect_readonly
+from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import SpecError, client_kwargs
 from travelgym.runner.store import EPISODES, RunStore, read_episodes
 from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
@@ -162,7 +163,10 @@ async def run_behavior2trip(cfg: TripRunConfig) -> dict[str, Any]:
     chosen = select_instances(instances, cfg.instance_ids, cfg.difficulty, cfg.limit)
     store = RunStore(cfg.out)
     manifest = _manifest(cfg, chosen, db.metadata["content_hash"], sha)
+    # LLM agents can call the Python tool: refuse up front where there is no sandbox
+    manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind != "scripted")
     done = store.open(manifest, cfg.resume, cfg.retry_errors)
+    integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
     pending = [x for x in chosen if (x.instance_id, 0) not in done]
     options = client_kwargs(cfg.client_options)
     make_agent = trip_agent_factory(cfg.agent, cfg.base_url, options, cfg.max_steps)
@@ -187,6 +191,7 @@ async def run_behavior2trip(cfg: TripRunConfig) -> dict[str, Any]:
         wall = time.perf_counter() - started
         progress.close()
         conn.close()
+        integrity.finish()
         client = getattr(make_agent, "client", None)
         if client is not None and hasattr(client, "aclose"):
             await client.aclose()
