@@ -29,10 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from travelgym.sandbox.config import SandboxUnavailable
+from travelgym.sandbox.config import SandboxLimits, SandboxUnavailable
 
 INSIDE = Path(__file__).resolve().parent / "inside"
-RUNTIME_FILES = ("boot.py", "channel.py", "guard.py", "stubs.py", "workspace.py")
+RUNTIME_FILES = ("boot.py", "runtime.py", "channel.py", "guard.py", "stubs.py", "workspace.py")
 WORKDIR, RUNTIME_MOUNT = "/work", "/sandbox"
 SYSTEM_FILES = ("/etc/ld.so.cache",)
 UID_BASE = 1 << 30  # host user ids for sandboxes started by root: above any real account
@@ -118,6 +118,8 @@ def _bubblewrap() -> Boundary | str:
         return "bwrap is not on the PATH"
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         return "setpriv (util-linux) is needed to drop root for the sandbox"
+    if shutil.which("prlimit") is None:
+        return "prlimit (util-linux) is needed to limit the sandbox's resources"
     python = _sandbox_python()
     if python is None:
         return (
@@ -127,7 +129,9 @@ def _bubblewrap() -> Boundary | str:
         mounts = tuple(_mounts(python))
         boundary = Boundary("bubblewrap", python, str(runtime_dir()), bwrap, mounts)
         with uid_slot() as uid:
-            argv = command(boundary, uid, [python, "-I", "-S", "-c", "print('ok')"], 1 << 20)
+            argv = command(
+                boundary, uid, [python, "-I", "-S", "-c", "print('ok')"], SandboxLimits()
+            )
             probe = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=base_env())
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         return f"the sandbox could not be prepared ({exc})"
@@ -232,6 +236,7 @@ def runtime_dir() -> Path:
         shutil.copyfile(INSIDE / name, staging / name)
         (staging / name).chmod(0o644)
     (staging / "empty").mkdir(mode=0o555)
+    _precompile(staging)
     staging.chmod(0o755)
     try:
         os.rename(staging, target)
@@ -240,6 +245,19 @@ def runtime_dir() -> Path:
         if not _trusted(target):
             raise
     return target
+
+
+def _precompile(directory: Path) -> None:
+    """Bytecode for the imported runtime modules, made by the sandbox's own interpreter (the
+    sandbox cannot write it, and compiling on every start would cost start-up time)."""
+    python = _sandbox_python() or sys.executable
+    modules = [str(directory / n) for n in RUNTIME_FILES if n != "boot.py"]
+    script = "import py_compile, sys\nfor f in sys.argv[1:]: py_compile.compile(f, doraise=True)"
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run([python, "-I", "-S", "-c", script, *modules], timeout=60, check=True,
+                       capture_output=True)  # fmt: skip
+    for path in directory.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def _trusted(path: Path) -> bool:
@@ -282,19 +300,28 @@ def boot_program(boundary: Boundary, channel_fd: int) -> list[str]:
     return [boundary.python, "-I", "-S", "-B", "-X", "utf8", f"{runtime}/boot.py", str(channel_fd)]
 
 
-def command(boundary: Boundary, uid: int | None, program: list[str], disk_bytes: int,
+def command(boundary: Boundary, uid: int | None, program: list[str], limits: SandboxLimits,
             info_fd: int | None = None) -> list[str]:  # fmt: skip
-    """The argv that runs ``program`` behind the boundary (as it is in unsafe mode)."""
+    """The argv that runs ``program`` behind the boundary (as it is in unsafe mode).
+
+    ``prlimit`` sets the resource limits before anything of the sandbox runs (the CPU limit
+    counts the interpreter's start-up); ``setpriv`` then drops root for the sandbox's own user.
+    """
     if boundary.kind != "bubblewrap":
         return list(program)
     assert boundary.bwrap is not None
-    argv = []
+    cpu = limits.cpu_seconds
+    argv = ["prlimit", f"--cpu={cpu}:{cpu + 1}", f"--as={limits.memory_bytes}",
+            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}",
+            f"--nproc={limits.processes}", "--core=0", "--"]  # fmt: skip
     if uid is not None:
         argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-    argv += [boundary.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+    # --as-pid-1: the interpreter is the namespace's init, so bwrap leaves no orphaned init
+    # behind (an unreaped zombie would count against the sandbox user's process limit)
+    argv += [boundary.bwrap, "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session",
              "--clearenv", "--hostname", "sandbox", *boundary.mounts,
              "--ro-bind", boundary.runtime, RUNTIME_MOUNT, "--proc", "/proc", "--dev", "/dev",
-             "--size", str(disk_bytes), "--tmpfs", WORKDIR,
+             "--size", str(limits.disk_bytes), "--tmpfs", WORKDIR,
              "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]  # fmt: skip
     for key, value in {"HOME": WORKDIR, "TMPDIR": WORKDIR, "LANG": "C.UTF-8",
                        "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"}.items():  # fmt: skip

@@ -5,6 +5,7 @@ connection, and is recorded by the caller exactly like a native call."""
 from __future__ import annotations
 
 import json
+import marshal
 import time
 from collections.abc import Callable
 from typing import Any
@@ -60,7 +61,8 @@ class ToolBridge:
                 round((time.perf_counter() - start) * 1000, 3),
             )
         payload = result.payload() if result is not None else _limit_payload(max_calls)
-        return json.dumps({"payload": payload}, default=str).encode("utf-8", "replace")
+        # what the code sees: the payload as JSON data (as a native caller reads it), marshalled
+        return marshal.dumps({"payload": json.loads(json.dumps(payload, default=str))})
 
     def _serve(self, request: bytes, max_calls: int) -> tuple[str, Any, ToolResult | None]:
         if self.calls >= max_calls:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import select
 import shutil
@@ -32,8 +33,8 @@ _OUTCOMES = {
 }
 MAX_REQUEST_BYTES = 1 << 20
 EXIT_GRACE_S = 1.0  # after the sandbox exits, how long its last frames may take to arrive
-NO_TOOLS = json.dumps({"payload": {"error": {"category": "tool_name",
-                       "message": "no tools in this sandbox"}}}).encode()  # fmt: skip
+NO_TOOLS = marshal.dumps({"payload": {"error": {"category": "tool_name",
+                          "message": "no tools in this sandbox"}}})  # fmt: skip
 
 
 class Workspace:
@@ -163,30 +164,23 @@ def _namespace_init(info_fd: int | None) -> int | None:
     return None
 
 
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state in ("Z", "X")
-
-
 def _stop(proc: subprocess.Popen, init_pid: int | None) -> tuple[int, float]:
     """Kill everything the call started; return (exit status, CPU seconds of the process tree).
 
-    Killing the namespace's init makes the kernel kill every process in it; the outer process
-    group holds setpriv/bwrap (or the unsafe child and whatever it forked)."""
+    Killing the namespace's init makes the kernel kill and reap every process in it; bwrap,
+    its parent, then reaps it and exits, so nothing is left as an orphan (an orphan's zombie
+    would still count against the sandbox user's process limit). The process group kill is
+    the fallback, and all there is in unsafe mode."""
     if init_pid is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(init_pid, signal.SIGKILL)
+        until = time.monotonic() + 2.0
+        while not _exited(proc.pid) and time.monotonic() < until:
+            time.sleep(0.001)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet: the group is ours
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if init_pid is not None:
-        until = time.monotonic() + 2.0
-        while not _gone(init_pid) and time.monotonic() < until:
-            time.sleep(0.002)
     return proc.returncode, usage.ru_utime + usage.ru_stime
 
 
@@ -227,8 +221,8 @@ def run_code(
     host_dir = None if boundary.kind == "bubblewrap" else tempfile.mkdtemp(prefix="travelgym-work-")
     job = {"source": source, "workdir": boundary.workdir or host_dir, "limits": asdict(limits),
            "tools": tools.specs() if tools else None, "module": tools.module if tools else "tools",
-           "audit": audit}  # fmt: skip
-    first = channel.pack(channel.JOB, json.dumps(job).encode("utf-8", "surrogatepass"))
+           "audit": audit, "set_limits": boundary.kind != "bubblewrap"}  # fmt: skip
+    first = channel.pack(channel.JOB, marshal.dumps(job))
     first += channel.pack(channel.ARCHIVE, workspace.archive)
     parent_sock, child_sock = socket.socketpair()
     info_r, info_w = os.pipe() if boundary.kind == "bubblewrap" else (None, None)
@@ -236,7 +230,7 @@ def run_code(
     try:
         with boundaries.uid_slot() as uid:
             program = boundaries.boot_program(boundary, child_sock.fileno())
-            argv = boundaries.command(boundary, uid, program, limits.disk_bytes, info_w)
+            argv = boundaries.command(boundary, uid, program, limits, info_w)
             start = time.monotonic()
             try:
                 proc = subprocess.Popen(argv, cwd=host_dir or "/", env=boundaries.base_env(),

@@ -2,17 +2,56 @@
 
 A frame is a one-byte kind, a 4-byte big-endian length and that many bytes. The parent sends the
 job and the workspace archive; the code side sends tool calls (answered by replies), then its
-status and the new workspace archive. Standalone: imported inside the sandbox and by the parent.
+status and the new workspace archive. What the trusted parent sends is ``marshal`` data (no
+import cost inside); what the code side sends is JSON, which the parent parses as untrusted
+input. Standalone: imported inside the sandbox and by the parent.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+from _json import encode_basestring_ascii
 
 HEADER = struct.Struct(">cI")
 JOB, ARCHIVE, CALL, REPLY, STATUS = b"J", b"A", b"C", b"R", b"S"
 KINDS = frozenset({JOB, ARCHIVE, CALL, REPLY, STATUS})
+
+
+def encode_json(value: object) -> bytes:
+    """ASCII JSON of dicts, lists, tuples, strings, numbers, booleans and None (other values as
+    their ``repr``; non-finite floats as null), without importing the json package."""
+    parts: list[str] = []
+    _encode(value, parts, 0)
+    return "".join(parts).encode("ascii")
+
+
+def _encode(value: object, out: list[str], depth: int) -> None:
+    if depth > 200:
+        raise ValueError("nested too deeply to encode")
+    if value is None or value is True or value is False:
+        out.append({None: "null", True: "true", False: "false"}[value])
+    elif isinstance(value, str):
+        out.append(encode_basestring_ascii(value))
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        out.append(float.__repr__(value) if value - value == 0 else "null")
+    elif isinstance(value, dict):
+        out.append("{")
+        for i, (key, item) in enumerate(value.items()):
+            out.append(("," if i else "") + encode_basestring_ascii(str(key)) + ":")
+            _encode(item, out, depth + 1)
+        out.append("}")
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            _encode(item, out, depth + 1)
+        out.append("]")
+    else:
+        out.append(encode_basestring_ascii(repr(value)))
 
 
 class ChannelError(Exception):

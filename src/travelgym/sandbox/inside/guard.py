@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only: the sandbox's start-up skips importing typing
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the sandbox's start-up time
     from collections.abc import Callable
     from typing import Any
 

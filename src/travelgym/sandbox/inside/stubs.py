@@ -9,15 +9,15 @@ functions around a direct call. No source text is generated or evaluated.
 from __future__ import annotations
 
 import inspect
-import json
+import marshal
 import types
 from collections.abc import Callable
 from typing import Any
 
 try:
-    from .channel import CALL, REPLY, read_frame, write_frame
+    from .channel import CALL, REPLY, encode_json, read_frame, write_frame
 except ImportError:  # inside the sandbox the runtime files are top-level modules
-    from channel import CALL, REPLY, read_frame, write_frame  # type: ignore[no-redef]
+    from channel import CALL, REPLY, encode_json, read_frame, write_frame  # type: ignore[no-redef]
 
 Forward = Callable[[str, list, dict], Any]  # (tool name, positional, keyword) -> payload
 MAX_REPLY_BYTES = 64 << 20
@@ -76,22 +76,18 @@ def build_module(specs: list, forward: Forward, name: str = "tools") -> types.Mo
     return module
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return repr(value)  # the benchmark's validation reports it as a bad argument
-
-
 def channel_forward(fd: int) -> Forward:
-    """A forward that sends each call as a frame on ``fd`` and returns the reply's payload."""
+    """A forward that sends each call as a frame on ``fd`` and returns the reply's payload
+    (values JSON cannot carry are sent as their ``repr``: the benchmark's validation reports
+    them as bad arguments)."""
 
     def forward(name: str, args: list, kwargs: dict) -> Any:
         try:
-            request = json.dumps({"name": name, "args": args, "kwargs": kwargs}, default=_jsonable)
-        except (TypeError, ValueError, RecursionError) as exc:
-            message = f"{name}: arguments are not JSON-serialisable ({exc})"
+            request = encode_json({"name": name, "args": args, "kwargs": kwargs})
+        except (ValueError, RecursionError) as exc:
+            message = f"{name}: arguments nested too deeply ({exc})"
             return {"error": {"category": "parameter", "message": message}}
-        write_frame(fd, CALL, request.encode("ascii"))
-        return json.loads(read_frame(fd, REPLY, MAX_REPLY_BYTES))["payload"]
+        write_frame(fd, CALL, request)
+        return marshal.loads(read_frame(fd, REPLY, MAX_REPLY_BYTES))["payload"]
 
     return forward
