@@ -52,5 +52,5 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
     note = missing_note(run)
     if note and notes is not None:
         notes.append(note)
-    return [{"task_id": e["task_id"], "trial": e["trial"],
-             "recommendation": e["final_recommendation"]} for e in run.episodes]  # fmt: skip
+    return [{"task_id": e["task_id"], "trial": e.get("trial", 0),
+             "recommendation": e.get("final_recommendation")} for e in run.episodes]  # fmt: skip

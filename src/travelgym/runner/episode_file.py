@@ -87,7 +87,7 @@ def scan_episodes(path: Path, suite: str | None, *, as_dicts: bool = False) -> E
         except LineProblem as exc:
             result.bad.append(BadLine(number, str(exc), raw))
             continue
-        key = (obj["task_id"], obj["trial"])
+        key = (episode.task_id, episode.trial)
         if key in seen:
             reason = f"episode {key[0]} trial {key[1]} again (first at line {seen[key]})"
             result.bad.append(BadLine(number, reason, raw))

@@ -202,8 +202,8 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any
     note = missing_note(run)
     if note and notes is not None:
         notes.append(note)
-    return [{"instance_id": e["instance_id"], "trial": e["trial"], "answer": e[RUN_ANSWER_FIELD]}
-            for e in run.episodes]  # fmt: skip
+    return [{"instance_id": e["instance_id"], "trial": e.get("trial", 0),
+             "answer": e.get(RUN_ANSWER_FIELD)} for e in run.episodes]  # fmt: skip
 
 
 def score_answers(answers: Iterable[dict[str, Any]],
