@@ -27,12 +27,13 @@ def write_all(fd: int, data: bytes) -> None:
 
 def append_durably(fd: int, data: bytes) -> None:
     """Append ``data`` to the end of the ``O_APPEND`` file ``fd`` and ``fsync`` it. On failure
-    the file is cut back to its size before the call (best effort) and the ``OSError`` raised."""
+    the file is cut back to its size before the call (best effort) and the error raised (an
+    interrupt, e.g. Ctrl-C, mid-write too)."""
     start = os.fstat(fd).st_size
     try:
         write_all(fd, data)
         os.fsync(fd)
-    except OSError:
+    except BaseException:
         try:
             os.ftruncate(fd, start)
             os.fsync(fd)
