@@ -54,10 +54,10 @@ def prepare(data_dir: Path) -> None:
 
 def terminations(run_dir: Path) -> dict[str, int]:
     counts: collections.Counter[str] = collections.Counter()
-    with open(run_dir / "episodes.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                counts[json.loads(line)["termination"]] += 1
+    from travelgym.runner.store import read_run
+
+    for episode in read_run(run_dir, as_dicts=True).episodes:
+        counts[episode["termination"]] += 1
     return dict(sorted(counts.items()))
 
 

@@ -46,10 +46,9 @@ def episode_facts(run_dir: Path) -> dict[str, Any]:
     ends: collections.Counter[str] = collections.Counter()
     calls = failed = agent_errors = prompt = completion = 0
     gen_s = 0.0
-    for line in (run_dir / "episodes.jsonl").read_text().splitlines():
-        if not line.strip():
-            continue
-        ep = json.loads(line)
+    from travelgym.runner.store import read_run
+
+    for ep in read_run(run_dir, as_dicts=True).episodes:
         ends[ep["termination"]] += 1
         prompt += ep["usage"]["prompt_tokens"]
         completion += ep["usage"]["completion_tokens"]

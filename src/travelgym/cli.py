@@ -399,10 +399,13 @@ def score(
     from travelgym.parks.ground_truth import ensure_ground_truth
     from travelgym.parks.scoring import score_answers
 
+    notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     try:
-        entries = read_answers(answers)
+        entries = read_answers(answers, notes)
     except AnswerFileError as exc:
         raise click.ClickException(str(exc)) from exc
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
     tasks = {t.task_id: t for t in _load_task_list(None)}
     conn = connect_readonly(ensure_database(seed=seed, data_dir=data_dir).path)
@@ -422,10 +425,13 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None,
     from travelgym.trips.instances import ensure_instances, load_instances
     from travelgym.trips.scoring import AnswerFileError, read_answers, score_answers
 
+    notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     try:
-        entries = read_answers(answers)
+        entries = read_answers(answers, notes)
     except AnswerFileError as exc:
         raise click.ClickException(str(exc)) from exc
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     db = ensure_database(seed=seed, data_dir=data_dir)
     instances = {}
     for path in ensure_instances(db, data_dir).values():
@@ -499,6 +505,12 @@ def format_score_table(result: dict) -> str:
     is_flag=True,
     help="With --resume: run again the episodes that ended in an error.",
 )
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="With --resume: move bad lines of episodes.jsonl to episodes.quarantine.jsonl and run "
+    "their episodes again.",
+)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
 @click.option("--max-turns", type=click.IntRange(2, 200), default=30, show_default=True)
 @click.option(
@@ -552,6 +564,7 @@ def run(
     out: Path,
     resume: bool,
     retry_errors: bool,
+    repair: bool,
     base_url: str | None,
     max_turns: int,
     max_calls: int | None,
@@ -573,13 +586,15 @@ def run(
 
     options = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                  "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
+    if repair and not resume:
+        raise click.UsageError("--repair works on a run being continued: add --resume")
     if suite == "behavior2trip":
         if user != "template" or level is not None or trials != 1:
             raise click.BadParameter("--user, --level and --trials are compass options; "
                                      "behavior2trip takes --split and --difficulty")  # fmt: skip
         _run_trips(agents, out or Path("runs/behavior2trip"), split or "test", difficulty,
                    task_ids, limit, concurrency, seed, db_seed, resume, retry_errors, base_url,
-                   max_steps, options, as_json, no_progress, data_dir)  # fmt: skip
+                   max_steps, options, as_json, no_progress, data_dir, repair)  # fmt: skip
         return
     if split is not None or difficulty is not None or max_steps is not None:
         raise click.BadParameter("--split, --difficulty and --max-steps are behavior2trip options")
@@ -602,7 +617,7 @@ def run(
         cfg = RunConfig(agent=spec, out=out / spec.dirname, user=user, task_ids=ids, level=level,
                         limit=limit, trials=trials, concurrency=concurrency, seed=seed,
                         db_seed=db_seed, data_dir=data_dir, resume=resume,
-                        retry_errors=retry_errors, base_url=base_url,
+                        retry_errors=retry_errors, repair=repair, base_url=base_url,
                         max_turns=max_turns, progress=not no_progress and not as_json,
                         client_options=options)  # fmt: skip
         try:
@@ -621,7 +636,7 @@ def run(
 
 def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, seed, db_seed,
                resume, retry_errors, base_url, max_steps, options, as_json, no_progress,
-               data_dir) -> None:  # fmt: skip
+               data_dir, repair=False) -> None:  # fmt: skip
     """``run behavior2trip``: one run directory per agent, then the table by difficulty."""
     import asyncio
 
@@ -649,7 +664,7 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
                             difficulty=difficulty, instance_ids=ids, limit=limit,
                             concurrency=concurrency, seed=seed, db_seed=db_seed,
                             data_dir=data_dir, resume=resume, retry_errors=retry_errors,
-                            base_url=base_url, max_steps=max_steps or DEFAULT_MAX_STEPS,
+                            repair=repair, base_url=base_url, max_steps=max_steps or DEFAULT_MAX_STEPS,
                             progress=not no_progress and not as_json, client_options=options)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_behavior2trip(cfg))

@@ -1,85 +1,71 @@
-"""A run killed with SIGKILL part-way, several times, then resumed equals an uninterrupted run."""
+"""The kill-and-resume property: real ``travelgym run`` processes SIGKILLed at seeded random
+points, across both suites, then resumed, end with exactly the episodes of an uninterrupted run:
+no duplicate, no lost episode, every saved episode readable at every kill point."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import signal
+import random
 import subprocess
-import sys
-import time
+from concurrent.futures import ThreadPoolExecutor
 
-from travelgym.runner.batch import RunConfig, run_compass
-from travelgym.runner.specs import parse_agent_spec
+import pytest
+
+from tests.runner.faults import child_env, cli_command, kill_and_resume, raw_episodes
 from travelgym.runner.store import EPISODES
+from travelgym.trips.instances import ensure_instances
 
-TASKS = 30
-AGENT = "scripted:sampled"
-
-
-def _normalise(line: str) -> dict:
-    """An episode without wall-clock fields (the only legitimate differences between runs)."""
-    episode = json.loads(line)
-    episode.pop("duration_s")
-    for turn in episode["turns"]:
-        turn.pop("duration_s")
-        for call in turn["tool_calls"]:
-            call.pop("duration_ms")
-    return episode
+SEED = 15
+COMPASS_KILLS, TRIPS_KILLS = 20, 10  # 30 kill points across both suites
+COMPASS_TASKS, TRIPS_INSTANCES = 24, 40
 
 
-def _lines(path) -> list[str]:
-    return [x for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+@pytest.fixture(scope="module")
+def trips_data_dir(trips_database):
+    directory = trips_database.path.parent.parent
+    ensure_instances(trips_database, directory)
+    return directory
 
 
-def test_sigkill_then_resume_matches_uninterrupted(tmp_path, compass_db):
-    data_dir = compass_db.parent.parent
-    reference = tmp_path / "reference"
-    asyncio.run(run_compass(RunConfig(agent=parse_agent_spec(AGENT), out=reference, limit=TASKS,
-                                      data_dir=data_dir, progress=False)))  # fmt: skip
-    out = tmp_path / "killed"
-    episodes = out / "scripted-sampled" / EPISODES
-    command = [
-        sys.executable,
-        "-m",
-        "travelgym.cli",
-        "run",
-        "compass",
-        "--agent",
-        AGENT,
-        "--limit",
-        str(TASKS),
-        "--out",
-        str(out),
-        "--no-progress",
-        "--data-dir",
-        str(data_dir),
-    ]
-    killed_mid_run = 0
-    for round_number, threshold in enumerate((4, 11, 19)):
-        args = command + (["--resume"] if round_number else [])
-        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 120
-        while (
-            proc.poll() is None
-            and len(_lines(episodes)) < threshold
-            and time.monotonic() < deadline
-        ):
-            time.sleep(0.01)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed_mid_run += 1
-        proc.wait(timeout=30)
-    assert killed_mid_run >= 2, "the runs finished before they could be killed"
-    assert len(_lines(episodes)) < TASKS
-    final = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=300)
-    assert final.returncode == 0, final.stderr
-    got = [_normalise(x) for x in _lines(episodes)]
-    want = [_normalise(x) for x in _lines(reference / EPISODES)]
-    keys = [(e["task_id"], e["trial"]) for e in got]
-    assert len(keys) == len(set(keys)) == TASKS  # no duplicate, no missing episode
-    assert sorted(got, key=lambda e: e["task_id"]) == sorted(want, key=lambda e: e["task_id"])
+def _reference(suite_args: list[str], out) -> tuple[str, list[dict]]:
+    """An uninterrupted run's directory name (OUT/<agent>) and episodes."""
+    done = subprocess.run(cli_command(*suite_args, "--out", str(out)), capture_output=True,
+                          text=True, env=child_env(), timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    return run_dir.name, raw_episodes(run_dir / EPISODES)
+
+
+def _property(suite_args: list[str], tmp, name: str, kills: int, seed: int):
+    leaf, reference = _reference(suite_args, tmp / f"{name}-reference")
+
+    def chain(n):
+        out = tmp / f"{name}-{n}"
+        return cli_command(*suite_args, "--out", str(out), slow_disk=True), out / leaf
+
+    return kill_and_resume(chain, kills, reference, random.Random(seed)), len(reference)
+
+
+def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path, compass_db,
+                                                                   trips_data_dir):  # fmt: skip
+    compass = ["run", "compass", "--agent", "scripted:sampled", "--limit", str(COMPASS_TASKS),
+               "--no-progress", "--data-dir", str(compass_db.parent.parent)]  # fmt: skip
+    trips = ["run", "behavior2trip", "--limit", str(TRIPS_INSTANCES), "--no-progress",
+             "--data-dir", str(trips_data_dir)]  # fmt: skip
+    with ThreadPoolExecutor(2) as pool:  # the suites' chains side by side
+        jobs = [pool.submit(_property, compass, tmp_path, "compass", COMPASS_KILLS, SEED),
+                pool.submit(_property, trips, tmp_path, "trips", TRIPS_KILLS, SEED + 1)]  # fmt: skip
+        (compass_figures, compass_n), (trips_figures, trips_n) = [job.result() for job in jobs]
+    print("kill-and-resume figures:", json.dumps({"compass": vars(compass_figures),
+                                                   "behavior2trip": vars(trips_figures)}))  # fmt: skip
+    for figures in (compass_figures, trips_figures):
+        assert figures.problems == []
+        assert figures.duplicates == 0 and figures.lost == 0 and figures.mismatched == 0
+        assert figures.quarantined == figures.torn_lines  # each torn line kept, nothing else
+        assert figures.kill_points - figures.idle_kills >= figures.kill_points // 2
+    assert (compass_n, trips_n) == (COMPASS_TASKS, TRIPS_INSTANCES)
+    assert compass_figures.kill_points + trips_figures.kill_points >= 30
+    assert compass_figures.torn_lines + trips_figures.torn_lines >= 3  # kills landed mid-write
 
 
 def test_resume_refuses_a_different_run(tmp_path, compass_db):

@@ -70,7 +70,8 @@ def test_run_interrupt_and_resume(tmp_path, data_dir):
     assert again.exit_code == 1 and "--resume" in again.output
     resumed = runner.invoke(main, [*base, "--out", str(out), "--resume", "--json"])
     assert resumed.exit_code == 0, resumed.output
-    summary = json.loads(resumed.output)["scripted"]
+    summary = json.loads(resumed.stdout)["scripted"]  # stderr: the torn line's quarantine note
+    assert "torn last line" in resumed.stderr and "episodes.quarantine.jsonl" in resumed.stderr
     assert summary["overall"]["n"] == 6 and summary["overall"]["DR"] == 100.0
     assert (
         set(summary["by_difficulty"]) == {"easy", "medium", "hard"} and "instances" not in summary

@@ -15,6 +15,7 @@ from travelgym.llm import OpenAIChatClient
 from travelgym.trips.checks import C_IDS, CHECKS, UPC_IDS, CheckResult, PlanDB
 from travelgym.trips.checks.context import Context
 from travelgym.trips.checks.personalization import trip_cost
+from travelgym.trips.episode import TripEpisode
 from travelgym.trips.judge import JudgeVerdict, judge_messages, judge_plan, parse_verdict
 from travelgym.trips.plan import parse_plan
 from travelgym.trips.scoring import (
@@ -176,11 +177,14 @@ def test_read_answers_file_and_run_directory(scenario, tmp_path, trips_db):
     assert read_answers(path) == [{**a, "trial": 0} for a in answers[:3]]
     run = tmp_path / "run"
     run.mkdir()
-    episodes = [
-        {"task_id": "b2t-a", "instance_id": "b2t-a", "trial": 0, "final_answer": answers[0]["answer"]},
-        {"task_id": "b2t-a", "instance_id": "b2t-a", "trial": 1, "final_answer": None},
-        {"task_id": "b2t-c", "trial": 0, "final_answer": answers[2]["answer"], "termination": "answered"},
-    ]  # fmt: skip
+
+    def episode(iid, trial, answer):  # a run directory holds whole (strictly read) episodes
+        return TripEpisode(episode_id=f"{iid}#{trial}", task_id=iid, instance_id=iid, trial=trial,
+                           split="test", difficulty="easy", agent="scripted",
+                           final_answer=answer).model_dump(mode="json")  # fmt: skip
+
+    episodes = [episode("b2t-a", 0, answers[0]["answer"]), episode("b2t-a", 1, None),
+                episode("b2t-c", 0, answers[2]["answer"])]  # fmt: skip
     (run / "episodes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in episodes))
     entries = read_answers(run)
     assert [(e["instance_id"], e["trial"], e["answer"] is None) for e in entries] == [

@@ -5,20 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-RUN_FILE = "episodes.jsonl"
-
 
 class AnswerFileError(ValueError):
     """An answers file that cannot be read; the message names the file and line."""
 
 
-def read_answers(path: Path) -> list[dict]:
-    """Entries ``{"task_id", "recommendation"}`` from a JSONL file or a run directory."""
+def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
+    """Entries ``{"task_id", "recommendation"}`` from a JSONL file or a run directory (read
+    strictly; a killed run's episodes are all scored, and ``notes`` gets how many are missing)."""
     path = Path(path)
     if path.is_dir():
-        path = path / RUN_FILE
-        if not path.exists():
-            raise AnswerFileError(f"{path.parent} is not a run directory: no {RUN_FILE}")
+        return _run_answers(path, notes)
     entries = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -43,3 +40,17 @@ def read_answers(path: Path) -> list[dict]:
                 {"task_id": entry["task_id"], "recommendation": entry.get("recommendation")}
             )
     return entries
+
+
+def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
+    from travelgym.runner.store import RunDirError, missing_note, read_run
+
+    try:
+        run = read_run(directory, "compass", as_dicts=True)
+    except RunDirError as exc:
+        raise AnswerFileError(str(exc)) from None
+    note = missing_note(run)
+    if note and notes is not None:
+        notes.append(note)
+    return [{"task_id": e["task_id"], "trial": e.get("trial", 0),
+             "recommendation": e.get("final_recommendation")} for e in run.episodes]  # fmt: skip

@@ -37,6 +37,7 @@ class RunConfig:
     data_dir: Path | None = None
     resume: bool = False
     retry_errors: bool = False
+    repair: bool = False
     base_url: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     progress: bool = True
@@ -81,12 +82,21 @@ async def run_compass(cfg: RunConfig) -> dict[str, Any]:
     db = ensure_database(seed=cfg.db_seed, data_dir=cfg.data_dir)
     _, truths = ensure_ground_truth(seed=cfg.db_seed, data_dir=cfg.data_dir)
     tasks = select_tasks(load_tasks(), cfg.task_ids, cfg.level, cfg.limit)
-    store = RunStore(cfg.out)
-    manifest = _manifest(cfg, tasks, db.metadata["content_hash"])
-    # a code agent runs model-written code: refuse up front where there is no sandbox
-    manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind == "code")
-    done = store.open(manifest, cfg.resume, cfg.retry_errors)
-    integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
+    with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
+        manifest = _manifest(cfg, tasks, db.metadata["content_hash"])
+        # a code agent runs model-written code: refuse up front where there is no sandbox
+        manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind == "code")
+        done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair)
+        for note in store.notes:
+            print(f"note: {note}", file=sys.stderr)
+        integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
+        return await _run_pending(cfg, tasks, truths, db, store, done, integrity)
+
+
+async def _run_pending(cfg: RunConfig, tasks: list[Task], truths: dict, db: Any, store: RunStore,
+                       done: set[tuple[str, int]],
+                       integrity: IntegritySession) -> dict[str, Any]:  # fmt: skip
+    """Run the episodes not ``done`` yet into the open ``store``; return the run's summary."""
     pending = [(t, k) for t in tasks for k in range(cfg.trials) if (t.task_id, k) not in done]
     options = client_kwargs(cfg.client_options)
     make_agent = agent_factory(cfg.agent, cfg.seed, cfg.base_url, options)

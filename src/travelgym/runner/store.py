@@ -1,100 +1,321 @@
-"""Run directories: a manifest and an append-only JSONL of finished episodes.
+"""Run directories: a manifest and an append-only JSONL of finished episodes, with guarantees.
 
-Each finished episode is appended as one line with a single ``write`` and ``fsync``; on resume a
-partial last line (a run killed mid-write) is cut off, so no episode is duplicated or lost.
+- **One writer**: a run holds an exclusive lock on ``DIR/run.lock`` (:mod:`~travelgym.runner.lock`)
+  from :meth:`RunStore.open` to :meth:`RunStore.close`; a second run into the directory is refused
+  at once, naming the holder's pid.
+- **Durable appends**: each episode is one line, written in full (short writes retried) and
+  ``fsync``-ed; a failed append (disk full, read-only, I/O error) is cut back and stops the run
+  with one line naming the file, leaving every saved episode readable.
+- **Strict reading** (:mod:`~travelgym.runner.episode_file`): every line is read by the rules of
+  its ``format_version``; a bad line is an error naming the file and the line. Only a torn last
+  line (a run killed mid-write) is repaired on ``--resume``, and ``--resume --repair`` takes bad
+  lines out; what is taken out goes to ``episodes.quarantine.jsonl`` beside the run, never lost.
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from travelgym.runner.durable import append_durably, append_file, fsync_dir, replace_atomically
+from travelgym.runner.episode_file import BadLine, EpisodeLines, read_episode_file, scan_episodes
+from travelgym.runner.errors import RunDirError, StoreWriteError
+from travelgym.runner.formats import FORMATS, suite_of_model
+from travelgym.runner.lock import RunLock
 from travelgym.trajectory import Episode
+
+__all__ = ["EPISODES", "MANIFEST", "QUARANTINE", "RunDirError", "RunStore", "read_episodes",
+           "read_manifest", "read_run", "missing_note"]  # fmt: skip
 
 EPISODES = "episodes.jsonl"
 MANIFEST = "manifest.json"
+QUARANTINE = "episodes.quarantine.jsonl"
 # manifest keys that must match for a run to be resumed
 IDENTITY_KEYS = ("suite", "agent", "user", "seed", "trials", "task_ids", "db_content_hash",
                  "tasks_sha256", "max_turns")  # fmt: skip
-
-
-class RunDirError(Exception):
-    """A run directory that cannot be used as asked (the message says why and what to do)."""
+REPAIR_HINT = (f"; `travelgym run ... --resume --repair` moves bad lines to {QUARANTINE} and "
+               "runs their episodes again")  # fmt: skip
 
 
 class RunStore:
+    """The writer of one run directory (use :meth:`open` first, :meth:`close` at the end, or
+    ``with``)."""
+
     def __init__(self, directory: Path) -> None:
         self.dir = Path(directory)
         self.episodes_path = self.dir / EPISODES
         self.manifest_path = self.dir / MANIFEST
+        self.quarantine_path = self.dir / QUARANTINE
+        self.notes: list[str] = []  # what opening the run repaired (for the user)
+        self._lock = RunLock(self.dir)
+        self._fd: int | None = None
+        self._saved = 0  # episodes in the file
+        self._failure: str | None = None
 
-    def open(
-        self, manifest: dict[str, Any], resume: bool, retry_errors: bool = False
-    ) -> set[tuple[str, int]]:
-        """Prepare the directory; return the (task_id, trial) keys already done. With
-        ``retry_errors`` the episodes that ended in an error are dropped so they run again."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+    def open(self, manifest: dict[str, Any], resume: bool, retry_errors: bool = False,
+             repair: bool = False) -> set[tuple[str, int]]:  # fmt: skip
+        """Lock and prepare the directory; return the (task_id, trial) keys already done. On
+        resume a torn last line is quarantined; ``repair`` quarantines bad lines too and
+        ``retry_errors`` the episodes that ended in an error, so that they run again."""
+        if repair and not resume:
+            raise RunDirError("--repair works on a run being continued: add --resume")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunDirError(
+                f"cannot create the run directory {self.dir}: {exc.strerror}"
+            ) from None
+        if not self.dir.is_dir():
+            raise RunDirError(f"cannot use {self.dir} as a run directory: not a directory")
+        self._lock.acquire()
+        try:
+            done = self._prepare(manifest, resume, retry_errors, repair)
+            self._open_for_append()
+        except BaseException:
+            self.close()
+            raise
+        return done
+
+    def _prepare(self, manifest: dict[str, Any], resume: bool, retry_errors: bool,
+                 repair: bool) -> set[tuple[str, int]]:  # fmt: skip
         if self.manifest_path.exists():
-            old = json.loads(self.manifest_path.read_text())
-            same = all(old.get(k) == manifest.get(k) for k in IDENTITY_KEYS)
-            if not same:
-                diff = [k for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
+            old = read_manifest(self.dir)
+            diff = [k for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
+            if diff:
                 raise RunDirError(f"{self.dir} holds a different run (differs in: {', '.join(diff)}); "
                                   "choose another --out")  # fmt: skip
-            if not resume and self.episodes_path.exists() and self.episodes_path.stat().st_size:
-                raise RunDirError(f"{self.dir} already has episodes; pass --resume to continue it")
             manifest = {**manifest, "created": old.get("created", manifest.get("created"))}
-        tmp = self.manifest_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        os.replace(tmp, self.manifest_path)
-        episodes = self._read_repairing()
-        if retry_errors and any(e.get("termination") == "error" for e in episodes):
-            kept = [e for e in episodes if e.get("termination") != "error"]
-            tmp = self.episodes_path.with_suffix(".tmp")
-            tmp.write_text("".join(json.dumps(e) + "\n" for e in kept))
-            os.replace(tmp, self.episodes_path)
-            episodes = kept
-        return {(e["task_id"], e["trial"]) for e in episodes}
+        if not resume and self.episodes_path.exists() and self.episodes_path.stat().st_size:
+            raise RunDirError(f"{self.dir} already has episodes; pass --resume to continue it")
+        text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        self._write(
+            self.manifest_path, lambda: replace_atomically(self.manifest_path, text.encode())
+        )
+        suite = manifest.get("suite") if manifest.get("suite") in FORMATS else None
+        lines = scan_episodes(self.episodes_path, suite)
+        _mark_strangers(lines, manifest)
+        if lines.bad and not repair:
+            raise lines.error(REPAIR_HINT)
+        removed = lines.bad + ([lines.torn] if lines.torn else [])
+        if retry_errors:
+            removed += _error_lines(lines, self.episodes_path)
+        if removed:
+            self._quarantine(removed)
+        if len(removed) > bool(lines.torn):  # lines in the middle go: rewrite the file
+            self._rewrite_without({b.number for b in removed}, lines.good_end)
+        elif lines.torn:
+            self._write(self.episodes_path, lambda: _truncate(self.episodes_path, lines.good_end))
+        gone = {b.number for b in removed}
+        done = {k for k, n in zip(lines.keys, lines.numbers, strict=True) if n not in gone}
+        self._saved = len(done)
+        return done
 
-    def _read_repairing(self) -> list[dict[str, Any]]:
-        if not self.episodes_path.exists():
-            return []
-        data = self.episodes_path.read_bytes()
-        good_end = data.rfind(b"\n") + 1
-        if good_end < len(data):  # a partial last line from a killed run: cut it off
-            with open(self.episodes_path, "r+b") as fh:
-                fh.truncate(good_end)
-        out = []
-        for line in data[:good_end].splitlines():
-            if line.strip():
-                out.append(json.loads(line))
-        return out
+    def _quarantine(self, lines: list[BadLine]) -> None:
+        """Append the lines taken out of ``episodes.jsonl``, with why, to the quarantine file."""
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        kept = _quarantined(self.quarantine_path)
+        records = []
+        for bad in sorted(lines, key=lambda b: b.number):
+            record: dict[str, Any] = {"source": EPISODES, "line": bad.number, "reason": bad.reason,
+                                      "quarantined_at": now}  # fmt: skip
+            try:
+                record["text"] = bad.raw.decode("utf-8")
+            except UnicodeDecodeError:
+                record["bytes_base64"] = base64.b64encode(bad.raw).decode("ascii")
+            self.notes.append(f"{self.episodes_path}:{bad.number}: {bad.reason}; moved to "
+                              f"{self.quarantine_path}")  # fmt: skip
+            if _identity(record) in kept:  # kept by a session killed before it cut the line out
+                continue
+            records.append(json.dumps(record, ensure_ascii=False) + "\n")
+        data = "".join(records).encode("utf-8")
+        self._write(self.quarantine_path, lambda: append_file(self.quarantine_path, data))
 
-    def append(self, episode: Episode) -> None:
-        line = (episode.model_dump_json() + "\n").encode()
-        fd = os.open(self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    def _rewrite_without(self, numbers: set[int], good_end: int) -> None:
+        data = self.episodes_path.read_bytes()[:good_end]
+        kept = [raw + b"\n" for n, raw in enumerate(data.split(b"\n")[:-1], start=1)
+                if n not in numbers]  # fmt: skip
+        self._write(self.episodes_path,
+                    lambda: replace_atomically(self.episodes_path, b"".join(kept)))  # fmt: skip
+
+    def _write(self, path: Path, action) -> None:
         try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
+            action()
+        except OSError as exc:
+            raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}; nothing saved "
+                                  "before was changed") from None  # fmt: skip
+
+    def _open_for_append(self) -> None:
+        try:
+            self._fd = os.open(self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreWriteError(f"cannot open {self.episodes_path}: {exc.strerror}") from None
+        fsync_dir(self.dir)
+
+    def append(self, episode: BaseModel) -> None:
+        """Save one finished episode (a whole line, fsynced) or raise :class:`StoreWriteError`
+        (after which the store refuses further appends: the run must stop)."""
+        if self._failure is not None:
+            raise StoreWriteError(self._failure)
+        if self._fd is None:  # appending without open(): still the only writer
+            self._lock.acquire()
+            self._open_for_append()
+        line = (episode.model_dump_json() + "\n").encode()
+        try:
+            append_durably(self._fd, line)
+        except OSError as exc:
+            what = f"{getattr(episode, 'task_id', '?')} trial {getattr(episode, 'trial', 0)}"
+            self._failure = (f"cannot save episode {what} to {self.episodes_path}: "
+                             f"{exc.strerror or exc}; the {self._saved} episode(s) saved before "
+                             "are intact: free space (or fix the disk) and run again with "
+                             "--resume")  # fmt: skip
+            raise StoreWriteError(self._failure) from None
+        self._saved += 1
+
+    def close(self) -> None:
+        """Stop writing and give the directory's lock up (idempotent)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
             os.close(fd)
+        self._lock.release()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _identity(record: dict[str, Any]) -> tuple:
+    return tuple(record.get(k) for k in ("line", "reason", "text", "bytes_base64"))
+
+
+def _quarantined(path: Path) -> set[tuple]:
+    """The identities of the records already in a quarantine file (unreadable lines skipped:
+    the file is only ever appended to, so at worst a record is kept twice)."""
+    if not path.exists():
+        return set()
+    found = set()
+    for raw in path.read_bytes().splitlines():
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            found.add(_identity(record))
+    return found
+
+
+def _truncate(path: Path, size: int) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _mark_strangers(lines: EpisodeLines, manifest: dict[str, Any]) -> None:
+    """Move episodes outside the manifest's task_ids x trials from ``lines`` to its bad lines."""
+    task_ids, trials = manifest.get("task_ids"), manifest.get("trials")
+    if not isinstance(task_ids, list) or not isinstance(trials, int):
+        return
+    wanted = {(t, k) for t in task_ids for k in range(trials)}
+    keep = [i for i, key in enumerate(lines.keys) if key in wanted]
+    if len(keep) == len(lines.keys):
+        return
+    data = lines.path.read_bytes().split(b"\n")
+    for i, key in enumerate(lines.keys):
+        if key not in wanted:
+            number = lines.numbers[i]
+            reason = f"episode {key[0]} trial {key[1]} is not part of this run (see {MANIFEST})"
+            lines.bad.append(BadLine(number, reason, data[number - 1]))
+    lines.bad.sort(key=lambda b: b.number)
+    for name in ("episodes", "keys", "numbers"):
+        values = getattr(lines, name)
+        setattr(lines, name, [values[i] for i in keep])
+
+
+def _error_lines(lines: EpisodeLines, path: Path) -> list[BadLine]:
+    """The lines of episodes that ended in an error (``--retry-errors`` runs them again)."""
+    numbers = [n for e, n in zip(lines.episodes, lines.numbers, strict=True)
+               if e.termination == "error"]  # fmt: skip
+    if not numbers:
+        return []
+    data = path.read_bytes().split(b"\n")
+    return [BadLine(n, "ended in an error; taken out to run again (--retry-errors)", data[n - 1])
+            for n in numbers]  # fmt: skip
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """A run directory's manifest (``{}`` when it has none); :class:`RunDirError` naming the file
+    when it cannot be read."""
+    path = Path(directory) / MANIFEST
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RunDirError(f"cannot read {path}: {exc.strerror}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RunDirError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise RunDirError(f"{path}: not a JSON object")
+    return data
+
+
+@dataclass
+class RunContents:
+    """A run directory as read: manifest, episodes, their keys, and a torn last line if any."""
+
+    directory: Path
+    manifest: dict[str, Any]
+    episodes: list[Any]
+    keys: list[tuple[str, int]]
+    torn: BadLine | None
+
+
+def read_run(directory: Path, suite: str | None = None, *, as_dicts: bool = False) -> RunContents:
+    """Read a run directory strictly (read only: nothing is repaired). ``suite``: the suite the
+    episodes must be of (default: the manifest's). A torn last line is left out (``.torn``)."""
+    directory = Path(directory)
+    if not (directory / EPISODES).exists():
+        raise RunDirError(f"{directory} is not a run directory: no {EPISODES}")
+    manifest = read_manifest(directory)
+    if suite is None and manifest.get("suite") in FORMATS:
+        suite = manifest["suite"]
+    lines = read_episode_file(directory / EPISODES, suite, as_dicts=as_dicts, hint=REPAIR_HINT)
+    return RunContents(directory, manifest, lines.episodes, lines.keys, lines.torn)
 
 
 def read_episodes(directory: Path, model: type[BaseModel] = Episode) -> list:
     """All complete episodes of a run directory, as ``model`` (COMPASS :class:`Episode` by
-    default; Behavior2Trip passes ``TripEpisode``)."""
-    path = Path(directory) / EPISODES
-    if not path.exists():
-        raise RunDirError(f"{directory} is not a run directory: no {EPISODES}")
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            try:
-                out.append(model.model_validate_json(line))
-            except ValueError:
-                continue  # a partial line of a killed run
-    return out
+    default; Behavior2Trip passes ``TripEpisode``), read strictly (see :func:`read_run`)."""
+    return read_run(directory, suite_of_model(model)).episodes
+
+
+def missing_note(run: RunContents) -> str | None:
+    """A line saying how incomplete a run is (episodes missing from the manifest's task_ids x
+    trials, a torn last line left out), or ``None`` for a complete run."""
+    task_ids, trials = run.manifest.get("task_ids"), run.manifest.get("trials", 1)
+    parts = []
+    if isinstance(task_ids, list) and isinstance(trials, int):
+        wanted = {(t, k) for t in task_ids for k in range(trials)}
+        missing = len(wanted - set(run.keys))
+        if missing:
+            parts.append(f"{missing} of {len(wanted)} episode(s) missing")
+    if run.torn is not None:
+        parts.append(f"a torn last line (line {run.torn.number}) left out")
+    if not parts:
+        return None
+    return (f"{run.directory} is an unfinished run: {', '.join(parts)}; scored what is there "
+            "(`travelgym run ... --resume` completes it)")  # fmt: skip

@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from travelgym.runner.store import EPISODES, MANIFEST
+from travelgym.runner.store import RunDirError
+from travelgym.runner.store import read_run as read_strictly
 from travelgym.training.chat import (
     ReplayError,
     chat_problems,
@@ -63,36 +64,16 @@ class ExportSummary(BaseModel):
 
 
 def read_run(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``(manifest, episodes)`` of a run directory. A corrupt line is an error, except an
-    unterminated last line (the partial write of a killed run, which ``--resume`` cuts off)."""
+    """``(manifest, episodes)`` of a run directory, read strictly by the run store (a bad line
+    is an error naming the file and line; a killed run's torn last line is left out)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ExportError(f"{directory} is not a directory")
-    path, manifest_file = directory / EPISODES, directory / MANIFEST
-    if not path.exists():
-        raise ExportError(f"{directory} is not a run directory: no {EPISODES}")
     try:
-        manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ExportError(f"{directory}: cannot read the run: {exc}") from None
-    if not isinstance(manifest, dict):
-        raise ExportError(f"{manifest_file}: not a JSON object")
-    lines = text.split("\n")
-    episodes = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            episode = json.loads(line)
-        except ValueError as exc:
-            if number == len(lines):  # no newline after it: a partial write
-                continue
-            raise ExportError(f"{path}:{number}: not valid JSON ({exc})") from None
-        if not isinstance(episode, dict) or "task_id" not in episode:
-            raise ExportError(f"{path}:{number}: not an episode (no task_id)")
-        episodes.append(episode)
-    return manifest, episodes
+        run = read_strictly(directory, as_dicts=True)
+    except RunDirError as exc:
+        raise ExportError(str(exc)) from None
+    return run.manifest, run.episodes
 
 
 def detect_suite(manifest: dict[str, Any], episodes: list[dict[str, Any]]) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import itertools
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from travelgym import __version__
 from travelgym.db import connect_readonly
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import SpecError, client_kwargs
-from travelgym.runner.store import EPISODES, RunStore, read_episodes
+from travelgym.runner.store import EPISODES, RunStore, read_episodes, read_run
 from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
 from travelgym.trips.checks import PlanDB
 from travelgym.trips.episode import TripEpisode, run_trip_episode
@@ -95,6 +94,7 @@ class TripRunConfig:
     data_dir: Path | None = None
     resume: bool = False
     retry_errors: bool = False
+    repair: bool = False
     base_url: str | None = None
     max_steps: int = DEFAULT_MAX_STEPS
     progress: bool = True
@@ -161,12 +161,21 @@ async def run_behavior2trip(cfg: TripRunConfig) -> dict[str, Any]:
     """Run (or resume) one agent's episodes into ``cfg.out``; return the run's score summary."""
     db, instances, sha = load_split(cfg.split, cfg.db_seed, cfg.data_dir)
     chosen = select_instances(instances, cfg.instance_ids, cfg.difficulty, cfg.limit)
-    store = RunStore(cfg.out)
-    manifest = _manifest(cfg, chosen, db.metadata["content_hash"], sha)
-    # LLM agents can call the Python tool: refuse up front where there is no sandbox
-    manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind != "scripted")
-    done = store.open(manifest, cfg.resume, cfg.retry_errors)
-    integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
+    with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
+        manifest = _manifest(cfg, chosen, db.metadata["content_hash"], sha)
+        # LLM agents can call the Python tool: refuse up front where there is no sandbox
+        manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind != "scripted")
+        done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair)
+        for note in store.notes:
+            print(f"note: {note}", file=sys.stderr)
+        integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
+        return await _run_pending(cfg, chosen, db, store, done, integrity)
+
+
+async def _run_pending(cfg: TripRunConfig, chosen: list, db: Any, store: RunStore,
+                       done: set[tuple[str, int]],
+                       integrity: IntegritySession) -> dict[str, Any]:  # fmt: skip
+    """Run the instances not ``done`` yet into the open ``store``; return the run's summary."""
     pending = [x for x in chosen if (x.instance_id, 0) not in done]
     options = client_kwargs(cfg.client_options)
     make_agent = trip_agent_factory(cfg.agent, cfg.base_url, options, cfg.max_steps)
@@ -207,19 +216,11 @@ def read_trip_episodes(directory: Path) -> list[TripEpisode]:
 
 def read_outcomes(directory: Path) -> list[dict[str, Any]]:
     """The light part of every complete episode (score, termination, invalid actions), read
-    without building the whole trajectories."""
-    path = Path(directory) / EPISODES
-    out: list[dict[str, Any]] = []
-    if not path.exists():
-        return out
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue  # a partial line of a killed run
-            out.append({k: e.get(k) for k in ("score", "termination", "p_action")})
-    return out
+    strictly (:func:`~travelgym.runner.store.read_run`); ``[]`` before the first episode."""
+    if not (Path(directory) / EPISODES).exists():
+        return []
+    run = read_run(directory, "behavior2trip", as_dicts=True)
+    return [{k: e.get(k) for k in ("score", "termination", "p_action")} for e in run.episodes]
 
 
 def summarize_run(outcomes: list[dict[str, Any]]) -> dict[str, Any]:

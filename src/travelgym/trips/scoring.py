@@ -162,15 +162,15 @@ class AnswerFileError(ValueError):
     """An answers file that cannot be read; the message names the file and line."""
 
 
-def read_answers(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_answers(
+    path: str | os.PathLike[str], notes: list[str] | None = None
+) -> list[dict[str, Any]]:
     """Entries ``{"instance_id", "trial", "answer"}`` from an answers JSONL file (lines
-    ``{"instance_id", "answer"}``) or a run directory (``episodes.jsonl`` lines with
-    ``instance_id`` (or ``task_id``) and ``final_answer``)."""
+    ``{"instance_id", "answer"}``) or a run directory (its episodes, read strictly; a killed
+    run's episodes are all scored, and ``notes`` gets how many are missing)."""
     path = Path(path)
     if path.is_dir():
-        path = path / RUN_FILE
-        if not path.exists():
-            raise AnswerFileError(f"{path.parent} is not a run directory: no {RUN_FILE}")
+        return _run_answers(path, notes)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -190,6 +190,20 @@ def read_answers(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
         entries.append({"instance_id": iid, "trial": entry.get("trial", 0), "answer": answer})
     return entries
+
+
+def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any]]:
+    from travelgym.runner.store import RunDirError, missing_note, read_run
+
+    try:
+        run = read_run(directory, "behavior2trip", as_dicts=True)
+    except RunDirError as exc:
+        raise AnswerFileError(str(exc)) from None
+    note = missing_note(run)
+    if note and notes is not None:
+        notes.append(note)
+    return [{"instance_id": e["instance_id"], "trial": e.get("trial", 0),
+             "answer": e.get(RUN_ANSWER_FIELD)} for e in run.episodes]  # fmt: skip
 
 
 def score_answers(answers: Iterable[dict[str, Any]],
