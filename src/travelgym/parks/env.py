@@ -9,7 +9,7 @@ from typing import Any
 
 from travelgym.parks.context import CompassContext
 from travelgym.parks.tools import compass_registry
-from travelgym.trajectory import ToolCallRecord
+from travelgym.trajectory import ToolCallRecord, clean_tool_call
 
 
 class CompassEnv:
@@ -26,9 +26,11 @@ class CompassEnv:
         return self.registry.openai_schemas()
 
     def call(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
-        """Run one tool call; the record carries the payload or the categorised error."""
+        """Run one tool call; the record carries the payload or the categorised error (and the
+        repairs of invalid Unicode in the name or arguments)."""
         start = time.perf_counter()
-        result = self.registry.call(name, arguments, self.context)
+        name, to_run, arguments, repairs = clean_tool_call(name, arguments)
+        result = self.registry.call(name, to_run, self.context)
         payload = result.payload()
         text = json.dumps(payload, default=str)
         record = ToolCallRecord(
@@ -41,6 +43,7 @@ class CompassEnv:
             error_category=result.error.category.value if result.error else None,
             error_message=result.error.message if result.error else None,
             duration_ms=round((time.perf_counter() - start) * 1000, 3),
+            repairs=repairs,
         )
         self.calls.append(record)
         self.last_payload = payload
