@@ -114,7 +114,7 @@ def test_compass_token_cap_holds_without_usable_usage(name, tmp_path, compass_db
     assert [assert_classified(e) for e in episodes] == ["budget"] * TASKS
     first = next(e for e in episodes if e["llm_calls"])
     assert first["usage"]["prompt_tokens"] > 1000  # the system prompt and 18 tool schemas
-    assert first["repairs"]["usage_estimated"] == 2  # prompt and completion
+    assert first["repairs"][BEHAVIOURS[name].repair] == 2  # prompt and completion
 
 
 @pytest.mark.parametrize("name", UNMETERED)
@@ -127,7 +127,7 @@ def test_behavior2trip_token_cap_holds_without_usable_usage(name, tmp_path, trip
     assert calls == 1
     answered = [e for e in episodes if e["termination"] == "answered"]
     assert len(answered) == 1 and answered[0]["usage"]["prompt_tokens"] > 1000
-    assert answered[0]["repairs"]["usage_estimated"] == 2
+    assert answered[0]["repairs"][BEHAVIOURS[name].repair] == 2
     assert [assert_classified(e) for e in episodes if e not in answered] == ["budget"] * 2
 
 
@@ -151,7 +151,7 @@ def test_compass_invalid_unicode_is_repaired_and_flagged(name, tmp_path, compass
         assert "\ufffd" in agent["text"] and any("\ufffd" in t["text"] for t in user)
         flagged = {r["where"] for t in turns for r in t["repairs"]}
         assert "content" in flagged
-        assert episode["repairs"]["invalid_unicode"] >= 3  # agent and user replies
+        assert episode["repairs"][BEHAVIOURS[name].repair] >= 3  # agent and user replies
 
 
 def test_compass_invalid_unicode_in_tool_arguments(tmp_path, compass_db):
@@ -178,3 +178,15 @@ def test_behavior2trip_invalid_unicode_is_repaired_and_flagged(name, tmp_path, t
         (step,) = episode["steps"]
         assert "\ufffd" in step["text"] and step["repairs"][0]["where"] == "content"
         assert episode["repairs"] == {"invalid_unicode": 1}
+
+
+def test_a_bad_deadline_in_the_environment_is_one_line(tmp_path, compass_db, monkeypatch):
+    monkeypatch.setenv("TRAVELGYM_TIMEOUT_S", "soon")
+    args = ["run", "compass", "--agent", "llm:fake-model", "--base-url", "http://127.0.0.1:9/v1",
+            "--limit", "1", "--out", str(tmp_path), "--data-dir", str(compass_db.parent.parent),
+            "--no-progress"]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: TRAVELGYM_TIMEOUT_S='soon': expected a positive number of seconds"
+    ]
