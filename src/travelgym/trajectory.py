@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from travelgym.llm.protocol import Usage
+from travelgym.llm.protocol import Repair, Usage
+from travelgym.llm.text import clean_arguments, clean_text
 
 TRAJECTORY_FORMAT_VERSION = "1"
 
@@ -53,6 +54,22 @@ class ToolCallRecord(BaseModel):
     # made is recorded as a call of its own whose ``parent`` is the container's id.
     container: bool = False
     parent: str | None = None
+    repairs: list[Repair] = Field(default_factory=list)  # invalid Unicode replaced in arguments
+
+
+def clean_tool_call(name: Any, arguments: Any) -> tuple[Any, Any, Any, list[Repair]]:
+    """A tool call from an agent made safe to run and record: ``(name, arguments to run,
+    arguments to record, repairs)``; invalid Unicode in the name or the arguments is replaced
+    with U+FFFD (see :func:`~travelgym.llm.text.clean_arguments`) and listed as repairs."""
+    repairs = []
+    if isinstance(name, str):
+        name, replaced = clean_text(name)
+        if replaced:
+            repairs.append(Repair(kind="invalid_unicode", where="name", count=replaced))
+    to_run, to_record, replaced = clean_arguments(arguments)
+    if replaced:
+        repairs.append(Repair(kind="invalid_unicode", where="arguments", count=replaced))
+    return name, to_run, to_record, repairs
 
 
 class Turn(BaseModel):
@@ -66,6 +83,7 @@ class Turn(BaseModel):
     duration_s: float = 0.0
     error: str | None = None  # e.g. an unparseable agent reply or a provider failure
     prompt: str | None = None  # the simulator's dynamic instruction (LLM user / annotation)
+    repairs: list[Repair] = Field(default_factory=list)  # what was repaired in this turn's replies
 
 
 class Episode(BaseModel):
@@ -90,6 +108,7 @@ class Episode(BaseModel):
     llm_calls: int = 0
     duration_s: float = 0.0
     score: dict[str, Any] | None = None
+    repairs: dict[str, int] = Field(default_factory=dict)  # repairs of each kind, all turns
 
     @property
     def recommendation(self) -> dict[str, Any] | None:

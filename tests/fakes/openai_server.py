@@ -1,9 +1,12 @@
 """A local OpenAI-compatible HTTP server for tests (starlette + uvicorn in a thread).
 
 It answers ``POST /v1/chat/completions`` (non-streaming) from a *script* (a queue of
-:class:`Reply`, :class:`HTTPError`, :class:`Delay` or raw dict bodies, one per request) or,
-once the script is empty, from a *responder* (a function from the request JSON to one of
-those). Every request body is recorded in ``server.requests``. Usage::
+:class:`Reply`, :class:`HTTPError`, :class:`Delay`, raw dict bodies, or the byte-level items
+:class:`Raw`, :class:`Drip` and :class:`Hang`, one per request) or, once the script is empty,
+from a *responder* (a function from the request JSON to one of those). JSON goes out with
+``ensure_ascii`` so scripted text may hold lone surrogates (sent as ``\\ud83d`` escapes). Every
+request body is recorded in ``server.requests``. Hostile behaviours built from these items are
+in :mod:`tests.fakes.hostile_server`. Usage::
 
     with FakeOpenAIServer([Reply("hi"), HTTPError(429, retry_after=1), Reply("ok")]) as srv:
         client = OpenAIChatClient("fake-model", base_url=srv.base_url)
@@ -26,7 +29,7 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 MODEL = "fake-model"
@@ -44,14 +47,16 @@ class FakeToolCall:
 
 @dataclass
 class Reply:
-    """An assistant message; ``usage`` is ``(prompt_tokens, completion_tokens)`` or
-    ``None`` for a rough estimate from the text sizes."""
+    """An assistant message; ``usage`` is ``(prompt_tokens, completion_tokens)`` (sent as
+    given, negative too) or ``None`` for a rough estimate from the text sizes;
+    ``omit_usage`` sends no ``usage`` object at all."""
 
     content: str | None = None
     tool_calls: list[FakeToolCall] = field(default_factory=list)
     finish_reason: str | None = None
     usage: tuple[int, int] | None = None
     model: str | None = None
+    omit_usage: bool = False
 
 
 @dataclass
@@ -71,7 +76,32 @@ class Delay:
     then: Reply | HTTPError | dict[str, Any] | None = None
 
 
-Item = Reply | HTTPError | Delay | dict
+@dataclass
+class Raw:
+    """A body sent byte for byte (invalid JSON, invalid UTF-8, a huge body)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass
+class Drip:
+    """A 200 answer whose body trickles out ``chunk`` bytes every ``interval_s`` seconds (each
+    read succeeds, so only a deadline on the whole body stops it). Ends early when the server
+    stops."""
+
+    body: bytes
+    interval_s: float = 1.0
+    chunk: int = 1
+
+
+@dataclass
+class Hang:
+    """Accept the request and never answer (until the server stops, then a 503)."""
+
+
+Item = Reply | HTTPError | Delay | Raw | Drip | Hang | dict
 Responder = Callable[[dict[str, Any]], Item]
 
 
@@ -82,6 +112,12 @@ def tool_call(name: str, arguments: str | dict[str, Any] = "{}", id: str | None 
 
 def _estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
+
+
+def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """``payload`` as JSON with ASCII escapes (lone surrogates survive as ``\\udXXX``)."""
+    body = json.dumps(payload).encode("ascii")
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
 class FakeOpenAIServer:
@@ -123,7 +159,7 @@ class FakeOpenAIServer:
             return self.responder(body)
         return HTTPError(500, "fake server: script exhausted")
 
-    async def _chat(self, request: Request) -> JSONResponse:
+    async def _chat(self, request: Request) -> Response:
         try:
             body = await request.json()
         except ValueError:
@@ -134,28 +170,42 @@ class FakeOpenAIServer:
             item = self._next(body)
         except Exception as exc:  # a broken responder: make it visible to the test
             return self._error(HTTPError(400, f"responder failed: {exc!r}"))
-        if isinstance(item, Delay):
-            deadline = time.monotonic() + item.seconds
+        if isinstance(item, Delay | Hang):
+            seconds = item.seconds if isinstance(item, Delay) else float("inf")
+            deadline = time.monotonic() + seconds
             while time.monotonic() < deadline and not self._stopping.is_set():
                 await asyncio.sleep(0.02)
+            if isinstance(item, Hang):
+                return self._error(HTTPError(503, "fake server stopping"))
             item = item.then if item.then is not None else Reply("late reply")
         if isinstance(item, HTTPError):
             return self._error(item)
+        if isinstance(item, Raw):
+            return Response(item.body, status_code=item.status, media_type=item.content_type)
+        if isinstance(item, Drip):
+            return StreamingResponse(self._drip(item), media_type="application/json")
         if isinstance(item, dict):
-            return JSONResponse(item)
-        return JSONResponse(self._completion(body, item))
+            return _json(item)
+        return _json(self._completion(body, item))
 
-    async def _models(self, request: Request) -> JSONResponse:
-        return JSONResponse(
+    async def _drip(self, item: Drip):
+        for start in range(0, len(item.body), item.chunk):
+            if self._stopping.is_set():
+                return
+            yield item.body[start : start + item.chunk]
+            await asyncio.sleep(item.interval_s)
+
+    async def _models(self, request: Request) -> Response:
+        return _json(
             {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "fake"}]}
         )
 
     @staticmethod
-    def _error(err: HTTPError) -> JSONResponse:
+    def _error(err: HTTPError) -> Response:
         headers = {} if err.retry_after is None else {"Retry-After": str(err.retry_after)}
         kind = "rate_limit_error" if err.status == 429 else "invalid_request_error"
         payload = {"error": {"message": err.message, "type": kind, "code": str(err.status)}}
-        return JSONResponse(payload, status_code=err.status, headers=headers)
+        return _json(payload, status=err.status, headers=headers)
 
     def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         n = next(self._ids)
@@ -181,7 +231,7 @@ class FakeOpenAIServer:
             prompt = _estimate_tokens(json.dumps(body.get("messages", [])))
             completion = _estimate_tokens(json.dumps(message))
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
-        return {
+        completion_json = {
             "id": f"chatcmpl-{n}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -195,6 +245,9 @@ class FakeOpenAIServer:
                 "total_tokens": prompt + completion,
             },
         }
+        if reply.omit_usage:
+            del completion_json["usage"]
+        return completion_json
 
     def start(self) -> FakeOpenAIServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

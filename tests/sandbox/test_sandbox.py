@@ -93,7 +93,7 @@ def test_a_timed_out_call_keeps_the_previous_files():
 def _bridge(compass_db, calls=None):
     registry, context = compass_registry(), CompassContext.from_path(compass_db)
 
-    def record(name, arguments, result, ms):
+    def record(name, arguments, result, ms, repairs):
         if calls is not None:
             calls.append((name, arguments, result.ok))
 
@@ -172,6 +172,22 @@ def test_notebook_lives_in_the_parent_context(compass_db):
                  tools=env.tool_bridge("call_2"))  # fmt: skip
     assert second.ok and "'note': 'Zion'" in second.stdout
     assert [c.parent for c in env.calls] == ["call_1", "call_2"]
+
+
+def test_invalid_unicode_from_code_is_repaired_and_recorded(compass_db):
+    """A lone surrogate in an argument from code must not abort writing the episode."""
+    env = CompassEnv(CompassContext.from_path(compass_db).conn)
+    source = (
+        "from tools import notebook\nprint(notebook(action='write', input_data='Zion \\ud83d'))"
+    )
+    result = run(source, tools=env.tool_bridge("call_1"))
+    (call,) = env.calls
+    assert result.ok and call.ok and env.context.notebook == ["Zion \ufffd"]
+    assert call.arguments["input_data"] == "Zion \ufffd"
+    assert [(r.kind, r.where, r.count) for r in call.repairs] == [
+        ("invalid_unicode", "arguments", 1)
+    ]
+    call.model_dump_json().encode("utf-8")  # writable as UTF-8
 
 
 def test_episode_goes_on_after_failures(compass_db):

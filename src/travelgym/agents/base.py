@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from travelgym.llm.protocol import Usage
+from travelgym.llm.protocol import Repair, Usage
 from travelgym.parks.env import CompassEnv
 from travelgym.trajectory import DialogueAct
 
@@ -17,6 +17,7 @@ class AgentReply:
     usage: Usage = field(default_factory=Usage)
     llm_calls: int = 0
     error: str | None = None
+    repairs: list[Repair] = field(default_factory=list)  # repaired in the turn's model replies
 
 
 class Agent(Protocol):

@@ -45,26 +45,35 @@ class LLMToolAgent:
     def start(self, env: CompassEnv) -> None:
         self.env = env
         self.messages = [ChatMessage(role="system", content=SYSTEM_PROMPT)]
+        self.partial = AgentReply("")
 
     def transcript(self) -> list[dict[str, Any]]:
         return [m.to_openai() for m in self.messages]
 
     async def reply(self, user_text: str, acts: list[DialogueAct]) -> AgentReply:
         self.messages.append(ChatMessage(role="user", content=user_text))
-        usage, calls = Usage(), 0
+        # the turn so far: what the episode records if a later call of the turn fails
+        self.partial = turn = AgentReply("")
         for _ in range(self.max_steps):
             response = await self.client.complete(
                 self.messages, tools=self.env.tool_schemas, **self.params
             )
-            calls += 1
-            usage = usage + response.usage
+            turn.llm_calls += 1
+            turn.usage = turn.usage + response.usage
+            turn.repairs.extend(response.repairs)
             self.messages.append(response.message)
             tool_messages, final = apply_assistant_message(self.env, response.message)
             if final is not None:
-                final.usage, final.llm_calls = usage, calls
+                final.usage, final.llm_calls, final.repairs = (
+                    turn.usage,
+                    turn.llm_calls,
+                    turn.repairs,
+                )
                 return final
             self.messages.extend(tool_messages)
-        return step_limit_reply(self.max_steps, usage, calls)
+        reply = step_limit_reply(self.max_steps, turn.usage, turn.llm_calls)
+        reply.repairs = turn.repairs
+        return reply
 
 
 def apply_assistant_message(

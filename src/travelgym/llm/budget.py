@@ -12,7 +12,11 @@ class RunBudget:
     """Counts calls and tokens across clients and refuses calls once a cap is reached.
 
     :meth:`acquire` runs before each (uncached) call and reserves a call slot, so concurrent
-    calls can never exceed ``max_calls``; :meth:`record` adds the call's usage afterwards.
+    calls can never exceed ``max_calls`` (a call counts once, however many attempts its retries
+    take, and whether or not it succeeds); :meth:`record` adds the call's usage afterwards.
+    Clients record an estimate where a reply's usage is missing or invalid
+    (:mod:`travelgym.llm.usage`), and a negative count is never added, so the token total only
+    grows.
     The token cap is checked before a call against the tokens used so far (a call in flight
     may overshoot it). Updates never await, and a lock guards them, so one budget is safe to
     share between coroutines and threads. Cache hits are counted apart (:meth:`record_hit`).
@@ -47,10 +51,10 @@ class RunBudget:
             self.calls += 1
 
     def record(self, usage: Usage) -> None:
-        """Add a finished call's token usage."""
+        """Add a finished call's token usage (negative counts add nothing)."""
         with self._lock:
-            self.prompt_tokens += usage.prompt_tokens
-            self.completion_tokens += usage.completion_tokens
+            self.prompt_tokens += max(0, usage.prompt_tokens)
+            self.completion_tokens += max(0, usage.completion_tokens)
 
     def record_hit(self) -> None:
         """Count a cache hit (not charged against the caps)."""

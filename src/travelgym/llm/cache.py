@@ -38,7 +38,8 @@ def request_key(
     text = json.dumps(
         canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr
     )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # surrogatepass: a request holding invalid Unicode still gets a key (valid text is unchanged)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ResponseCache:

@@ -133,7 +133,8 @@ class HFChatClient(BaseChatClient):
     def __init__(self, ref: str, *, max_new_tokens: int | None = None, temperature: float = 0.0,
                  seed: int | None = None, dtype: str | None = None, model: Any = None,
                  tokenizer: Any = None, **kwargs: Any) -> None:  # fmt: skip
-        for name in ("base_url", "api_key", "timeout_s"):
+        # no deadlines: generation runs in a thread that a timeout could not stop
+        for name in ("base_url", "api_key", "timeout_s", "total_timeout_s"):
             kwargs.pop(name, None)
         kwargs.setdefault("max_retries", 0)
         super().__init__(f"{HF_PREFIX}{ref}", **kwargs)

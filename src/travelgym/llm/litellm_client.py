@@ -32,7 +32,8 @@ def _as_dict(response: Any) -> Any:
 
 class LiteLLMChatClient(BaseChatClient):
     """A :class:`~travelgym.llm.protocol.ChatClient` over ``litellm.acompletion``; same
-    retry, budget and cache behaviour as the OpenAI client (LiteLLM's retries are off)."""
+    retry, deadline, budget and cache behaviour as the OpenAI client (LiteLLM's retries are
+    off)."""
 
     def __init__(
         self,
@@ -49,6 +50,7 @@ class LiteLLMChatClient(BaseChatClient):
         *,
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
+        total_timeout_s: float | None = None,
     ) -> None:
         try:
             import litellm
@@ -56,6 +58,8 @@ class LiteLLMChatClient(BaseChatClient):
             raise ImportError(INSTALL_HINT) from exc
         super().__init__(
             model,
+            timeout_s=timeout_s,
+            total_timeout_s=total_timeout_s,
             max_retries=max_retries,
             backoff_base_s=backoff_base_s,
             backoff_max_s=backoff_max_s,
@@ -68,7 +72,6 @@ class LiteLLMChatClient(BaseChatClient):
         self._litellm = litellm
         self.base_url = base_url
         self.api_key = api_key
-        self.timeout_s = timeout_s
 
     async def _request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, params: dict

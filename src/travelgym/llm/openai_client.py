@@ -1,9 +1,13 @@
 """The default backend: any OpenAI-compatible chat-completions endpoint, via the official SDK.
 
 Configuration comes from arguments, else the environment: ``TRAVELGYM_MODEL``,
-``TRAVELGYM_BASE_URL`` / ``OPENAI_BASE_URL``, ``TRAVELGYM_API_KEY`` / ``OPENAI_API_KEY``.
-A custom base URL without a key (a local vLLM or llama.cpp server) gets a dummy key.
-The SDK's own retries are off: :mod:`travelgym.llm.retry` does them.
+``TRAVELGYM_BASE_URL`` / ``OPENAI_BASE_URL``, ``TRAVELGYM_API_KEY`` / ``OPENAI_API_KEY``,
+``TRAVELGYM_TIMEOUT_S`` (the deadline per attempt, default 60) and ``TRAVELGYM_TOTAL_TIMEOUT_S``
+(the deadline per call across its retries, default none). A custom base URL without a key (a
+local vLLM or llama.cpp server) gets a dummy key. The SDK's own retries are off:
+:mod:`travelgym.llm.retry` does them. The reply body is read as bytes and decoded here, so bytes
+that are not UTF-8 are repaired (:mod:`travelgym.llm.text`) instead of failing the call, and a
+body over :data:`MAX_REPLY_BYTES` is a ``bad_response``.
 """
 
 from __future__ import annotations
@@ -22,8 +26,13 @@ from travelgym.llm.budget import RunBudget
 from travelgym.llm.cache import ResponseCache
 from travelgym.llm.protocol import LLMError
 from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
+from travelgym.llm.text import load_json_body
 
 DUMMY_API_KEY = "EMPTY"
+DEFAULT_TIMEOUT_S = 60.0
+#: The largest reply body accepted (4 MiB: about a million tokens of text, far beyond any
+#: model's output limit); a larger one is refused as ``bad_response``.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 #: Keyword arguments the SDK's ``create`` accepts; other params travel in ``extra_body``.
 _CREATE_PARAMS = frozenset(inspect.signature(AsyncCompletions.create).parameters) - {
@@ -41,11 +50,28 @@ def _env(*names: str) -> str | None:
     return None
 
 
+def _env_seconds(name: str) -> float | None:
+    """A number of seconds from the environment (unset or empty: ``None``)."""
+    value = _env(name)
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0:
+        raise ValueError(f"{name}={value!r}: expected a positive number of seconds")
+    return seconds
+
+
 class OpenAIChatClient(BaseChatClient):
     """A :class:`~travelgym.llm.protocol.ChatClient` over ``openai.AsyncOpenAI`` with native
     tool calling, retries, an optional run budget and an optional response cache.
 
-    ``sleep`` and ``rng`` make the retry waits injectable (tests pass a no-op sleep).
+    ``timeout_s`` and ``total_timeout_s`` are the deadlines of
+    :class:`~travelgym.llm.base.BaseChatClient` (``None``: from the environment, see the module
+    docstring). ``sleep`` and ``rng`` make the retry waits injectable (tests pass a no-op
+    sleep).
     """
 
     def __init__(
@@ -53,7 +79,7 @@ class OpenAIChatClient(BaseChatClient):
         model: str | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 60,
+        timeout_s: float | None = None,
         max_retries: int = 5,
         backoff_base_s: float = 0.5,
         backoff_max_s: float = 20,
@@ -64,12 +90,19 @@ class OpenAIChatClient(BaseChatClient):
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
         default_headers: dict[str, str] | None = None,
+        total_timeout_s: float | None = None,
     ) -> None:
         model = model or _env("TRAVELGYM_MODEL")
         if not model:
             raise ValueError("no model given (pass model= or set TRAVELGYM_MODEL)")
+        if timeout_s is None:
+            timeout_s = _env_seconds("TRAVELGYM_TIMEOUT_S") or DEFAULT_TIMEOUT_S
+        if total_timeout_s is None:
+            total_timeout_s = _env_seconds("TRAVELGYM_TOTAL_TIMEOUT_S")
         super().__init__(
             model,
+            timeout_s=timeout_s,
+            total_timeout_s=total_timeout_s,
             max_retries=max_retries,
             backoff_base_s=backoff_base_s,
             backoff_max_s=backoff_max_s,
@@ -87,7 +120,6 @@ class OpenAIChatClient(BaseChatClient):
                     "auth", "no API key: set TRAVELGYM_API_KEY or OPENAI_API_KEY, or give base_url"
                 )
             key = DUMMY_API_KEY
-        self.timeout_s = timeout_s
         self._client = openai.AsyncOpenAI(
             api_key=key,
             base_url=self.base_url,
@@ -110,10 +142,14 @@ class OpenAIChatClient(BaseChatClient):
         raw = await self._client.chat.completions.with_raw_response.create(
             model=self.model, messages=messages, **kwargs
         )
+        body = raw.http_response.content
+        if len(body) > MAX_REPLY_BYTES:
+            raise LLMError("bad_response", f"reply body of {len(body)} bytes is over the limit "
+                           f"of {MAX_REPLY_BYTES} bytes")  # fmt: skip
         try:
-            return raw.http_response.json()
+            return load_json_body(body)
         except ValueError as exc:
-            raise LLMError("bad_response", f"reply is not JSON: {exc}") from exc
+            raise LLMError("bad_response", f"reply is not JSON: {str(exc)[:200]}") from exc
 
     def _classify(self, exc: BaseException) -> Failure | None:
         if isinstance(exc, openai.APITimeoutError | asyncio.TimeoutError):

@@ -10,6 +10,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from travelgym.llm.text import clean_text
+
 
 class ToolCall(BaseModel):
     """A function call requested by the model. ``arguments`` is the raw JSON text as sent
@@ -61,8 +63,24 @@ class Usage(BaseModel):
         )
 
 
+RepairKind = Literal["invalid_unicode", "usage_estimated"]
+
+
+class Repair(BaseModel):
+    """Something a model or client sent that was repaired instead of failing the call, flagged
+    in the trajectory: ``invalid_unicode`` (``count`` characters - lone surrogates or bytes
+    that are not UTF-8 - replaced with U+FFFD in ``where``, e.g. ``content`` or
+    ``tool_calls[0].arguments``) or ``usage_estimated`` (the reply's ``usage`` was missing or
+    invalid, ``where`` says which; ``count`` tokens were estimated from the text instead)."""
+
+    kind: RepairKind
+    where: str
+    count: int = 0
+
+
 class ChatResponse(BaseModel):
-    """The model's reply: an assistant message plus accounting."""
+    """The model's reply: an assistant message plus accounting. ``repairs`` lists what was
+    repaired in the reply (see :class:`Repair`)."""
 
     message: ChatMessage
     usage: Usage = Field(default_factory=Usage)
@@ -71,15 +89,25 @@ class ChatResponse(BaseModel):
     cached: bool = False
     attempts: int = 1
     finish_reason: str | None = None
+    repairs: list[Repair] = Field(default_factory=list)
+
+
+def count_repairs(repairs: list[Repair], into: dict[str, int] | None = None) -> dict[str, int]:
+    """The number of repairs of each kind (added to ``into`` when given)."""
+    out = into if into is not None else {}
+    for repair in repairs:
+        out[repair.kind] = out.get(repair.kind, 0) + 1
+    return out
 
 
 class LLMError(Exception):
     """A model call that failed for good (after retries), with a category for trajectories:
     ``rate_limit``, ``server``, ``timeout``, ``connection``, ``bad_request``, ``auth``,
-    ``budget`` (the run's call/token cap), ``bad_response``."""
+    ``budget`` (the run's call/token cap), ``bad_response``. The message may quote a provider's
+    reply, so invalid Unicode in it is replaced (it ends up in trajectories)."""
 
     def __init__(self, category: str, message: str) -> None:
-        super().__init__(f"{category}: {message}")
+        super().__init__(f"{category}: {clean_text(str(message))[0]}")
         self.category = category
 
 

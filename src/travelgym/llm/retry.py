@@ -65,11 +65,14 @@ async def retrying(
     classify: Callable[[BaseException], Failure | None],
     policy: RetryPolicy,
     sleep: Sleep = asyncio.sleep,
+    deadline: float | None = None,
 ) -> tuple[T, int]:
     """Run ``call`` until it succeeds; return ``(result, attempts)``.
 
-    Raises :class:`LLMError` for a non-retryable failure or once ``policy.max_retries``
-    retries are spent; exceptions that ``classify`` maps to ``None`` propagate as they are.
+    Raises :class:`LLMError` for a non-retryable failure, once ``policy.max_retries`` retries
+    are spent, or when the wait before the next attempt would pass ``deadline`` (a
+    ``time.monotonic()`` value: the call's total deadline); exceptions that ``classify`` maps
+    to ``None`` propagate as they are.
     """
     attempt = 0
     while True:
@@ -82,10 +85,16 @@ async def retrying(
             failure = classify(exc)
             if failure is None:
                 raise
+            suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
             if not failure.retryable or attempt > policy.max_retries:
-                suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
                 raise LLMError(failure.category, failure.message + suffix) from exc
-            await sleep(policy.delay(attempt, failure.retry_after_s))
+            wait = policy.delay(attempt, failure.retry_after_s)
+            if deadline is not None and time.monotonic() + wait >= deadline:
+                spent = f"after {attempt} attempt{'s' if attempt > 1 else ''}"
+                raise LLMError(failure.category,
+                               f"{failure.message} ({spent}; the call's total deadline "
+                               "leaves no time for another)") from exc  # fmt: skip
+            await sleep(wait)
 
 
 def category_for_status(status: int) -> str:

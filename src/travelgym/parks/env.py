@@ -7,11 +7,12 @@ import sqlite3
 import time
 from typing import Any
 
+from travelgym.llm.protocol import Repair
 from travelgym.parks.context import CompassContext
 from travelgym.parks.tools import compass_registry
 from travelgym.sandbox.bridge import ToolBridge
 from travelgym.toolkit.errors import ToolResult
-from travelgym.trajectory import ToolCallRecord
+from travelgym.trajectory import ToolCallRecord, clean_tool_call
 
 
 class CompassEnv:
@@ -28,14 +29,20 @@ class CompassEnv:
         return self.registry.openai_schemas()
 
     def call(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
-        """Run one tool call; the record carries the payload or the categorised error."""
+        """Run one tool call; the record carries the payload or the categorised error (and the
+        repairs of invalid Unicode in the name or arguments)."""
         start = time.perf_counter()
-        result = self.registry.call(name, arguments, self.context)
-        return self.record(name, arguments, result, (time.perf_counter() - start) * 1000, call_id)
+        name, to_run, arguments, repairs = clean_tool_call(name, arguments)
+        result = self.registry.call(name, to_run, self.context)
+        duration_ms = (time.perf_counter() - start) * 1000
+        return self.record(name, arguments, result, duration_ms, call_id, repairs=repairs)
 
     def record(self, name: Any, arguments: Any, result: ToolResult, duration_ms: float,
-               call_id: str | None = None, parent: str | None = None) -> ToolCallRecord:  # fmt: skip
-        """Record a call that has run (natively, or from code through the sandbox bridge)."""
+               call_id: str | None = None, parent: str | None = None,
+               repairs: list[Repair] | None = None) -> ToolCallRecord:  # fmt: skip
+        """Record a call that has run (natively, or from code through the sandbox bridge);
+        ``name`` and ``arguments`` are already cleaned of invalid Unicode (``repairs`` says
+        what was replaced)."""
         payload = result.payload()
         text = json.dumps(payload, default=str)
         record = ToolCallRecord(
@@ -49,6 +56,7 @@ class CompassEnv:
             error_message=result.error.message if result.error else None,
             duration_ms=round(duration_ms, 3),
             parent=parent,
+            repairs=repairs or [],
         )
         self.calls.append(record)
         self.last_payload = payload
@@ -57,8 +65,8 @@ class CompassEnv:
     def tool_bridge(self, parent: str) -> ToolBridge:
         """The bridge that serves (and records, under ``parent``) the tool calls of code."""
         return ToolBridge(self.registry, self.context,
-                          lambda name, arguments, result, ms: self.record(name, arguments, result, ms,
-                                                                          parent=parent))  # fmt: skip
+                          lambda name, arguments, result, ms, repairs: self.record(
+                              name, arguments, result, ms, parent=parent, repairs=repairs))  # fmt: skip
 
     def take_calls(self) -> list[ToolCallRecord]:
         """The calls made since the last take (one agent turn's calls)."""

@@ -15,7 +15,8 @@ import traceback
 from typing import Any
 
 from travelgym.agents.base import Agent, AgentReply
-from travelgym.llm.protocol import LLMError
+from travelgym.llm.protocol import LLMError, Repair, count_repairs
+from travelgym.llm.text import serialisable
 from travelgym.parks.env import CompassEnv
 from travelgym.parks.scoring import PlanScore, score_plan
 from travelgym.parks.solver import Ranking
@@ -58,8 +59,14 @@ class CompassSession:
         """The user's opening message (recorded as turn 0)."""
         self.said = await self.user.open()
         self.episode.turns.append(Turn(index=0, role="user", text=self.said.text,
-                                       acts=self.said.acts, prompt=self.said.instruction))  # fmt: skip
+                                       acts=self.said.acts, prompt=self.said.instruction,
+                                       repairs=self._user_repairs()))  # fmt: skip
         return self.said
+
+    def _user_repairs(self) -> list[Repair]:
+        """The repairs of the LLM user's reply just written (taken once)."""
+        repairs, self.user.state.last_repairs = self.user.state.last_repairs, []
+        return repairs
 
     async def respond(self, reply: AgentReply, started: float) -> UserReply:
         """Record the agent's turn (with the tool calls made since the last one), let the user
@@ -69,7 +76,7 @@ class CompassSession:
                                   tool_calls=self.env.take_calls(),
                                   recommendation=reply.recommendation, usage=reply.usage,
                                   duration_s=round(time.perf_counter() - started, 4),
-                                  error=reply.error))  # fmt: skip
+                                  error=reply.error, repairs=reply.repairs))  # fmt: skip
         episode.usage = episode.usage + reply.usage
         episode.llm_calls += reply.llm_calls
         if reply.recommendation:
@@ -77,15 +84,22 @@ class CompassSession:
         self.said = await self.user.respond(reply.text, reply.recommendation)
         episode.turns.append(Turn(index=len(episode.turns), role="user", text=self.said.text,
                                   acts=self.said.acts, prompt=self.said.instruction,
-                                  usage=self.user.state.last_usage))  # fmt: skip
+                                  usage=self.user.state.last_usage,
+                                  repairs=self._user_repairs()))  # fmt: skip
         if self.said.done:
             episode.termination = "accepted"
         return self.said
 
-    def agent_failed(self, exc: LLMError) -> None:
-        """The agent's model failed for good: record an error turn and end the episode."""
+    def agent_failed(self, exc: LLMError, partial: AgentReply | None = None) -> None:
+        """The agent's model failed for good: record an error turn (with the usage, calls and
+        repairs of the turn's earlier model calls, when the agent keeps them in ``partial``)
+        and end the episode."""
+        partial = partial if partial is not None else AgentReply("")
         self.episode.turns.append(Turn(index=len(self.episode.turns), role="agent",
-                                       error=str(exc), tool_calls=self.env.take_calls()))  # fmt: skip
+                                       error=str(exc), tool_calls=self.env.take_calls(),
+                                       usage=partial.usage, repairs=list(partial.repairs)))  # fmt: skip
+        self.episode.usage = self.episode.usage + partial.usage
+        self.episode.llm_calls += partial.llm_calls
         self.episode.termination, self.episode.error = "error", f"agent: {exc}"
 
     def failed(self, exc: Exception) -> None:
@@ -107,6 +121,11 @@ class CompassSession:
                            ranking)  # fmt: skip
         episode.score = score.model_dump()
         episode.duration_s = round(time.perf_counter() - self.started, 4)
+        episode.repairs = {}
+        for turn in episode.turns:
+            count_repairs(turn.repairs, episode.repairs)
+            for call in turn.tool_calls:
+                count_repairs(call.repairs, episode.repairs)
         return score
 
 
@@ -135,10 +154,13 @@ async def run_episode(
             try:
                 reply = await agent.reply(said.text, acts)
             except LLMError as exc:
-                session.agent_failed(exc)
+                session.agent_failed(exc, getattr(agent, "partial", None))
                 break
             said = await session.respond(reply, tick)
     except Exception as exc:  # noqa: BLE001 - an episode must never take the run down
         session.failed(exc)
     session.finish(agent.transcript() if hasattr(agent, "transcript") else [])
-    return session.episode
+    episode, replaced = serialisable(session.episode)  # whatever slipped past the boundary
+    if replaced:
+        episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
+    return episode

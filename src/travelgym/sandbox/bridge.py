@@ -10,31 +10,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from travelgym.llm.protocol import Repair
+from travelgym.llm.text import clean_value
 from travelgym.toolkit import codegen
 from travelgym.toolkit.errors import ErrorCategory, ToolResult
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
 
-# (tool name, arguments as sent, result, duration in ms) -> None
-Recorder = Callable[[str, Any, ToolResult, float], Any]
-
-
-def scrub_text(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings (and keys) replaced by U+FFFD."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(value) else value
-    if isinstance(value, list):
-        return [scrub_text(v) for v in value]
-    if isinstance(value, dict):
-        return {scrub_text(k): scrub_text(v) for k, v in value.items()}
-    return value
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+# (tool name, arguments as sent, result, duration in ms, repairs) -> None; name and arguments
+# have invalid Unicode replaced already (the repairs say where)
+Recorder = Callable[[str, Any, ToolResult, float, list[Repair]], Any]
 
 
 class ToolBridge:
@@ -52,24 +36,26 @@ class ToolBridge:
     def handle(self, request: bytes, max_calls: int) -> bytes:
         """Answer one request frame with a reply frame's payload (never raises)."""
         start = time.perf_counter()
-        name, arguments, result = self._serve(request, max_calls)
+        name, arguments, result, repairs = self._serve(request, max_calls)
         if result is not None and self.record is not None:
-            self.record(
-                scrub_text(name),
-                scrub_text(arguments),
-                result,
-                round((time.perf_counter() - start) * 1000, 3),
-            )
+            self.record(name, arguments, result, (time.perf_counter() - start) * 1000, repairs)
         payload = result.payload() if result is not None else _limit_payload(max_calls)
         # what the code sees: the payload as JSON data (as a native caller reads it), marshalled
         return marshal.dumps({"payload": json.loads(json.dumps(payload, default=str))})
 
-    def _serve(self, request: bytes, max_calls: int) -> tuple[str, Any, ToolResult | None]:
+    def _serve(self, request: bytes, max_calls: int,
+               ) -> tuple[str, Any, ToolResult | None, list[Repair]]:  # fmt: skip
         if self.calls >= max_calls:
-            return "", None, None
+            return "", None, None, []
         self.calls += 1
         try:
-            message = json.loads(request)
+            # code may pass lone surrogates ("\ud83d"): replaced before the tool runs or is recorded
+            message, replaced = clean_value(json.loads(request))
+            repairs = (
+                [Repair(kind="invalid_unicode", where="arguments", count=replaced)]
+                if replaced
+                else []
+            )
             name, args, kwargs = message["name"], message.get("args", []), message.get("kwargs", {})
             if (
                 not isinstance(name, str)
@@ -79,15 +65,15 @@ class ToolBridge:
                 raise TypeError("name, args and kwargs have the wrong types")
         except (ValueError, KeyError, TypeError, RecursionError) as exc:
             failure = ToolResult.failure("?", ErrorCategory.PARAMETER, f"malformed call ({exc})")
-            return "?", request[:200].decode("utf-8", "replace"), failure
+            return "?", request[:200].decode("utf-8", "replace"), failure, []
         if name not in self.registry.names:
             arguments = {"*args": args, **kwargs} if args else kwargs
-            return name, arguments, self.registry.call(name, arguments, self.context)
+            return name, arguments, self.registry.call(name, arguments, self.context), repairs
         tool = self.registry[name]
         arguments = codegen.call_arguments(tool, args, kwargs)
         if isinstance(arguments, str):
-            return name, {"*args": args, **kwargs}, codegen.invalid_call(tool, arguments)
-        return name, arguments, self.registry.call(name, arguments, self.context)
+            return name, {"*args": args, **kwargs}, codegen.invalid_call(tool, arguments), repairs
+        return name, arguments, self.registry.call(name, arguments, self.context), repairs
 
 
 def _limit_payload(max_calls: int) -> dict[str, Any]:

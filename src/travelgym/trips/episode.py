@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from travelgym.llm.protocol import LLMError, Usage
+from travelgym.llm.protocol import LLMError, Usage, count_repairs
+from travelgym.llm.text import serialisable
 from travelgym.trips.agents.base import (
     InvalidAction,
     MemoryOpRecord,
@@ -59,6 +60,7 @@ class TripEpisode(BaseModel):
     tool_calls: int = 0
     duration_s: float = 0.0
     score: dict[str, Any] | None = None
+    repairs: dict[str, int] = Field(default_factory=dict)  # repairs of each kind, all steps
 
     @property
     def invalid_action_log(self) -> list[InvalidAction]:
@@ -103,6 +105,9 @@ async def run_trip_episode(
     if score:
         episode.score = score_answer(instance, answer, score_db if score_db is not None else conn)
     episode.duration_s = round(time.perf_counter() - started, 4)
+    episode, replaced = serialisable(episode)  # whatever slipped past the boundary
+    if replaced:
+        episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
     return episode
 
 
@@ -113,6 +118,11 @@ def build_trip_episode(instance: Any, env: TripsEnv, agent: str, answer: str | N
     ``<answer>...</answer>`` text or ``None``. Shared by :func:`run_trip_episode` and the training
     environment."""
     invalid = sum(len(s.invalid_actions) for s in env.steps)
+    repairs: dict[str, int] = {}
+    for step in env.steps:
+        count_repairs(step.repairs, repairs)
+        for call in step.tool_calls:
+            count_repairs(call.repairs, repairs)
     return TripEpisode(
         episode_id=f"{instance.instance_id}#{trial}", task_id=instance.instance_id,
         instance_id=instance.instance_id, split=instance.split, difficulty=instance.difficulty,
@@ -120,7 +130,7 @@ def build_trip_episode(instance: Any, env: TripsEnv, agent: str, answer: str | N
         steps=env.steps, messages=env.messages, final_answer=answer, termination=termination,
         error=error, invalid_actions=invalid, p_action=-1 if invalid else 0, memory=env.memory,
         usage=env.usage, llm_calls=env.llm_calls,
-        tool_calls=sum(len(s.tool_calls) for s in env.steps),
+        tool_calls=sum(len(s.tool_calls) for s in env.steps), repairs=repairs,
     )  # fmt: skip
 
 

@@ -78,7 +78,7 @@ class LLMUserBackend:
                 ChatMessage(role="user", content="(The agent greets you. Start the conversation.)")
             )
         response = await self.client.complete(messages, **self.params)
-        state.last_usage = response.usage
+        state.last_usage, state.last_repairs = response.usage, response.repairs
         text = (response.message.content or "").strip()
         # an empty reply would stall the conversation: say the same acts with the template words
         return text or await self.fallback.write(state, acts, instruction)

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from travelgym.llm.protocol import Usage
+from travelgym.llm.protocol import Repair, Usage
 from travelgym.parks.scoring import revealed_violations
 from travelgym.parks.tasks import Task
 from travelgym.trajectory import DialogueAct
@@ -43,6 +43,7 @@ class ConversationState:
     questioned: bool = False
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, text)
     last_usage: Usage = field(default_factory=Usage)  # of the backend's last model call, if any
+    last_repairs: list[Repair] = field(default_factory=list)  # of that call's reply
 
 
 class UserBackend(Protocol):

@@ -81,7 +81,7 @@ class B2TAgent:
             tick = time.perf_counter()
             messages = [ChatMessage.model_validate(m) for m in env.messages]
             response = await self.client.complete(messages, **self.params)
-            env.count_llm(response.usage)
+            env.count_llm(response.usage, response.repairs)
             text = response.message.content or ""
             result = await apply_b2t_message(env, memory, text, usage=response.usage,
                                              started=tick)  # fmt: skip

@@ -11,8 +11,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from travelgym.llm.protocol import Usage
-from travelgym.trajectory import ToolCallRecord
+from travelgym.llm.protocol import Repair, Usage
+from travelgym.trajectory import ToolCallRecord, clean_tool_call
 from travelgym.trips.behaviour import Action
 from travelgym.trips.context import TripsContext
 from travelgym.trips.instruction import Instruction
@@ -70,6 +70,7 @@ class TripStep(BaseModel):
     answer: bool = False  # this step delivered the final answer
     usage: Usage = Field(default_factory=Usage)
     duration_s: float = 0.0
+    repairs: list[Repair] = Field(default_factory=list)  # what was repaired in the model's reply
 
 
 class TripsEnv:
@@ -88,15 +89,18 @@ class TripsEnv:
         self.llm_calls = 0
         self._calls: list[ToolCallRecord] = []
         self._payloads: dict[int, Any] = {}
+        self._repairs: list[Repair] = []
 
     @property
     def tool_names(self) -> list[str]:
         return self.registry.names
 
     def call(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
-        """Run one tool call; the record carries the payload or the categorised error."""
+        """Run one tool call; the record carries the payload or the categorised error (and the
+        repairs of invalid Unicode in the name or arguments)."""
         start = time.perf_counter()
-        result = self.registry.call(name, arguments, self.context)
+        name, to_run, arguments, repairs = clean_tool_call(name, arguments)
+        result = self.registry.call(name, to_run, self.context)
         payload = result.payload()
         text = json.dumps(payload, default=str, ensure_ascii=False)
         record = ToolCallRecord(
@@ -105,7 +109,7 @@ class TripsEnv:
             result_chars=len(text),
             error_category=result.error.category.value if result.error else None,
             error_message=result.error.message if result.error else None,
-            duration_ms=round((time.perf_counter() - start) * 1000, 3),
+            duration_ms=round((time.perf_counter() - start) * 1000, 3), repairs=repairs,
         )  # fmt: skip
         self._payloads[id(record)] = payload  # what the agent reads, even with keep_results off
         self._calls.append(record)
@@ -130,8 +134,9 @@ class TripsEnv:
         return text
 
     def add_step(self, **fields: Any) -> TripStep:
-        """Close a step: it takes the tool calls made since the previous one; each failed call
-        is an invalid action (its response carries an error)."""
+        """Close a step: it takes the tool calls made since the previous one and the repairs of
+        the model replies counted since (:meth:`count_llm`); each failed call is an invalid
+        action (its response carries an error)."""
         index = len(self.steps)
         invalid = list(fields.pop("invalid_actions", []))
         for call in self._calls:
@@ -140,14 +145,18 @@ class TripsEnv:
                 invalid.append(InvalidAction(step=index, source="tool", raw=raw,
                                              kind=call.error_category or "error",
                                              message=call.error_message or ""))  # fmt: skip
-        step = TripStep(index=index, tool_calls=self._calls, invalid_actions=invalid, **fields)
-        self._calls, self._payloads = [], {}
+        repairs = [*self._repairs, *fields.pop("repairs", [])]
+        step = TripStep(index=index, tool_calls=self._calls, invalid_actions=invalid,
+                        repairs=repairs, **fields)  # fmt: skip
+        self._calls, self._payloads, self._repairs = [], {}, []
         self.steps.append(step)
         return step
 
-    def count_llm(self, usage: Usage) -> None:
+    def count_llm(self, usage: Usage, repairs: list[Repair] | None = None) -> None:
+        """Count one model call: its usage, and its repairs for the step it opens."""
         self.usage = self.usage + usage
         self.llm_calls += 1
+        self._repairs.extend(repairs or ())
 
 
 class TripAgent(Protocol):

@@ -97,7 +97,7 @@ class ReactAgent:
         for _ in range(self.max_steps):
             tick = time.perf_counter()
             response = await self.client.complete(messages, **self.params)
-            env.count_llm(response.usage)
+            env.count_llm(response.usage, response.repairs)
             text = response.message.content or ""
             messages.append(ChatMessage(role="assistant", content=text))
             env.messages.append(messages[-1].to_openai())
