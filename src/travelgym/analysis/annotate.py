@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from travelgym.atomic import write_text_atomic
 from travelgym.parks.tasks import STYLES, Task, load_tasks
 from travelgym.runner.store import MANIFEST, read_episodes
 from travelgym.trajectory import Episode
@@ -185,19 +186,18 @@ def export_sheet(
     rows, eligible = sample_rows(episodes, tasks, conversations=conversations, seed=seed,
                                  responses=responses, run=run,
                                  user=manifest.get("user", ""))  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        out.write_text(text, encoding="utf-8")
     elif fmt == "csv":
-        with open(out, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        buffer = io.StringIO(newline="")
+        writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        text = buffer.getvalue()
     else:
         raise ValueError(f"unknown format {fmt!r}: use csv or jsonl")
+    out = write_text_atomic(out, text)
     return ExportResult(path=out, conversations=len({r["episode_id"] for r in rows}),
                         rows=len(rows), eligible=eligible)  # fmt: skip
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
+from travelgym.atomic import write_text_atomic
 from travelgym.parks.tasks import STYLES, GroundTruth, Task, load_tasks
 from travelgym.runner.store import MANIFEST, RunDirError, read_episodes
 from travelgym.trajectory import Episode
@@ -636,15 +637,24 @@ def _analyze(runs: list[Run], tasks: dict[str, Task], notes: list[str]) -> dict 
     import inspect
 
     kwargs: dict[str, Any] = {}
-    if "tasks" in inspect.signature(metrics.analyze_runs).parameters:
+    params = inspect.signature(metrics.analyze_runs).parameters
+    if "tasks" in params:
         kwargs["tasks"] = tasks
+    if "allow_mixed" in params:  # a report shows everything, and says what a row mixes
+        kwargs["allow_mixed"] = True
     try:
         with _runs_already_read(metrics, runs):
             result = metrics.analyze_runs([r.directory for r in runs], **kwargs)
     except Exception as exc:  # noqa: BLE001 - the rest of the report is still worth having
         notes.append(f"analyze_runs failed: {type(exc).__name__}: {exc}")
         return None
-    return result if isinstance(result, dict) else {"result": result}
+    if not isinstance(result, dict):
+        return {"result": result}
+    for agent, row in (result.get("stability") or {}).items():
+        if isinstance(row, dict) and row.get("mixed"):
+            notes.append(f"the stability row of {agent} pools runs that differ in "
+                         f"{' and '.join(row['mixed'])}")  # fmt: skip
+    return result
 
 
 def _analysis_section(result: dict[str, Any]) -> str:
@@ -804,9 +814,7 @@ def write_report(
     title = title or "COMPASS report: " + ", ".join(r.label for r in runs)
     document = _document(title, generated, runs, summaries, analysis, plots, notes,
                          embed_json(data))  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(document, encoding="utf-8")
+    out = write_text_atomic(out, document)
     timings["html_s"] = time.perf_counter() - clock
     return ReportResult(path=out, size_bytes=out.stat().st_size, runs=len(runs),
                         episodes=sum(len(r.episodes) for r in runs), verdicts=len(verdicts.items),

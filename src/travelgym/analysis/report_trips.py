@@ -37,6 +37,7 @@ from travelgym.analysis.report import (
     embed_json,
 )
 from travelgym.analysis.report_assets import DOM_HELPERS_JS, ERROR_HOOK_JS, REPORT_CSS
+from travelgym.atomic import write_text_atomic
 from travelgym.runner.store import MANIFEST, RunDirError
 
 SUITE = "behavior2trip"
@@ -366,9 +367,7 @@ def write_trip_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None 
     rates = check_rates(runs)
     document = _document(title, generated, runs, summaries, check_table(catalog, rates), notes,
                          embed_json(_finite(data)))  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(document, encoding="utf-8")
+    out = write_text_atomic(out, document)
     timings["html_s"] = time.perf_counter() - clock
     return ReportResult(path=out, size_bytes=out.stat().st_size, runs=len(runs),
                         episodes=sum(len(r.episodes) for r in runs),

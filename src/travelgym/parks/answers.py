@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from travelgym.jsonl import JsonLinesError, iter_json_lines
 
 RUN_FILE = "episodes.jsonl"
 
@@ -21,16 +22,10 @@ def read_answers(path: Path) -> list[dict]:
             raise AnswerFileError(f"{path.parent} is not a run directory: no {RUN_FILE}")
     entries = []
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnswerFileError(f"{path}: cannot read: {exc}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnswerFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        lines = list(iter_json_lines(path))
+    except JsonLinesError as exc:
+        raise AnswerFileError(str(exc)) from None
+    for number, entry in lines:
         if not isinstance(entry, dict) or "task_id" not in entry:
             raise AnswerFileError(
                 f"{path}:{number}: expected an object with 'task_id' and 'recommendation'"
