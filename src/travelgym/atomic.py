@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from pathlib import Path
-
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def utf8_bytes(text: str) -> bytes:
-    """``text`` as UTF-8, any lone surrogate (not encodable) written as U+FFFD."""
+    """``text`` as UTF-8: surrogate pairs joined into their character, any lone surrogate
+    (not encodable) written as U+FFFD."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+        joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return joined.encode("utf-8")
 
 
 def write_all(fd: int, data: bytes) -> None:

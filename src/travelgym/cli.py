@@ -426,7 +426,7 @@ def score(
 def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None) -> None:
     """Behavior2Trip scoring: DR, C and UPC micro/macro and final pass rates by difficulty."""
     from travelgym.trips.build import ensure_database
-    from travelgym.trips.instances import ensure_instances, load_instances
+    from travelgym.trips.instances import ensure_instances
     from travelgym.trips.scoring import AnswerFileError, read_answers, score_answers
 
     try:
@@ -439,8 +439,7 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None)
     instances = {}
     wanted = {e["instance_id"] for e in entries}
     for path in ensure_instances(db, data_dir).values():
-        instances.update({x.instance_id: x for x in load_instances(path, check=False)
-                          if x.instance_id in wanted})  # fmt: skip
+        instances.update({x.instance_id: x for x in _read_instances(path, wanted)})
     _refuse_nothing_known(answers, entries, set(instances), "instance_id")
     result = score_answers(entries, instances, db.path)
     if as_json:
@@ -453,6 +452,23 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None)
                      f"{agg['C_macro']:>8.1f} {agg['UPC_micro']:>10.1f} {agg['UPC_macro']:>10.1f} "
                      f"{agg['final']:>7.1f}")  # fmt: skip
     click.echo("\n".join(lines))
+
+
+def _read_instances(path: Path, wanted: set[str]):
+    """The instances of an instance file whose ids are ``wanted``; a line whose leading
+    ``instance_id`` is not wanted is skipped unparsed (instance files are large)."""
+    import re
+
+    from travelgym.trips.instances import Instance
+
+    leading_id = re.compile(r'\{"instance_id":"([^"\\]*)"')
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            found = leading_id.match(line)
+            if (found is None or found.group(1) in wanted) and line.strip():
+                instance = Instance.model_validate_json(line)
+                if instance.instance_id in wanted:
+                    yield instance
 
 
 def format_score_table(result: dict) -> str:

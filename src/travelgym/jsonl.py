@@ -44,7 +44,7 @@ def iter_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
 def parse_json_line(raw: bytes, where: str) -> Any:
     """One line of JSON (UTF-8 bytes); errors are :class:`JsonLinesError` prefixed ``where``."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").rstrip("\r\n")  # so that error columns count from the line
     except UnicodeDecodeError as exc:
         raise JsonLinesError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start + 1})"
                              ) from None  # fmt: skip

@@ -43,6 +43,11 @@ def test_parse_line_flags_invalid_utf8_and_surrogates_and_keeps_the_request():
     assert parse_line(b"   \n") is None
 
 
+def short_id(value: object) -> str | None:
+    """Test ids of a readable length for long byte strings."""
+    return repr(value)[:40] if isinstance(value, bytes) else None
+
+
 @pytest.mark.parametrize(
     ("line", "code", "request_id"),
     [
@@ -58,6 +63,7 @@ def test_parse_line_flags_invalid_utf8_and_surrogates_and_keeps_the_request():
         (b'{"jsonrpc":"2.0","id":"abc","method":12}', INVALID_REQUEST, "abc"),
         (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', INVALID_REQUEST, None),
     ],
+    ids=short_id,
 )  # fmt: skip
 def test_parse_line_answers_what_it_cannot_pass_on(line, code, request_id):
     parsed = parse_line(line)

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from travelgym.analysis.run_manifest import read_manifest
 from travelgym.atomic import write_text_atomic
 from travelgym.parks.tasks import STYLES, Task, load_tasks
-from travelgym.runner.store import MANIFEST, read_episodes
+from travelgym.runner.store import read_episodes
 from travelgym.trajectory import Episode
 
 # The six error flags of Appendix H, in the paper's order, with its names.
@@ -178,8 +179,7 @@ def export_sheet(
 ) -> ExportResult:
     """Write the annotation sheet of a run directory as CSV or JSONL."""
     run_dir = Path(run_dir)
-    manifest_path = run_dir / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest = read_manifest(run_dir)
     episodes = read_episodes(run_dir)
     tasks = {t.task_id: t for t in load_tasks()}
     run = manifest.get("agent") or (episodes[0].agent if episodes else run_dir.name)

@@ -11,7 +11,6 @@ metric with its formula and the figure or table of the paper it mirrors.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -397,12 +396,11 @@ def _analyze_rows(
 
 def load_run(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
     """A run directory's manifest (empty when missing) and episodes."""
-    from travelgym.runner.store import MANIFEST, read_episodes
+    from travelgym.analysis.run_manifest import read_manifest
+    from travelgym.runner.store import read_episodes
 
     run_dir = Path(run_dir)
-    manifest_path = run_dir / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    return manifest, read_episodes(run_dir)
+    return read_manifest(run_dir), read_episodes(run_dir)
 
 
 def _unique_name(name: str, taken: dict[str, Any]) -> str:

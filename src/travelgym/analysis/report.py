@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
+from travelgym.analysis.run_manifest import read_manifest
 from travelgym.atomic import write_text_atomic
 from travelgym.parks.tasks import STYLES, GroundTruth, Task, load_tasks
-from travelgym.runner.store import MANIFEST, RunDirError, read_episodes
+from travelgym.runner.store import RunDirError, read_episodes
 from travelgym.trajectory import Episode
 
 DEFAULT_MAX_RESULT_CHARS = 2000  # tool results longer than this are cut in the embedded data
@@ -77,8 +78,7 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     runs = []
     for directory in run_dirs:
         directory = Path(directory)
-        manifest_file = directory / MANIFEST
-        manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
+        manifest = read_manifest(directory)
         episodes = read_episodes(directory)  # raises RunDirError without episodes.jsonl
         runs.append(Run(directory, manifest, episodes))
     labels = [r.manifest.get("agent") or (r.episodes[0].agent if r.episodes else r.directory.name)

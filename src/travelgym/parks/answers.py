@@ -13,6 +13,11 @@ class AnswerFileError(ValueError):
     """An answers file that cannot be read; the message names the file and line."""
 
 
+def is_trial_number(value: object) -> bool:
+    """Whether ``value`` is a valid trial index (an int >= 0; a bool is no trial)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def read_answers(path: Path) -> list[dict]:
     """Entries ``{"task_id", "recommendation"}`` from a JSONL file or a run directory."""
     path = Path(path)
@@ -26,12 +31,15 @@ def read_answers(path: Path) -> list[dict]:
     except JsonLinesError as exc:
         raise AnswerFileError(str(exc)) from None
     for number, entry in lines:
-        if not isinstance(entry, dict) or "task_id" not in entry:
+        if not isinstance(entry, dict) or not isinstance(entry.get("task_id"), str):
             raise AnswerFileError(
                 f"{path}:{number}: expected an object with 'task_id' and 'recommendation'"
             )
+        trial = entry.get("trial", 0)
+        if not is_trial_number(trial):
+            raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
         if "final_recommendation" in entry:  # an episode of a run directory
-            entries.append({"task_id": entry["task_id"], "trial": entry.get("trial", 0),
+            entries.append({"task_id": entry["task_id"], "trial": trial,
                             "recommendation": entry.get("final_recommendation")})  # fmt: skip
         else:
             entries.append(

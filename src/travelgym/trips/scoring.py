@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from travelgym.jsonl import JsonLinesError, iter_json_lines
+from travelgym.parks.answers import is_trial_number
 from travelgym.trips.checks import CheckResult, PlanDB, run_checks
 from travelgym.trips.instances import Instance
 from travelgym.trips.judge import JudgeVerdict
@@ -181,8 +182,11 @@ def read_answers(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if not isinstance(iid, str):
             raise AnswerFileError(f"{path}:{number}: expected an object with 'instance_id' and "
                                   f"'{ANSWER_FIELD}' (or '{RUN_ANSWER_FIELD}')")  # fmt: skip
+        trial = entry.get("trial", 0)
+        if not is_trial_number(trial):
+            raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
-        entries.append({"instance_id": iid, "trial": entry.get("trial", 0), "answer": answer})
+        entries.append({"instance_id": iid, "trial": trial, "answer": answer})
     return entries
 
 
