@@ -108,7 +108,7 @@ def build(
 @scale_option
 @click.option(
     "--db",
-    type=InputPath(),
+    type=InputPath(sqlite=True),
     default=None,
     help="Describe this database file instead of the generated one.",
 )
@@ -239,7 +239,7 @@ def tools(suite: str, markdown: bool) -> None:
 @scale_option
 @click.option(
     "--db",
-    type=InputPath(),
+    type=InputPath(sqlite=True),
     default=None,
     help="Serve this database file instead of the generated one.",
 )

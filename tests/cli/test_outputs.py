@@ -127,3 +127,18 @@ def test_file_size_limit_during_a_run_and_a_report_is_one_line(compass_run, tmp_
     assert done.stderr.strip() == f"Error: {report}: File too large"
     assert report.read_text() == "the previous report"
     assert json.loads((out / "scripted-greedy" / "manifest.json").read_text())["agent"]
+
+
+def test_database_options_refuse_files_that_are_no_database(compass_run, tmp_path):
+    run_dir, data_dir = compass_run
+    not_db, damaged = tmp_path / "answers.jsonl", tmp_path / "cut.sqlite"
+    not_db.write_text('{"task_id": "x"}\n')
+    damaged.write_bytes((data_dir / "compass" / "compass-seed0.sqlite").read_bytes()[:200_000])
+    runner = CliRunner()
+    for command in (["stats", "compass"], ["stats", "behavior2trip"],
+                    ["serve-mcp", "compass"], ["serve-mcp", "behavior2trip"]):  # fmt: skip
+        result = runner.invoke(main, [*command, "--db", str(not_db)])
+        assert result.exit_code == 2 and "is not an SQLite database" in result.output
+    result = runner.invoke(main, ["stats", "compass", "--db", str(damaged)])
+    assert result.exit_code == 1, result.output
+    assert result.output.strip() == "Error: a damaged database: database disk image is malformed"

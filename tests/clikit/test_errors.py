@@ -7,6 +7,7 @@ import builtins
 import errno
 import importlib
 import json
+import sqlite3
 
 import click
 import pytest
@@ -63,6 +64,8 @@ def _deep_json():
         (lambda: json.loads("{oops"), "not valid JSON: Expecting property name"),
         (lambda: b"\xff".decode("utf-8"), "invalid text: 'utf-8' codec can't decode"),
         (_raise(MemoryError()), "out of memory"),
+        (_raise(sqlite3.DatabaseError("database disk image is malformed")),
+         "a damaged database: database disk image is malformed"),
         (_raise(JsonLinesError("a.jsonl:3: not valid JSON\n(second line)")),
          "a.jsonl:3: not valid JSON (second line)"),
     ],
@@ -76,7 +79,11 @@ def test_user_and_machine_errors_are_one_line_and_exit_1(raise_it, expected, mon
     assert len(lines) == 1 and lines[0].startswith("Error: ") and expected in lines[0], lines
 
 
-@pytest.mark.parametrize("exc", [TypeError("bug"), KeyError("bug"), AttributeError("bug")])
+@pytest.mark.parametrize(
+    "exc",
+    [TypeError("bug"), KeyError("bug"), AttributeError("bug"),
+     sqlite3.OperationalError("no such column: prize")],  # a query's mistake is a bug
+)  # fmt: skip
 def test_a_bug_keeps_its_traceback(exc):
     result = CliRunner().invoke(_toy(_raise(exc)), ["nested", "act"])
     assert result.exception is exc  # not turned into a message: the runner sees the bug itself

@@ -103,3 +103,12 @@ def test_parameter_types_are_usage_errors_naming_the_option(place):
     assert bad.exit_code == 2 and "is a FIFO, not a regular file" in bad.output
     bad = runner.invoke(cmd, ["--src", str(place / "missing")])
     assert bad.exit_code == 2 and "does not exist" in bad.output
+
+
+def test_database_inputs_must_be_sqlite_files(place, compass_db):
+    assert input_problem(compass_db, dir_okay=False, sqlite=True) is None
+    (place / "empty.sqlite").write_bytes(b"")
+    for name in ("file.txt", "empty.sqlite"):
+        assert input_problem(place / name, dir_okay=False, sqlite=True) == (
+            f"{place / name} is not an SQLite database"
+        )

@@ -5,7 +5,7 @@ read-only directory, a device where a file belongs) ends a command with one line
 status 1; a genuine bug still shows its traceback, so it can be reported and fixed. Which
 errors count as the user's or the machine's is decided by :func:`user_error_message`: every
 ``OSError`` (but a broken pipe, which click handles), input nested beyond the recursion limit,
-memory exhaustion, undecodable text or JSON, and travelgym's own error types whose messages are
+memory exhaustion, undecodable text or JSON, a damaged SQLite file, and travelgym's own error types whose messages are
 written for users. Set ``TRAVELGYM_DEBUG=1`` to see the traceback of any of them.
 """
 
@@ -15,12 +15,15 @@ import builtins
 import errno
 import json
 import os
+import sqlite3
 import sys
 from typing import Any
 
 import click
 
 DEBUG_ENV = "TRAVELGYM_DEBUG"
+# SQLite's errors about the file itself (not about a query): the machine's state
+DAMAGED_DATABASE = ("file is not a database", "database disk image is malformed")
 MAX_MESSAGE_CHARS = 1000
 
 # travelgym's error types whose messages are written for users, by module, so that checking an
@@ -97,6 +100,8 @@ def user_error_message(exc: BaseException) -> str | None:
         return _one_line(f"not valid JSON: {exc}")
     if isinstance(exc, UnicodeError):
         return _one_line(f"invalid text: {exc}")
+    if isinstance(exc, sqlite3.DatabaseError) and str(exc).startswith(DAMAGED_DATABASE):
+        return _one_line(f"a damaged database: {exc}")
     if isinstance(exc, _user_error_types()):
         return _one_line(str(exc) or type(exc).__name__)
     return None

@@ -70,9 +70,12 @@ def output_problem(path: Path, kind: Kind) -> str | None:
     return None
 
 
-def input_problem(path: Path, dir_okay: bool) -> str | None:
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def input_problem(path: Path, dir_okay: bool, sqlite: bool = False) -> str | None:
     """Why the existing ``path`` cannot be read as an input file (or directory, where
-    ``dir_okay``), or ``None``."""
+    ``dir_okay``; an SQLite database, where ``sqlite``), or ``None``."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -81,6 +84,14 @@ def input_problem(path: Path, dir_okay: bool) -> str | None:
         return None if dir_okay else f"{path} is a directory, not a file"
     if not stat.S_ISREG(info.st_mode):
         return f"{path} is {describe_kind(info.st_mode)}, not a regular file"
+    if sqlite:
+        try:
+            with open(path, "rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            return f"{path}: {exc.strerror or exc}"
+        if header != SQLITE_HEADER:
+            return f"{path} is not an SQLite database"
     return None
 
 
@@ -101,15 +112,17 @@ class OutputPath(click.Path):
 
 
 class InputPath(click.Path):
-    """An existing, readable input: a regular file, or also a directory with ``dir_okay``."""
+    """An existing, readable input: a regular file (an SQLite database with ``sqlite``), or also
+    a directory with ``dir_okay``."""
 
-    def __init__(self, dir_okay: bool = False) -> None:
+    def __init__(self, dir_okay: bool = False, sqlite: bool = False) -> None:
         super().__init__(exists=True, dir_okay=dir_okay, readable=True, path_type=Path)
+        self.sqlite = sqlite
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """Check ``value`` (click's existence and permission checks, then its kind)."""
         path = super().convert(value, param, ctx)
-        problem = input_problem(Path(path), bool(self.dir_okay))
+        problem = input_problem(Path(path), bool(self.dir_okay), self.sqlite)
         if problem is not None:
             self.fail(problem, param, ctx)
         return path
