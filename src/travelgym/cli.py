@@ -278,8 +278,10 @@ def _load_task_list(tasks_file: Path | None):
 
     try:
         return load_tasks(tasks_file)
-    except (OSError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (OSError, ValueError, RecursionError) as exc:
+        named = tasks_file is None or str(tasks_file) in str(exc)
+        where = "" if named else f"{tasks_file}: "
+        raise click.ClickException(f"{where}{exc}") from exc
 
 
 @main.command("tasks")

@@ -102,3 +102,12 @@ def test_broken_pipe_is_left_to_click_and_groups_are_judged_by_their_members():
     assert user_error_message(group) == "f: Input/output error; out of memory"
     assert user_error_message(ExceptionGroup("run", [OSError(5, "x"), TypeError("bug")])) is None
     assert len(user_error_message(OSError(errno.EIO, "x" * 5000))) <= 1000
+
+
+def test_click_exception_messages_are_one_line():
+    def raise_it():
+        raise click.ClickException("1 validation error for Task\n  Invalid JSON\n    see docs")
+
+    result = CliRunner().invoke(_toy(raise_it), ["nested", "act"])
+    assert result.exit_code == 1
+    assert result.output == "Error: 1 validation error for Task Invalid JSON see docs\n"

@@ -116,7 +116,10 @@ class GuardedGroup(click.Group):
         a :class:`click.ClickException`."""
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+        except click.exceptions.ClickException as exc:
+            exc.message = _one_line(exc.message)  # e.g. a validation error's report
+            raise
+        except (click.exceptions.Abort, click.exceptions.Exit):
             raise
         except Exception as exc:
             message = user_error_message(exc)

@@ -85,6 +85,8 @@ def read_run(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], list[di
             continue
         try:
             episode = json.loads(line)
+        except RecursionError:
+            raise ExportError(f"{path}:{number}: JSON nested too deeply to read") from None
         except ValueError as exc:
             if number == len(lines):  # no newline after it: a partial write
                 continue
