@@ -9,6 +9,15 @@ from pathlib import Path
 import click
 
 from travelgym import __version__
+from travelgym.clikit import (
+    GuardedGroup,
+    InputPath,
+    OutputPath,
+    RuledCommand,
+    RuledOption,
+    comma_separated,
+    is_used,
+)
 
 SUITES = click.Choice(["compass"])
 ALL_SUITES = click.Choice(["compass", "behavior2trip"])  # suites with build/stats/tools/serve-mcp
@@ -18,7 +27,7 @@ def data_dir_option(func):
     """The ``--data-dir`` option every data-touching subcommand shares."""
     return click.option(
         "--data-dir",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=OutputPath("dir"),
         default=None,
         help="Data directory (default: $TRAVELGYM_DATA_DIR or the per-user data directory).",
     )(func)
@@ -67,7 +76,7 @@ def emit_json(obj) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=False))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=GuardedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="travelgym")
 def main() -> None:
     """travelgym: benchmarks and training environments for travel-planning LLM agents."""
@@ -117,14 +126,14 @@ def build(
 @scale_option
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=InputPath(sqlite=True),
     default=None,
     help="Describe this database file instead of the generated one.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @click.option(
     "--plots",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputPath("dir"),
     default=None,
     help="Write PNG analogues of the paper's Figures 15-17 into this directory.",
 )
@@ -198,7 +207,7 @@ def _trips_stats(seed: int, scale: str, db: Path | None, as_json: bool, data_dir
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath("file"),
     required=True,
     help="SQLite file to write.",
 )
@@ -248,7 +257,7 @@ def tools(suite: str, markdown: bool) -> None:
 @scale_option
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=InputPath(sqlite=True),
     default=None,
     help="Serve this database file instead of the generated one.",
 )
@@ -298,8 +307,10 @@ def _load_task_list(tasks_file: Path | None):
 
     try:
         return load_tasks(tasks_file)
-    except (OSError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (OSError, ValueError, RecursionError) as exc:
+        named = tasks_file is None or str(tasks_file) in str(exc)
+        where = "" if named else f"{tasks_file}: "
+        raise click.ClickException(f"{where}{exc}") from exc
 
 
 @main.command("tasks")
@@ -308,7 +319,7 @@ def _load_task_list(tasks_file: Path | None):
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of full task objects.")
 @click.option(
     "--tasks-file",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=InputPath(),
     default=None,
     help="Task file (default: the one shipped with travelgym).",
 )
@@ -353,25 +364,59 @@ def solve(
         click.echo(f"{t.task_id}: |X_feas| = {t.feasible_count:,}, optimum = {t.optimum_value}")
 
 
-def detect_suite(answers: Path) -> str:
-    """The suite of an answers file or run directory: the run manifest's ``suite``, else
-    ``behavior2trip`` when the first entry names an ``instance_id``, else ``compass``."""
+SUITE_MARKERS = {  # keys only one suite's answers or episodes carry
+    "behavior2trip": ("instance_id", "answer", "final_answer"),
+    "compass": ("recommendation", "final_recommendation"),
+}
+
+
+def detect_suite(answers: Path) -> str | None:
+    """The suite of an answers file or run directory: the run manifest's ``suite``, else the
+    suite whose keys the first entry carries (:data:`SUITE_MARKERS`); ``None`` when unknown."""
     if answers.is_dir():
-        manifest = answers / "manifest.json"
         try:
-            return json.loads(manifest.read_text()).get("suite", "compass")
-        except (OSError, ValueError, AttributeError):
-            return "compass"
+            manifest = json.loads((answers / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            manifest = None
+        if isinstance(manifest, dict) and manifest.get("suite") in SUITE_MARKERS:
+            return manifest["suite"]
+        answers = answers / "episodes.jsonl"
+    from travelgym.jsonl import JsonLinesError, iter_json_lines
+
     try:
-        with open(answers, encoding="utf-8") as fh:
-            first = next((line for line in fh if line.strip()), "")
-        return "behavior2trip" if '"instance_id"' in first else "compass"
-    except (OSError, UnicodeDecodeError):
-        return "compass"
+        first = next((entry for _, entry in iter_json_lines(answers)), None)
+    except JsonLinesError:
+        return None  # the reader of the chosen suite names the problem
+    if not isinstance(first, dict):
+        return None
+    if first.get("suite") in SUITE_MARKERS:
+        return first["suite"]
+    found = [suite for suite, keys in SUITE_MARKERS.items() if any(k in first for k in keys)]
+    return found[0] if len(found) == 1 else None
+
+
+def _chosen_suite(answers: Path, suite: str | None) -> str:
+    """``--suite`` if given and not contradicted by ANSWERS, else the detected suite."""
+    detected = detect_suite(answers)
+    if suite is not None and detected is not None and suite != detected:
+        raise click.UsageError(f"{answers} holds {detected} answers, not {suite}: drop --suite "
+                               f"or use --suite {detected}")  # fmt: skip
+    return suite or detected or "compass"
+
+
+def _refuse_nothing_known(answers: Path, entries: list[dict], known: set[str], key: str) -> None:
+    """An error when ANSWERS scores nothing: no entries, or none naming a known task."""
+    if not entries:
+        raise click.ClickException(f"{answers}: no answers in it")
+    unknown = [e[key] for e in entries if e[key] not in known]
+    if len(unknown) == len(entries):
+        shown = ", ".join(map(repr, dict.fromkeys(unknown[:5])))
+        raise click.ClickException(f"{answers}: none of its {len(entries)} answer(s) names a "
+                                   f"known {key.replace('_', ' ')} (e.g. {shown})")  # fmt: skip
 
 
 @main.command()
-@click.argument("answers", type=click.Path(exists=True, path_type=Path))
+@click.argument("answers", type=InputPath(dir_okay=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the full score JSON.")
 @click.option(
     "--suite",
@@ -390,7 +435,7 @@ def score(
     tampered = tampering(answers) if answers.is_dir() else None
     if tampered:
         click.echo(f"warning: TAMPERED run: {tampered}", err=True)
-    if (suite or detect_suite(answers)) == "behavior2trip":
+    if _chosen_suite(answers, suite) == "behavior2trip":
         _score_trips(answers, as_json, seed, data_dir, tampered)
         return
     from travelgym.db import connect_readonly
@@ -406,8 +451,9 @@ def score(
         raise click.ClickException(str(exc)) from exc
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
     tasks = {t.task_id: t for t in _load_task_list(None)}
+    _refuse_nothing_known(answers, entries, set(tasks), "task_id")
+    _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
     conn = connect_readonly(ensure_database(seed=seed, data_dir=data_dir).path)
     result = score_answers(conn, tasks, truths, entries)
     if as_json:
@@ -422,7 +468,7 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None,
                  tampered: str | None = None) -> None:  # fmt: skip
     """Behavior2Trip scoring: DR, C and UPC micro/macro and final pass rates by difficulty."""
     from travelgym.trips.build import ensure_database
-    from travelgym.trips.instances import ensure_instances, load_instances
+    from travelgym.trips.instances import ensure_instances
     from travelgym.trips.scoring import AnswerFileError, read_answers, score_answers
 
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
@@ -432,12 +478,14 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None,
         raise click.ClickException(str(exc)) from exc
     for note in notes:
         click.echo(f"note: {note}", err=True)
+    if not entries:
+        raise click.ClickException(f"{answers}: no answers in it")
     db = ensure_database(seed=seed, data_dir=data_dir)
     instances = {}
+    wanted = {e["instance_id"] for e in entries}
     for path in ensure_instances(db, data_dir).values():
-        wanted = {e["instance_id"] for e in entries}
-        instances.update({x.instance_id: x for x in load_instances(path, check=False)
-                          if x.instance_id in wanted})  # fmt: skip
+        instances.update({x.instance_id: x for x in _read_instances(path, wanted)})
+    _refuse_nothing_known(answers, entries, set(instances), "instance_id")
     result = score_answers(entries, instances, db.path)
     if as_json:
         emit_json({**result, "tampered": tampered})
@@ -451,6 +499,23 @@ def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None,
     if tampered:
         lines.append(f"TAMPERED: {tampered}")
     click.echo("\n".join(lines))
+
+
+def _read_instances(path: Path, wanted: set[str]):
+    """The instances of an instance file whose ids are ``wanted``; a line whose leading
+    ``instance_id`` is not wanted is skipped unparsed (instance files are large)."""
+    import re
+
+    from travelgym.trips.instances import Instance
+
+    leading_id = re.compile(r'\{"instance_id":"([^"\\]*)"')
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            found = leading_id.match(line)
+            if (found is None or found.group(1) in wanted) and line.strip():
+                instance = Instance.model_validate_json(line)
+                if instance.instance_id in wanted:
+                    yield instance
 
 
 def format_score_table(result: dict) -> str:
@@ -469,7 +534,12 @@ def format_score_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-@main.command()
+COMPASS, TRIPS = ["compass"], ["behavior2trip"]
+LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
+
+
+# Options without ``suites`` apply to both suites; every rule is checked by RuledCommand.
+@main.command(cls=RuledCommand)
 @click.argument("suite", type=ALL_SUITES)
 @click.option(
     "--agent",
@@ -482,26 +552,52 @@ def format_score_table(result: dict) -> str:
 )
 @click.option(
     "--user",
+    cls=RuledOption,
+    suites=COMPASS,
     default="template",
     show_default=True,
     help="template, llm:MODEL, local:smollm2 / local:PATH.gguf or hf:CHECKPOINT_DIR.",
 )
-@click.option("--tasks", "task_ids", default=None, help="Comma-separated task ids.")
-@click.option("--level", type=click.IntRange(1, 3), default=None, help="Only tasks of this level.")
+@click.option(
+    "--tasks",
+    "task_ids",
+    default=None,
+    callback=comma_separated,
+    help="Comma-separated task ids (behavior2trip: instance ids).",
+)
+@click.option(
+    "--level",
+    cls=RuledOption,
+    suites=COMPASS,
+    conflicts=["task_ids"],
+    counterpart="difficulty",
+    type=click.IntRange(1, 3),
+    default=None,
+    help="Only tasks of this level.",
+)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
-@click.option("--trials", type=click.IntRange(1, 100), default=1, show_default=True)
+@click.option(
+    "--trials",
+    cls=RuledOption,
+    suites=COMPASS,
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+)
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed.")
 @click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputPath("dir"),
     default=None,
     help="Parent directory; one run directory per agent inside (default: runs/SUITE).",
 )
 @click.option("--resume", is_flag=True, help="Continue interrupted runs in --out.")
 @click.option(
     "--retry-errors",
+    cls=RuledOption,
+    requires=["resume"],
     is_flag=True,
     help="With --resume: run again the episodes that ended in an error.",
 )
@@ -512,7 +608,15 @@ def format_score_table(result: dict) -> str:
     "their episodes again.",
 )
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
-@click.option("--max-turns", type=click.IntRange(2, 200), default=30, show_default=True)
+@click.option(
+    "--max-turns",
+    cls=RuledOption,
+    suites=COMPASS,
+    counterpart="max_steps",
+    type=click.IntRange(2, 200),
+    default=30,
+    show_default=True,
+)
 @click.option(
     "--max-calls", type=click.IntRange(min=1), default=None, help="Cap on LLM calls per run."
 )
@@ -524,27 +628,36 @@ def format_score_table(result: dict) -> str:
 )
 @click.option(
     "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputPath("dir"),
     default=None,
     help="On-disk LLM response cache.",
 )
 @click.option(
     "--split",
+    cls=RuledOption,
+    suites=TRIPS,
     type=click.Choice(["train", "test"]),
     default=None,
-    help="behavior2trip only: the instance split (default: test).",
+    help="the instance split (default: test).",
 )
 @click.option(
     "--difficulty",
+    cls=RuledOption,
+    suites=TRIPS,
+    conflicts=["task_ids"],
+    counterpart="level",
     type=click.Choice(["easy", "medium", "hard"]),
     default=None,
-    help="behavior2trip only: instances of this difficulty.",
+    help="instances of this difficulty.",
 )
 @click.option(
     "--max-steps",
+    cls=RuledOption,
+    suites=TRIPS,
+    counterpart="max_turns",
     type=click.IntRange(1, 200),
     default=None,
-    help="behavior2trip only: agent steps per episode (default: 25).",
+    help="agent steps per episode (default: 25).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
@@ -554,7 +667,7 @@ def run(
     suite: str,
     agents: tuple[str, ...],
     user: str,
-    task_ids: str | None,
+    task_ids: list[str] | None,
     level: int | None,
     limit: int | None,
     trials: int,
@@ -589,15 +702,10 @@ def run(
     if repair and not resume:
         raise click.UsageError("--repair works on a run being continued: add --resume")
     if suite == "behavior2trip":
-        if user != "template" or level is not None or trials != 1:
-            raise click.BadParameter("--user, --level and --trials are compass options; "
-                                     "behavior2trip takes --split and --difficulty")  # fmt: skip
         _run_trips(agents, out or Path("runs/behavior2trip"), split or "test", difficulty,
                    task_ids, limit, concurrency, seed, db_seed, resume, retry_errors, base_url,
                    max_steps, options, as_json, no_progress, data_dir, repair)  # fmt: skip
         return
-    if split is not None or difficulty is not None or max_steps is not None:
-        raise click.BadParameter("--split, --difficulty and --max-steps are behavior2trip options")
     out = out if out is not None else Path("runs/compass")
 
     from travelgym.llm.protocol import LLMError
@@ -608,10 +716,12 @@ def run(
 
     try:
         specs = [parse_agent_spec(a) for a in (agents or DEFAULT_AGENTS)]
-        parse_user_spec(user)
+        user_kind, _ = parse_user_spec(user)
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc
-    ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else None
+    _refuse_llm_options_without_llm(any(s.kind != "scripted" for s in specs)
+                                    or user_kind != "template")  # fmt: skip
+    ids = task_ids
     results = {}
     for spec in specs:
         cfg = RunConfig(agent=spec, out=out / spec.dirname, user=user, task_ids=ids, level=level,
@@ -657,7 +767,8 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
         specs = [parse_trip_agent(a) for a in (agents or (DEFAULT_TRIP_AGENT,))]
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc
-    ids = [t.strip() for t in task_ids.split(",") if t.strip()] if task_ids else None
+    _refuse_llm_options_without_llm(any(s.kind != "scripted" for s in specs))
+    ids = task_ids
     results = {}
     for spec in specs:
         cfg = TripRunConfig(agent=spec, out=out / spec.dirname, split=split,
@@ -676,6 +787,19 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
         emit_json({a: {k: v for k, v in r.items() if k != "instances"} for a, r in results.items()})
         return
     click.echo(format_trips_table(results))
+
+
+def _refuse_llm_options_without_llm(calls_llm: bool) -> None:
+    """A usage error for an LLM client option (``--base-url``...) when no agent and no user of
+    the run calls an LLM: the option would be silently ignored."""
+    if calls_llm:
+        return
+    ctx = click.get_current_context()
+    given = [name for name in LLM_OPTIONS if is_used(ctx, name)]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise click.UsageError(f"{flag} applies to LLM agents and users only; no agent or user "
+                               "of this run calls an LLM", ctx)  # fmt: skip
 
 
 def format_agents_table(results: dict[str, dict]) -> str:
@@ -701,7 +825,7 @@ def format_agents_table(results: dict[str, dict]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as JSON.")
 @click.option(
     "--plots",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputPath("dir"),
     default=None,
     help="Write PNG and SVG counterparts of the paper's Figures 2-4 and 7-11 into this directory.",
 )
@@ -721,6 +845,12 @@ def format_agents_table(results: dict[str, dict]) -> str:
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed."
 )
+@click.option(
+    "--allow-mixed",
+    is_flag=True,
+    help="Pool runs of one agent into its stability row even when they differ in task set, "
+    "task file or database (the row then says so).",
+)
 def analyze(
     run_dirs: tuple[Path, ...],
     as_json: bool,
@@ -728,6 +858,7 @@ def analyze(
     episodes: bool,
     resamples: int,
     seed: int,
+    allow_mixed: bool,
 ) -> None:
     """Compute the COMPASS analysis metrics of RUN_DIRS (one agent each) and compare them."""
     from travelgym.analysis.metrics import analyze_runs
@@ -735,7 +866,8 @@ def analyze(
     from travelgym.runner.store import RunDirError
 
     try:
-        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed)
+        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed,
+                              allow_mixed=allow_mixed)  # fmt: skip
     except (RunDirError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if plots is not None:
@@ -762,7 +894,7 @@ def analyze(
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath("file"),
     default=Path("report.html"),
     show_default=True,
     help="HTML file to write.",
@@ -827,7 +959,7 @@ def annotate() -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True
 )
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--out", type=OutputPath("file"), required=True)
 def annotate_export(
     run_dir: Path, conversations: int, responses: int | None, seed: int, fmt: str, out: Path
 ) -> None:
@@ -845,7 +977,7 @@ def annotate_export(
 
 
 @annotate.command("summarize")
-@click.argument("sheet", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.argument("sheet", type=InputPath())
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 def annotate_summarize(sheet: Path, as_json: bool) -> None:
     """Table 3 of a filled SHEET: error rates, rubric means, spreads and distributions."""
@@ -863,7 +995,7 @@ def annotate_summarize(sheet: Path, as_json: bool) -> None:
 
 @main.command("generate-tasks")
 @click.argument("suite", type=SUITES)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--out", type=OutputPath("file"), required=True)
 @click.option(
     "--task-seed",
     type=click.IntRange(min=0),

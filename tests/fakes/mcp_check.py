@@ -4,6 +4,7 @@ SDK's own client and compare every listing and call with direct registry calls."
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,16 @@ from mcp.client.stdio import stdio_client
 from pydantic_core import to_jsonable_python
 
 TIMEOUT_S = 60  # a guard against hangs; a session takes a few seconds
+
+
+def subprocess_env() -> dict[str, str]:
+    """Environment for a server subprocess: it imports the very ``travelgym`` (and ``tests``)
+    this test process runs, not whatever the interpreter would find on its own."""
+    import travelgym
+
+    source = Path(travelgym.__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
+    return {"PYTHONPATH": os.pathsep.join([str(source), str(repo)])}
 
 
 def _json(value: Any) -> Any:
@@ -33,7 +44,9 @@ async def check_served_suite(
     """Served tools equal the registry's, successful ``calls`` and failing ``failures`` (with
     their error category) give the same payloads as direct calls on ``direct`` (a context)."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "travelgym.cli", "serve-mcp", suite, "--db", str(db)]
+        command=sys.executable,
+        args=["-m", "travelgym.cli", "serve-mcp", suite, "--db", str(db)],
+        env=subprocess_env(),
     )
     errlog_path = tmp_path / "server-stderr.txt"
     try:
@@ -61,3 +74,34 @@ async def check_served_suite(
     finally:
         direct.close()
         print(errlog_path.read_text(), file=sys.stderr)
+
+
+def raw_session(args: list[str], lines: list[bytes], timeout_s: float = TIMEOUT_S) -> tuple[
+    list[dict], str
+]:  # fmt: skip
+    """Start ``python ARGS`` as an MCP server, write the handshake and then ``lines`` (raw
+    bytes, one request each) to its stdin, close stdin at once and read everything it answers.
+    Returns (the responses by arrival, its stderr); the server must exit 0 within ``timeout_s``."""
+    import subprocess
+
+    handshake = [
+        {"jsonrpc": "2.0", "id": "init", "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]  # fmt: skip
+    data = b"".join(json.dumps(m).encode() + b"\n" for m in handshake)
+    data += b"".join(line + b"\n" for line in lines)
+    done = subprocess.run([sys.executable, *args], input=data, capture_output=True,
+                          timeout=timeout_s, env=subprocess_env())  # fmt: skip
+    stderr = done.stderr.decode("utf-8", errors="replace")
+    assert done.returncode == 0, stderr
+    responses = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    return responses, stderr
+
+
+def tool_call(request_id: int | str, name: str, arguments: dict) -> bytes:
+    """A ``tools/call`` request as one line of JSON (non-ASCII, lone surrogates included, kept
+    as ``\\u`` escapes)."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments}}).encode()  # fmt: skip

@@ -17,6 +17,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
+from tests.fakes.mcp_check import subprocess_env
 from travelgym.toolkit import ContentError, ToolContext, ToolRegistry
 from travelgym.toolkit.mcp_server import build_mcp_server
 
@@ -89,7 +90,9 @@ def errlog(tmp_path):
 
 
 def _client(errlog, mode: str) -> Client:
-    params = StdioServerParameters(command=sys.executable, args=[str(Path(__file__).resolve())])
+    params = StdioServerParameters(
+        command=sys.executable, args=[str(Path(__file__).resolve())], env=subprocess_env()
+    )
     return Client(stdio_client(params, errlog=errlog), mode=mode, read_timeout_seconds=TIMEOUT_S)
 
 

@@ -89,7 +89,7 @@ def test_option_checks(tmp_path):
     mixed = runner.invoke(main, ["run", "behavior2trip", "--level", "2", "--out", str(tmp_path)])
     assert mixed.exit_code == 2 and "--difficulty" in mixed.output
     compass = runner.invoke(main, ["run", "compass", "--split", "train", "--out", str(tmp_path)])
-    assert compass.exit_code == 2 and "behavior2trip options" in compass.output
+    assert compass.exit_code == 2 and "--split applies to behavior2trip only" in compass.output
     assert parse_trip_agent("scripted").dirname == "scripted"
     assert parse_trip_agent("b2t:Qwen/Qwen3-8B").dirname == "b2t-Qwen_Qwen3-8B"
 

@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from travelgym.analysis.run_manifest import read_manifest
+from travelgym.atomic import write_text_atomic
 from travelgym.parks.tasks import STYLES, Task, load_tasks
-from travelgym.runner.store import MANIFEST, read_episodes
+from travelgym.runner.store import read_episodes
 from travelgym.trajectory import Episode
 
 # The six error flags of Appendix H, in the paper's order, with its names.
@@ -177,27 +179,25 @@ def export_sheet(
 ) -> ExportResult:
     """Write the annotation sheet of a run directory as CSV or JSONL."""
     run_dir = Path(run_dir)
-    manifest_path = run_dir / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest = read_manifest(run_dir)
     episodes = read_episodes(run_dir)
     tasks = {t.task_id: t for t in load_tasks()}
     run = manifest.get("agent") or (episodes[0].agent if episodes else run_dir.name)
     rows, eligible = sample_rows(episodes, tasks, conversations=conversations, seed=seed,
                                  responses=responses, run=run,
                                  user=manifest.get("user", ""))  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        out.write_text(text, encoding="utf-8")
     elif fmt == "csv":
-        with open(out, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        buffer = io.StringIO(newline="")
+        writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        text = buffer.getvalue()
     else:
         raise ValueError(f"unknown format {fmt!r}: use csv or jsonl")
+    out = write_text_atomic(out, text)
     return ExportResult(path=out, conversations=len({r["episode_id"] for r in rows}),
                         rows=len(rows), eligible=eligible)  # fmt: skip
 

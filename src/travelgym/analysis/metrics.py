@@ -11,7 +11,6 @@ metric with its formula and the figure or table of the paper it mirrors.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from travelgym.analysis.features import (
     EpisodeFeatures,
     extract,
 )
+from travelgym.analysis.pooling import check_poolable, differences, run_identity
 from travelgym.analysis.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -396,12 +396,11 @@ def _analyze_rows(
 
 def load_run(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
     """A run directory's manifest (empty when missing) and episodes."""
-    from travelgym.runner.store import MANIFEST, read_episodes
+    from travelgym.analysis.run_manifest import read_manifest
+    from travelgym.runner.store import read_episodes
 
     run_dir = Path(run_dir)
-    manifest_path = run_dir / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    return manifest, read_episodes(run_dir)
+    return read_manifest(run_dir), read_episodes(run_dir)
 
 
 def _unique_name(name: str, taken: dict[str, Any]) -> str:
@@ -420,6 +419,7 @@ def analyze_runs(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     include_episodes: bool = True,
+    allow_mixed: bool = False,
 ) -> dict[str, Any]:
     """Analyse run directories (one agent each) and compare them.
 
@@ -428,8 +428,10 @@ def analyze_runs(
     repeats). Each run analysis is :func:`analyze_episodes` plus ``run_dir``, ``agent`` and
     ``manifest`` (identity keys) and ``warnings``. ``comparisons`` holds every pair (i < j) in
     the given order as :func:`compare` of run i minus run j. ``stability`` groups runs of the
-    same agent (repeated runs, Table 5); it is empty when every agent ran once.
-    Tasks default to the shipped task file.
+    same agent (repeated runs, Table 5); it is empty when every agent ran once. Runs of one
+    agent over different task sets, task files or databases raise
+    :class:`~travelgym.analysis.pooling.MixedRunsError` unless ``allow_mixed`` (then their row
+    lists what differs under ``mixed``). Tasks default to the shipped task file.
     """
     from travelgym.parks.ground_truth import tasks_sha256
     from travelgym.parks.tasks import PACKAGE_TASKS, load_tasks
@@ -443,6 +445,7 @@ def analyze_runs(
     runs: dict[str, Any] = {}
     rows_of: dict[str, list[EpisodeFeatures]] = {}
     names_of_agent: dict[str, list[str]] = defaultdict(list)
+    identities: dict[str, dict[str, Any]] = {}
     for run_dir in run_dirs:
         manifest, episodes = load_run(Path(run_dir))
         agent = manifest.get("agent") or (episodes[0].agent if episodes else Path(run_dir).name)
@@ -467,6 +470,7 @@ def analyze_runs(
         }
         rows_of[name] = rows
         names_of_agent[agent].append(name)
+        identities[name] = run_identity(manifest, episodes)
     names = list(runs)
     comparisons = []
     for i, a in enumerate(names):
@@ -475,6 +479,11 @@ def analyze_runs(
     repeated = {}
     for agent, members in names_of_agent.items():
         if len(members) > 1:
+            ids = {n: identities[n] for n in members}
+            if not allow_mixed:
+                check_poolable(agent, ids, {n: runs[n]["run_dir"] for n in members})
             repeated[agent] = {"unit": "run", **stability({n: rows_of[n] for n in members})}
+            if mixed := differences(ids):
+                repeated[agent]["mixed"] = mixed
     return {"format_version": ANALYSIS_FORMAT_VERSION, "runs": runs, "comparisons": comparisons,
             "stability": repeated}  # fmt: skip

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -45,28 +46,37 @@ def write_plots(
         from travelgym.analysis.metrics import analyze_runs
 
         source = analyze_runs([Path(p) for p in source])
-    runs: dict[str, Any] = source["runs"]
-    if not runs:
+    if not source["runs"]:
         raise ValueError("no runs to plot")
+    runs = {shown_label(name): run for name, run in source["runs"].items()}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    figures = {
-        "fig02_fr_or": fig_fr_or(runs),
-        "fig03_or_by_level": fig_or_by_level(runs),
-        "fig04_search": fig_search(runs),
-        "fig07_revelation": fig_revelation(runs),
-        "fig08_level_breakdown": fig_level_breakdown(runs),
-        "fig09_efficiency": fig_efficiency(runs),
-        "fig10_constraints": fig_constraints(runs),
-        "fig11_turns": fig_turns(runs),
-    }
     written = []
-    for name, fig in figures.items():
-        for fmt in formats:
-            path = out / f"{name}.{fmt}"
-            fig.savefig(path, dpi=DPI, format=fmt)
-            written.append(path)
+    # Run names are arbitrary text: "$...$" must not be read as mathtext (a parse error would
+    # drop every figure, a success would garble the name).
+    with rc_context({"text.parse_math": False}):
+        figures = {
+            "fig02_fr_or": fig_fr_or(runs),
+            "fig03_or_by_level": fig_or_by_level(runs),
+            "fig04_search": fig_search(runs),
+            "fig07_revelation": fig_revelation(runs),
+            "fig08_level_breakdown": fig_level_breakdown(runs),
+            "fig09_efficiency": fig_efficiency(runs),
+            "fig10_constraints": fig_constraints(runs),
+            "fig11_turns": fig_turns(runs),
+        }
+        for name, fig in figures.items():
+            for fmt in formats:
+                path = out / f"{name}.{fmt}"
+                fig.savefig(path, dpi=DPI, format=fmt)
+                written.append(path)
     return written
+
+
+def shown_label(name: str) -> str:
+    """A run name as the figures show it: unchanged, except that a name matplotlib would hide
+    from legends (a leading underscore) gets a leading space."""
+    return f" {name}" if name.startswith("_") else name
 
 
 def _color(i: int) -> str:

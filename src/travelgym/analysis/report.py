@@ -33,9 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
+from travelgym.analysis.run_manifest import read_manifest
+from travelgym.atomic import write_text_atomic
 from travelgym.parks.tasks import STYLES, GroundTruth, Task, load_tasks
 from travelgym.runner.integrity import tamper_notes
-from travelgym.runner.store import MANIFEST, RunDirError, read_episodes
+from travelgym.runner.store import RunDirError, read_episodes
 from travelgym.trajectory import Episode
 
 DEFAULT_MAX_RESULT_CHARS = 2000  # tool results longer than this are cut in the embedded data
@@ -77,8 +79,7 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     runs = []
     for directory in run_dirs:
         directory = Path(directory)
-        manifest_file = directory / MANIFEST
-        manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
+        manifest = read_manifest(directory)
         episodes = read_episodes(directory)  # raises RunDirError without episodes.jsonl
         runs.append(Run(directory, manifest, episodes))
     labels = [r.manifest.get("agent") or (r.episodes[0].agent if r.episodes else r.directory.name)
@@ -637,15 +638,24 @@ def _analyze(runs: list[Run], tasks: dict[str, Task], notes: list[str]) -> dict 
     import inspect
 
     kwargs: dict[str, Any] = {}
-    if "tasks" in inspect.signature(metrics.analyze_runs).parameters:
+    params = inspect.signature(metrics.analyze_runs).parameters
+    if "tasks" in params:
         kwargs["tasks"] = tasks
+    if "allow_mixed" in params:  # a report shows everything, and says what a row mixes
+        kwargs["allow_mixed"] = True
     try:
         with _runs_already_read(metrics, runs):
             result = metrics.analyze_runs([r.directory for r in runs], **kwargs)
     except Exception as exc:  # noqa: BLE001 - the rest of the report is still worth having
         notes.append(f"analyze_runs failed: {type(exc).__name__}: {exc}")
         return None
-    return result if isinstance(result, dict) else {"result": result}
+    if not isinstance(result, dict):
+        return {"result": result}
+    for agent, row in (result.get("stability") or {}).items():
+        if isinstance(row, dict) and row.get("mixed"):
+            notes.append(f"the stability row of {agent} pools runs that differ in "
+                         f"{' and '.join(row['mixed'])}")  # fmt: skip
+    return result
 
 
 def _analysis_section(result: dict[str, Any]) -> str:
@@ -806,9 +816,7 @@ def write_report(
     title = title or "COMPASS report: " + ", ".join(r.label for r in runs)
     document = _document(title, generated, runs, summaries, analysis, plots, notes,
                          embed_json(data))  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(document, encoding="utf-8")
+    out = write_text_atomic(out, document)
     timings["html_s"] = time.perf_counter() - clock
     return ReportResult(path=out, size_bytes=out.stat().st_size, runs=len(runs),
                         episodes=sum(len(r.episodes) for r in runs), verdicts=len(verdicts.items),

@@ -19,7 +19,6 @@ The viewer reads ``#run=N&task=INSTANCE_ID`` from the URL; script errors are rec
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +36,10 @@ from travelgym.analysis.report import (
     embed_json,
 )
 from travelgym.analysis.report_assets import DOM_HELPERS_JS, ERROR_HOOK_JS, REPORT_CSS
+from travelgym.analysis.run_manifest import read_manifest
+from travelgym.atomic import write_text_atomic
 from travelgym.runner.integrity import tamper_notes
-from travelgym.runner.store import MANIFEST, RunDirError
+from travelgym.runner.store import RunDirError
 
 SUITE = "behavior2trip"
 TRIP_METRICS = (("DR", "DR"), ("C_micro", "C micro"), ("C_macro", "C macro"),
@@ -49,14 +50,7 @@ MAX_ANSWER_CHARS = 60000
 
 def run_suite(directory: Path) -> str:
     """The suite a run directory's manifest names (``compass`` when it names none)."""
-    manifest = Path(directory) / MANIFEST
-    if not manifest.exists():
-        return "compass"
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise RunDirError(f"{manifest}: not valid JSON ({exc})") from None
-    return str(data.get("suite") or "compass") if isinstance(data, dict) else "compass"
+    return str(read_manifest(directory).get("suite") or "compass")
 
 
 @dataclass
@@ -73,7 +67,7 @@ def load_trip_runs(run_dirs: list[Path]) -> list[TripRun]:
     runs = []
     for directory in run_dirs:
         directory = Path(directory)
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        manifest = read_manifest(directory, required=True)
         runs.append(TripRun(directory, manifest, read_trip_episodes(directory)))
     labels = [r.manifest.get("agent") or r.directory.name for r in runs]
     for run, label in zip(runs, labels, strict=True):
@@ -368,9 +362,7 @@ def write_trip_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None 
     rates = check_rates(runs)
     document = _document(title, generated, runs, summaries, check_table(catalog, rates), notes,
                          embed_json(_finite(data)))  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(document, encoding="utf-8")
+    out = write_text_atomic(out, document)
     timings["html_s"] = time.perf_counter() - clock
     return ReportResult(path=out, size_bytes=out.stat().st_size, runs=len(runs),
                         episodes=sum(len(r.episodes) for r in runs),

@@ -98,7 +98,8 @@ def format_analysis(result: dict[str, Any]) -> str:
         rows = []
         for name, s in stab:
             m = s["metrics"]
-            rows.append([f"{name} n={s['n']}"] + [f"{m[k]['mean']:.2f} ({m[k]['std']:.2f})"
+            mixed = f" (mixed {', '.join(s['mixed'])})" if s.get("mixed") else ""
+            rows.append([f"{name} n={s['n']}{mixed}"] + [f"{m[k]['mean']:.2f} ({m[k]['std']:.2f})"
                                                   for k in ("OR5", "OR10", "OR20", "FR")])  # fmt: skip
         lines += _table(["run", "OR-5", "OR-10", "OR-20", "FR"], rows)
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from travelgym.jsonl import JsonLinesError, iter_json_lines
 
 
 class AnswerFileError(ValueError):
     """An answers file that cannot be read; the message names the file and line."""
+
+
+def is_trial_number(value: object) -> bool:
+    """Whether ``value`` is a valid trial index (an int >= 0; a bool is no trial)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
@@ -18,22 +24,19 @@ def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
         return _run_answers(path, notes)
     entries = []
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnswerFileError(f"{path}: cannot read: {exc}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnswerFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-        if not isinstance(entry, dict) or "task_id" not in entry:
+        lines = list(iter_json_lines(path))
+    except JsonLinesError as exc:
+        raise AnswerFileError(str(exc)) from None
+    for number, entry in lines:
+        if not isinstance(entry, dict) or not isinstance(entry.get("task_id"), str):
             raise AnswerFileError(
                 f"{path}:{number}: expected an object with 'task_id' and 'recommendation'"
             )
+        trial = entry.get("trial", 0)
+        if not is_trial_number(trial):
+            raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
         if "final_recommendation" in entry:  # an episode of a run directory
-            entries.append({"task_id": entry["task_id"], "trial": entry.get("trial", 0),
+            entries.append({"task_id": entry["task_id"], "trial": trial,
                             "recommendation": entry.get("final_recommendation")})  # fmt: skip
         else:
             entries.append(

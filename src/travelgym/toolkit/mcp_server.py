@@ -21,11 +21,11 @@ import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_jsonable_python
 
 from travelgym import __version__
+from travelgym.toolkit.mcp_stdio import claimed_stdio, stdio_transport
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
 
 ContextFactory = Callable[[], ToolContext | None]
@@ -111,14 +111,16 @@ async def serve_stdio(
     name: str = "travelgym",
     instructions: str | None = None,
 ) -> None:
-    """Serve ``registry`` over this process's stdin/stdout until the client closes stdin.
+    """Serve ``registry`` over this process's stdin/stdout until the client closes stdin and
+    every request read has been answered (see :mod:`travelgym.toolkit.mcp_stdio`).
 
-    While serving, the SDK points file descriptor 1 at stderr, so stray prints cannot corrupt
-    the protocol stream.
+    While serving, file descriptor 1 points at stderr, so stray prints cannot corrupt the
+    protocol stream.
     """
     server = build_mcp_server(registry, context_factory, name, instructions)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with claimed_stdio() as (stdin, stdout):
+        async with stdio_transport(stdin, stdout) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run_stdio(

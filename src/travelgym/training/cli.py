@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from travelgym.clikit import OutputPath
+
 
 @click.group()
 def export() -> None:
@@ -20,7 +22,7 @@ def export() -> None:
     required=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+@click.option("--out", type=OutputPath("file"), required=True,
               help="The JSONL file to write (replaced).")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["openai", "sharegpt"]), default="openai",
               show_default=True,
@@ -32,7 +34,7 @@ def export() -> None:
               help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
 @click.option("--max-chars", type=click.IntRange(min=1), default=None,
               help="Skip examples longer than this many characters of JSON.")  # fmt: skip
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--data-dir", type=OutputPath("dir"), default=None,
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the export summary as JSON.")
 def export_sft_cmd(run_dirs: tuple[Path, ...], out: Path, fmt: str, min_score: float | None,

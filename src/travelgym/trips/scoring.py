@@ -12,7 +12,6 @@ checks count in the micro denominators) and counts as failing in macro and final
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -21,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
+from travelgym.jsonl import JsonLinesError, iter_json_lines
+from travelgym.parks.answers import is_trial_number
 from travelgym.trips.checks import CheckResult, PlanDB, run_checks
 from travelgym.trips.instances import Instance
 from travelgym.trips.judge import JudgeVerdict
@@ -172,23 +173,20 @@ def read_answers(
     if path.is_dir():
         return _run_answers(path, notes)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnswerFileError(f"{path}: cannot read: {exc}") from None
+        lines = list(iter_json_lines(path))
+    except JsonLinesError as exc:
+        raise AnswerFileError(str(exc)) from None
     entries = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnswerFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+    for number, entry in lines:
         iid = entry.get("instance_id", entry.get("task_id")) if isinstance(entry, dict) else None
         if not isinstance(iid, str):
             raise AnswerFileError(f"{path}:{number}: expected an object with 'instance_id' and "
                                   f"'{ANSWER_FIELD}' (or '{RUN_ANSWER_FIELD}')")  # fmt: skip
+        trial = entry.get("trial", 0)
+        if not is_trial_number(trial):
+            raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
-        entries.append({"instance_id": iid, "trial": entry.get("trial", 0), "answer": answer})
+        entries.append({"instance_id": iid, "trial": trial, "answer": answer})
     return entries
 
 

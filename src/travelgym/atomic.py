@@ -1,0 +1,54 @@
+"""Writing an output file whole or not at all.
+
+:func:`write_text_atomic` writes to a temporary file beside the target, checks every byte was
+written (retrying short writes), syncs it to disk and renames it over the target. On any failure
+(a full disk, a read-only file system, an I/O error) the temporary file is removed, a previous
+file at the target is left as it was, and the ``OSError`` raised names the target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+
+def utf8_bytes(text: str) -> bytes:
+    """``text`` as UTF-8: surrogate pairs joined into their character, any lone surrogate
+    (not encodable) written as U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return joined.encode("utf-8")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``, going on after short writes."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:  # never expected of a regular file; refuse to spin
+            raise OSError(0, "the file system accepted no bytes")
+        view = view[written:]
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Replace ``path`` with ``text`` (UTF-8) atomically, creating missing parent directories;
+    return the path."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            write_all(fd, utf8_bytes(text))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+    return path

@@ -1,0 +1,17 @@
+"""Building blocks of the ``travelgym`` command line: the error boundary, path parameters that
+refuse unusable paths up front, and options that know their suite and their companions."""
+
+from travelgym.clikit.errors import GuardedGroup, user_error_message
+from travelgym.clikit.options import RuledCommand, RuledOption, comma_separated, is_used
+from travelgym.clikit.paths import InputPath, OutputPath
+
+__all__ = [
+    "GuardedGroup",
+    "InputPath",
+    "OutputPath",
+    "RuledCommand",
+    "RuledOption",
+    "comma_separated",
+    "is_used",
+    "user_error_message",
+]

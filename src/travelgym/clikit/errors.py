@@ -1,0 +1,128 @@
+"""The command line's error boundary.
+
+A user's mistake (a bad file, a conflicting flag) or the machine's state (a full disk, a
+read-only directory, a device where a file belongs) ends a command with one line and exit
+status 1; a genuine bug still shows its traceback, so it can be reported and fixed. Which
+errors count as the user's or the machine's is decided by :func:`user_error_message`: every
+``OSError`` (but a broken pipe, which click handles), input nested beyond the recursion limit,
+memory exhaustion, undecodable text or JSON, a damaged SQLite file, and travelgym's own error types whose messages are
+written for users. Set ``TRAVELGYM_DEBUG=1`` to see the traceback of any of them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import json
+import os
+import sqlite3
+import sys
+from typing import Any
+
+import click
+
+DEBUG_ENV = "TRAVELGYM_DEBUG"
+# SQLite's errors about the file itself (not about a query): the machine's state
+DAMAGED_DATABASE = ("file is not a database", "database disk image is malformed")
+MAX_MESSAGE_CHARS = 1000
+
+# travelgym's error types whose messages are written for users, by module, so that checking an
+# exception against them imports nothing (an exception of a module never imported is none of
+# them). A new user-facing error type belongs here.
+USER_ERROR_TYPES = (
+    "travelgym.analysis.annotate:AnnotationError",
+    "travelgym.analysis.pooling:MixedRunsError",
+    "travelgym.jsonl:JsonLinesError",
+    "travelgym.llm.protocol:LLMError",
+    "travelgym.parks.answers:AnswerFileError",
+    "travelgym.parks.ingest_json:IngestError",
+    "travelgym.runner.specs:SpecError",
+    "travelgym.runner.store:RunDirError",
+    "travelgym.training.extras:MissingExtraError",
+    "travelgym.training.grpo_config:SettingsError",
+    "travelgym.training.sft:ExportError",
+    "travelgym.training.sft_train:SFTDataError",
+    "travelgym.trips.scoring:AnswerFileError",
+)
+
+
+def _exception_group_types() -> tuple[type[BaseException], ...]:
+    builtin = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
+    if builtin is not None:
+        return (builtin,)
+    try:  # Python 3.10: anyio's backport
+        from exceptiongroup import BaseExceptionGroup
+    except ImportError:
+        return ()
+    return (BaseExceptionGroup,)
+
+
+_EXCEPTION_GROUPS = _exception_group_types()
+
+
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    found = []
+    for spec in USER_ERROR_TYPES:
+        module_name, _, name = spec.partition(":")
+        module = sys.modules.get(module_name)
+        kind = getattr(module, name, None) if module is not None else None
+        if isinstance(kind, type) and issubclass(kind, BaseException):
+            found.append(kind)
+    return tuple(found)
+
+
+def _os_error_text(exc: OSError) -> str:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None]
+    return f"{' -> '.join(names)}: {reason}" if names else reason
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_MESSAGE_CHARS else line[: MAX_MESSAGE_CHARS - 3] + "..."
+
+
+def user_error_message(exc: BaseException) -> str | None:
+    """The one-line message for an error that is the user's or the machine's, or ``None`` for
+    one that is a bug (to be shown with its traceback)."""
+    if isinstance(exc, _EXCEPTION_GROUPS):
+        messages = [user_error_message(e) for e in exc.exceptions]  # type: ignore[attr-defined]
+        if not messages or any(m is None for m in messages):
+            return None
+        return _one_line("; ".join(dict.fromkeys(m for m in messages if m)))
+    if isinstance(exc, OSError):
+        return None if exc.errno == errno.EPIPE else _one_line(_os_error_text(exc))
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply to process (the recursion limit was reached)"
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if isinstance(exc, json.JSONDecodeError):
+        return _one_line(f"not valid JSON: {exc}")
+    if isinstance(exc, UnicodeError):
+        return _one_line(f"invalid text: {exc}")
+    if isinstance(exc, sqlite3.DatabaseError) and str(exc).startswith(DAMAGED_DATABASE):
+        return _one_line(f"a damaged database: {exc}")
+    if isinstance(exc, _user_error_types()):
+        return _one_line(str(exc) or type(exc).__name__)
+    return None
+
+
+class GuardedGroup(click.Group):
+    """A click group whose commands (and nested groups) end on a user's or the machine's error
+    with ``Error: <one line>`` and exit status 1 instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Invoke the chosen command, turning the errors :func:`user_error_message` knows into
+        a :class:`click.ClickException`."""
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.ClickException as exc:
+            exc.message = _one_line(exc.message)  # e.g. a validation error's report
+            raise
+        except (click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except Exception as exc:
+            message = user_error_message(exc)
+            if message is None or os.environ.get(DEBUG_ENV):
+                raise
+            raise click.ClickException(message) from exc

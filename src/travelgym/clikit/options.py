@@ -1,0 +1,106 @@
+"""Options that declare which suite they belong to, which options they need and which they
+cannot be combined with, checked in one place before a command runs.
+
+Declare the rule on the option itself::
+
+    @click.option("--max-turns", cls=RuledOption, suites=["compass"], ...)
+    @click.option("--retry-errors", cls=RuledOption, is_flag=True, requires=["resume"])
+    @click.option("--level", cls=RuledOption, suites=["compass"], conflicts=["task_ids"])
+
+on a command made with ``cls=RuledCommand``: a rule broken by what the user typed is a usage
+error (exit status 2) naming both options, instead of an option silently ignored. Rules only
+look at options given on the command line (or by environment), never at defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+SUITE_PARAM = "suite"
+
+
+class RuledOption(click.Option):
+    """A click option with ``suites`` (the suites it applies to; empty: every suite),
+    ``requires`` and ``conflicts`` (names of other parameters of the command), and
+    ``counterpart`` (the option doing its job in the other suites, named in the error)."""
+
+    def __init__(self, *args: Any, suites: Sequence[str] = (), requires: Sequence[str] = (),
+                 conflicts: Sequence[str] = (), counterpart: str | None = None,
+                 **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(*args, **kwargs)
+        self.suites = tuple(suites)
+        self.counterpart = counterpart
+        self.requires = tuple(requires)
+        self.conflicts = tuple(conflicts)
+        if self.suites:
+            only = f"{' and '.join(self.suites)} only"
+            self.help = f"{only}: {self.help}" if self.help else f"{only}."
+
+
+def is_used(ctx: click.Context, name: str) -> bool:
+    """Whether parameter ``name`` was given (not left at its default) with a value that does
+    something (not ``None``, ``False`` or empty)."""
+    source = ctx.get_parameter_source(name)
+    if source in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP):
+        return False
+    value = ctx.params.get(name)
+    return not (value is None or value is False or value == () or value == [])
+
+
+def _flag(ctx: click.Context, name: str) -> str:
+    for param in ctx.command.params:
+        if param.name == name:
+            opts = getattr(param, "opts", None) or [name]
+            return max(opts, key=len)
+    return name
+
+
+def broken_rule(ctx: click.Context) -> str | None:
+    """The first rule of the command's :class:`RuledOption` parameters that the given options
+    break, as a message, or ``None``."""
+    suite = ctx.params.get(SUITE_PARAM)
+    for param in ctx.command.params:
+        if not isinstance(param, RuledOption) or not param.name or not is_used(ctx, param.name):
+            continue
+        flag = _flag(ctx, param.name)
+        if suite is not None and param.suites and suite not in param.suites:
+            hint = f" ({suite} takes {_flag(ctx, param.counterpart)})" if param.counterpart else ""
+            return f"{flag} applies to {' and '.join(param.suites)} only, not to {suite}{hint}"
+        for other in param.requires:
+            if not is_used(ctx, other):
+                return f"{flag} needs {_flag(ctx, other)}"
+        for other in param.conflicts:
+            if is_used(ctx, other):
+                return f"{flag} cannot be combined with {_flag(ctx, other)}"
+    return None
+
+
+class RuledCommand(click.Command):
+    """A command that checks its :class:`RuledOption` rules before running."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Raise a usage error for a broken rule, else run the command."""
+        problem = broken_rule(ctx)
+        if problem is not None:
+            raise click.UsageError(problem, ctx)
+        return super().invoke(ctx)
+
+
+def comma_separated(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> list[str] | None:
+    """Click callback: ``"a, b,c"`` -> ``["a", "b", "c"]``; a value naming nothing (``",,,"``)
+    or naming an item twice is a usage error."""
+    if value is None:
+        return None
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if not items:
+        raise click.BadParameter(f"{value!r} names nothing", ctx, param)
+    repeated = sorted({item for item in items if items.count(item) > 1})
+    if repeated:
+        raise click.BadParameter(f"{', '.join(repeated)} given more than once", ctx, param)
+    return items

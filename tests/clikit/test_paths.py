@@ -1,0 +1,114 @@
+"""Output and input path checks: every unusable path is refused with a reason, before any
+work starts."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from travelgym.clikit import paths
+from travelgym.clikit.paths import InputPath, OutputPath, input_problem, output_problem
+
+
+@pytest.fixture
+def place(tmp_path) -> Path:
+    """A directory holding a file, a sub-directory and a FIFO."""
+    (tmp_path / "file.txt").write_text("x")
+    (tmp_path / "sub").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("relative", "kind", "reason"),
+    [
+        ("file.txt", "dir", "is a file, not a directory"),
+        ("file.txt/below", "dir", "file.txt is a file, not a directory"),
+        ("file.txt/a/b/c.html", "file", "file.txt is a file, not a directory"),
+        ("sub", "file", "is a directory, not a file"),
+        ("fifo", "file", "is a FIFO, not a regular file"),
+        ("fifo", "dir", "is a FIFO, not a directory"),
+        ("/dev/null", "file", "is a character device, not a regular file"),
+        ("/dev/null", "dir", "is a character device, not a directory"),
+        ("/dev/null/report.html", "file", "/dev/null is a character device, not a directory"),
+        ("/dev/full", "file", "is a character device, not a regular file"),
+    ],
+)  # fmt: skip
+def test_output_paths_of_the_wrong_kind_are_refused(place, relative, kind, reason):
+    assert reason in output_problem(place / relative, kind)
+
+
+@pytest.mark.parametrize(
+    ("relative", "kind"),
+    [("new.html", "file"), ("file.txt", "file"), ("a/b/c/new.html", "file"), ("sub", "dir"),
+     ("sub/x/y", "dir"), ("new-dir", "dir")],
+)  # fmt: skip
+def test_usable_output_paths_pass(place, relative, kind):
+    assert output_problem(place / relative, kind) is None
+
+
+def test_a_socket_is_no_output_file(tmp_path):
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "s"))
+        assert "is a socket, not a regular file" in output_problem(tmp_path / "s", "file")
+
+
+def test_unwritable_places_are_refused(place, monkeypatch):
+    if os.geteuid() == 0:  # root writes anywhere: deny as a read-only file system would
+        real = os.access
+        denied = {str(place / "sub"), str(place / "file.txt")}
+        monkeypatch.setattr(paths.os, "access",
+                            lambda p, mode: False if str(p) in denied else real(p, mode))  # fmt: skip
+    else:
+        (place / "sub").chmod(0o555)
+        (place / "file.txt").chmod(0o444)
+    try:
+        assert output_problem(place / "sub", "dir") == f"{place / 'sub'} is not writable"
+        assert output_problem(place / "sub" / "r.html", "file") == (
+            f"cannot create {place / 'sub' / 'r.html'}: {place / 'sub'} is not writable"
+        )
+        assert output_problem(place / "file.txt", "file") == f"{place / 'file.txt'} is not writable"
+    finally:
+        (place / "sub").chmod(0o755)
+
+
+def test_input_paths_must_be_regular_files(place):
+    assert input_problem(place / "file.txt", dir_okay=False) is None
+    assert input_problem(place / "sub", dir_okay=True) is None
+    assert "is a directory, not a file" in input_problem(place / "sub", dir_okay=False)
+    assert "is a FIFO, not a regular file" in input_problem(place / "fifo", dir_okay=True)
+    assert "is a character device" in input_problem(Path("/dev/zero"), dir_okay=False)
+
+
+def test_parameter_types_are_usage_errors_naming_the_option(place):
+    @click.command()
+    @click.option("--out", type=OutputPath("file"))
+    @click.option("--src", type=InputPath())
+    def cmd(out, src) -> None:
+        click.echo(f"{type(out).__name__} {type(src).__name__}")
+
+    runner = CliRunner()
+    ok = runner.invoke(cmd, ["--out", str(place / "new.txt"), "--src", str(place / "file.txt")])
+    assert ok.exit_code == 0 and ok.output.strip() == "PosixPath PosixPath"
+    bad = runner.invoke(cmd, ["--out", "/dev/null"])
+    assert (
+        bad.exit_code == 2 and "Invalid value for '--out': /dev/null is a character" in bad.output
+    )
+    bad = runner.invoke(cmd, ["--src", str(place / "fifo")])
+    assert bad.exit_code == 2 and "is a FIFO, not a regular file" in bad.output
+    bad = runner.invoke(cmd, ["--src", str(place / "missing")])
+    assert bad.exit_code == 2 and "does not exist" in bad.output
+
+
+def test_database_inputs_must_be_sqlite_files(place, compass_db):
+    assert input_problem(compass_db, dir_okay=False, sqlite=True) is None
+    (place / "empty.sqlite").write_bytes(b"")
+    for name in ("file.txt", "empty.sqlite"):
+        assert input_problem(place / name, dir_okay=False, sqlite=True) == (
+            f"{place / name} is not an SQLite database"
+        )

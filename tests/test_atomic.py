@@ -1,0 +1,54 @@
+"""Atomic output files: written whole or not at all, with failures naming the target."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from travelgym import atomic
+from travelgym.atomic import write_text_atomic
+
+
+def test_writes_creating_parents_and_replacing_the_old_file(tmp_path):
+    target = tmp_path / "a" / "b" / "report.html"
+    assert write_text_atomic(target, "first") == target
+    write_text_atomic(target, "second \ud83d\ude00 and a lone \udc00")
+    assert target.read_text(encoding="utf-8") == "second \U0001f600 and a lone \ufffd"
+    assert [p.name for p in target.parent.iterdir()] == ["report.html"]  # no temporary left
+
+
+def test_short_writes_are_continued(tmp_path, monkeypatch):
+    real_write = atomic.os.write
+    calls = []
+
+    def short_write(fd, data):
+        calls.append(len(data))
+        return real_write(fd, bytes(data[:7]))  # the file system takes 7 bytes at a time
+
+    monkeypatch.setattr(atomic.os, "write", short_write)
+    text = "x" * 100 + "\u00e9" * 50
+    write_text_atomic(tmp_path / "out.txt", text)
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == text
+    assert len(calls) == -(-len(text.encode()) // 7)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO, errno.EROFS])
+def test_a_failed_write_keeps_the_old_file_and_names_the_target(tmp_path, monkeypatch, code):
+    target = tmp_path / "report.html"
+    write_text_atomic(target, "the previous report")
+    real_write = atomic.os.write
+    written = []
+
+    def failing_write(fd, data):
+        if written:  # the first chunk lands, the disk then fills up
+            raise OSError(code, "injected")
+        written.append(real_write(fd, bytes(data[:10])))
+        return written[-1]
+
+    monkeypatch.setattr(atomic.os, "write", failing_write)
+    with pytest.raises(OSError) as info:
+        write_text_atomic(target, "a new report " * 1000)
+    assert info.value.errno == code and info.value.filename == str(target)
+    assert target.read_text() == "the previous report"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
