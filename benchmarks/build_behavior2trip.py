@@ -43,7 +43,7 @@ def run_build(scale: str, seed: int, workdir: Path) -> dict[str, Any]:
         raise RuntimeError(f"build failed:\n{log.read_text()}")
     info = json.loads(log.read_text())
     path = Path(info["path"])
-    from travelgym.trips.stats import database_stats
+    from travelgym.suites.behavior2trip.stats import database_stats
 
     stats = database_stats(path)
     rss = usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)

@@ -62,7 +62,7 @@ def _rss_mib(maxrss: int) -> float:
 
 def count_rows(path: Path) -> int:
     """Rows in every content table of the database (the tables the content hash covers)."""
-    from travelgym.parks.schema import TABLE_ORDER
+    from travelgym.suites.compass.schema import TABLE_ORDER
 
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:

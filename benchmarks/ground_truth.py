@@ -2,9 +2,9 @@
 
 In one run:
 
-(a) the fast solver (``travelgym.parks.solver.solve``) over every shipped task, one call each on
+(a) the fast solver (``travelgym.suites.compass.solver.solve``) over every shipped task, one call each on
     one connection: total seconds, per-task median and max, per level;
-(b) the literal Algorithm 1 enumerator (``travelgym.parks.reference_solver.reference_solve``) on a
+(b) the literal Algorithm 1 enumerator (``travelgym.suites.compass.reference_solver.reference_solve``) on a
     sample of tasks: by default the sample of ``tests/parks/test_solver.py`` (the 5 tasks with the
     fewest allowed date pairs in each (level, objective type) cell, 30 tasks); each sample task is
     solved by both solvers back to back, and the report gives the reference / fast time ratio
@@ -77,8 +77,8 @@ def stats(values: list[float]) -> dict[str, float]:
 
 
 def run(conn: sqlite3.Connection, tasks: list, per_cell: int) -> dict[str, Any]:
-    from travelgym.parks.reference_solver import reference_solve
-    from travelgym.parks.solver import solve
+    from travelgym.suites.compass.reference_solver import reference_solve
+    from travelgym.suites.compass.solver import solve
 
     # (a) fast solver over every task, in file order, on one connection
     fast_s: dict[str, float] = {}
@@ -191,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sample must be at least 0")
 
     from travelgym.db import connect_readonly
-    from travelgym.parks.build import ensure_database
-    from travelgym.parks.tasks import load_tasks
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.tasks import load_tasks
 
     db = ensure_database(seed=args.seed, data_dir=args.data_dir)
     tasks = load_tasks()

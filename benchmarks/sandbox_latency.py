@@ -52,7 +52,7 @@ for line in sys.stdin:
 
 NEW_WORKER = """
 import json, sys, time
-from travelgym.parks.env import CompassEnv
+from travelgym.suites.compass.env import CompassEnv
 from travelgym.db import connect_readonly
 from travelgym.sandbox import run_code
 env = CompassEnv(connect_readonly(sys.argv[1]))
@@ -102,7 +102,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "src"))
-    from travelgym.parks.build import ensure_database
+    from travelgym.suites.compass.build import ensure_database
 
     db = ensure_database(seed=0, data_dir=args.data_dir).path
     with tempfile.TemporaryDirectory() as old_tree:

@@ -306,7 +306,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def _first_call_ms(registry: Any, path: Path, tool: str, args: dict) -> float:
     """One call on a fresh context: what the first call of an episode costs (cold caches)."""
-    from travelgym.parks.tools import CompassContext
+    from travelgym.suites.compass.tools import CompassContext
 
     ctx = CompassContext.from_path(path)
     try:
@@ -318,8 +318,8 @@ def _first_call_ms(registry: Any, path: Path, tool: str, args: dict) -> float:
 
 
 def run(data_dir: Path, seed: int, calls: int, warmup: int) -> dict[str, Any]:
-    from travelgym.parks.build import ensure_database
-    from travelgym.parks.tools import CompassContext, compass_registry
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.tools import CompassContext, compass_registry
 
     built = ensure_database(seed=seed, data_dir=data_dir)
     registry = compass_registry()

@@ -9,7 +9,7 @@ import pytest
 @pytest.fixture(scope="session")
 def compass_db(tmp_path_factory):
     """Path to a full COMPASS database built with the default seed."""
-    from travelgym.parks.build import ensure_database
+    from travelgym.suites.compass.build import ensure_database
 
     data_dir = tmp_path_factory.mktemp("data")
     return ensure_database(seed=0, data_dir=data_dir).path
@@ -18,7 +18,7 @@ def compass_db(tmp_path_factory):
 @pytest.fixture(scope="session")
 def trips_database(tmp_path_factory):
     """The default (small, seed 0) Behavior2Trip database as ``ensure_database`` returns it."""
-    from travelgym.trips.build import ensure_database
+    from travelgym.suites.behavior2trip.build import ensure_database
 
     return ensure_database(data_dir=tmp_path_factory.mktemp("trips-data"))
 

@@ -105,11 +105,11 @@ def build(
 ) -> None:
     """Build SUITE's database where it is missing or stale, and print where it is."""
     if suite == "behavior2trip":
-        from travelgym.trips.build import ensure_database as ensure_trips
+        from travelgym.suites.behavior2trip.build import ensure_database as ensure_trips
 
         result = ensure_trips(scale=scale, seed=seed, data_dir=data_dir, force=force)
     else:
-        from travelgym.parks.build import ensure_database
+        from travelgym.suites.compass.build import ensure_database
 
         result = ensure_database(seed=seed, data_dir=data_dir, force=force)
     if as_json:
@@ -151,14 +151,14 @@ def stats(
     if suite == "behavior2trip":
         _trips_stats(seed, scale, db, as_json, data_dir)
         return
-    from travelgym.parks.build import ensure_database
-    from travelgym.parks.stats import compute_stats
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.stats import compute_stats
 
     path = db if db is not None else ensure_database(seed=seed, data_dir=data_dir).path
     result = compute_stats(path)
     result["path"] = str(path)
     if plots is not None:
-        from travelgym.parks.plots import write_plots
+        from travelgym.suites.compass.plots import write_plots
 
         result["plots"] = [str(p) for p in write_plots(path, plots)]
     if as_json:
@@ -179,13 +179,13 @@ def stats(
 def _trips_stats(seed: int, scale: str, db: Path | None, as_json: bool, data_dir: Path | None):
     """``stats behavior2trip``: database counts and coverage, plus instance statistics when the
     instances module provides them."""
-    from travelgym.trips.build import ensure_database
-    from travelgym.trips.stats import database_stats
+    from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.stats import database_stats
 
     path = db if db is not None else ensure_database(scale, seed, data_dir).path
     result = {"path": str(path), **database_stats(path)}
     try:
-        from travelgym.trips import instances
+        from travelgym.suites.behavior2trip import instances
     except ImportError:
         instances = None
     if instances is not None and hasattr(instances, "instance_stats"):
@@ -214,7 +214,7 @@ def _trips_stats(seed: int, scale: str, db: Path | None, as_json: bool, data_dir
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
 def ingest(suite: str, raw_dir: Path, out: Path, as_json: bool) -> None:
     """Normalise raw Booking.com-API-shaped JSON responses in RAW_DIR into a database."""
-    from travelgym.parks.ingest import IngestError, ingest_raw
+    from travelgym.suites.compass.ingest import IngestError, ingest_raw
 
     try:
         meta = ingest_raw(raw_dir, out)
@@ -233,14 +233,14 @@ def ingest(suite: str, raw_dir: Path, out: Path, as_json: bool) -> None:
 def tools(suite: str, markdown: bool) -> None:
     """Print SUITE's tool schemas (OpenAI function-calling JSON) or their Markdown reference."""
     if suite == "behavior2trip":
-        from travelgym.trips.tools import render_reference, trips_registry
+        from travelgym.suites.behavior2trip.tools import render_reference, trips_registry
 
         if markdown:
             click.echo(render_reference(), nl=False)
         else:
             emit_json(trips_registry().openai_schemas())
         return
-    from travelgym.parks.tools import TOOLS_INTRO, compass_registry
+    from travelgym.suites.compass.tools import TOOLS_INTRO, compass_registry
 
     registry = compass_registry()
     if markdown:
@@ -278,9 +278,9 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
             click.echo(f"warning: the Python tool will refuse every call: {exc}", err=True)
         if kind == "unsafe":
             click.echo("warning: the Python tool runs model code WITHOUT a sandbox", err=True)
-        from travelgym.trips.build import ensure_database as ensure_trips
-        from travelgym.trips.tools import TOOLS_INTRO as TRIPS_INTRO
-        from travelgym.trips.tools import TripsContext, trips_registry
+        from travelgym.suites.behavior2trip.build import ensure_database as ensure_trips
+        from travelgym.suites.behavior2trip.tools import TOOLS_INTRO as TRIPS_INTRO
+        from travelgym.suites.behavior2trip.tools import TripsContext, trips_registry
 
         trips_path = db if db is not None else ensure_trips(scale, seed, data_dir).path
         run_stdio(
@@ -290,8 +290,8 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
             instructions=TRIPS_INTRO,
         )
         return
-    from travelgym.parks.build import ensure_database
-    from travelgym.parks.tools import TOOLS_INTRO, CompassContext, compass_registry
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.tools import TOOLS_INTRO, CompassContext, compass_registry
 
     path = db if db is not None else ensure_database(seed=seed, data_dir=data_dir).path
     run_stdio(
@@ -303,7 +303,7 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
 
 
 def _load_task_list(tasks_file: Path | None):
-    from travelgym.parks.tasks import load_tasks
+    from travelgym.suites.compass.tasks import load_tasks
 
     try:
         return load_tasks(tasks_file)
@@ -349,7 +349,7 @@ def solve(
     suite: str, task_ids: tuple[str, ...], as_json: bool, seed: int, data_dir: Path | None
 ) -> None:
     """Compute (or reuse) the exact ground truth of every task and print it."""
-    from travelgym.parks.ground_truth import ensure_ground_truth
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
 
     path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
     unknown = [t for t in task_ids if t not in truths]
@@ -439,10 +439,10 @@ def score(
         _score_trips(answers, as_json, seed, data_dir, tampered)
         return
     from travelgym.db import connect_readonly
-    from travelgym.parks.answers import AnswerFileError, read_answers
-    from travelgym.parks.build import ensure_database
-    from travelgym.parks.ground_truth import ensure_ground_truth
-    from travelgym.parks.scoring import score_answers
+    from travelgym.suites.compass.answers import AnswerFileError, read_answers
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
+    from travelgym.suites.compass.scoring import score_answers
 
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     try:
@@ -467,9 +467,9 @@ def score(
 def _score_trips(answers: Path, as_json: bool, seed: int, data_dir: Path | None,
                  tampered: str | None = None) -> None:  # fmt: skip
     """Behavior2Trip scoring: DR, C and UPC micro/macro and final pass rates by difficulty."""
-    from travelgym.trips.build import ensure_database
-    from travelgym.trips.instances import ensure_instances
-    from travelgym.trips.scoring import AnswerFileError, read_answers, score_answers
+    from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.instances import ensure_instances
+    from travelgym.suites.behavior2trip.scoring import AnswerFileError, read_answers, score_answers
 
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     try:
@@ -506,7 +506,7 @@ def _read_instances(path: Path, wanted: set[str]):
     ``instance_id`` is not wanted is skipped unparsed (instance files are large)."""
     import re
 
-    from travelgym.trips.instances import Instance
+    from travelgym.suites.behavior2trip.instances import Instance
 
     leading_id = re.compile(r'\{"instance_id":"([^"\\]*)"')
     with open(path, encoding="utf-8") as fh:
@@ -754,8 +754,8 @@ def _run_trips(agents, out, split, difficulty, task_ids, limit, concurrency, see
     from travelgym.runner.specs import SpecError
     from travelgym.runner.store import RunDirError
     from travelgym.sandbox import SandboxUnavailable
-    from travelgym.trips.agents.base import DEFAULT_MAX_STEPS
-    from travelgym.trips.runner import (
+    from travelgym.suites.behavior2trip.agents.base import DEFAULT_MAX_STEPS
+    from travelgym.suites.behavior2trip.runner import (
         DEFAULT_TRIP_AGENT,
         TripRunConfig,
         format_trips_table,
@@ -1005,7 +1005,7 @@ def annotate_summarize(sheet: Path, as_json: bool) -> None:
 @data_dir_option
 def generate_tasks_cmd(suite: str, out: Path, task_seed: int | None, data_dir: Path | None) -> None:
     """Regenerate the task set (seed-0 database) into OUT, with its manifest."""
-    from travelgym.parks.taskgen import write_task_file
+    from travelgym.suites.compass.taskgen import write_task_file
 
     meta = write_task_file(out, task_seed=task_seed, data_dir=data_dir)
     click.echo(f"wrote {meta['count']} tasks to {out} (sha256 {meta['sha256'][:12]})")

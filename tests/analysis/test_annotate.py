@@ -29,10 +29,10 @@ from travelgym.analysis.annotate import (
     summarize_sheet,
 )
 from travelgym.cli import main
-from travelgym.parks.tasks import load_tasks
 from travelgym.runner.batch import RunConfig, run_compass
 from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import read_episodes
+from travelgym.suites.compass.tasks import load_tasks
 
 TASKS = 12
 

@@ -24,9 +24,9 @@ from travelgym.analysis.stats import (
     quantile_edges,
     two_proportion_ztest,
 )
-from travelgym.parks.tasks import Task
 from travelgym.runner.store import RunStore
-from travelgym.trajectory import DialogueAct, Episode, ToolCallRecord, Turn
+from travelgym.suites.compass.tasks import Task
+from travelgym.suites.compass.trajectory import DialogueAct, Episode, ToolCallRecord, Turn
 
 # ------------------------------------------------------------------------------ fixtures
 

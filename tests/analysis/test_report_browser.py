@@ -21,11 +21,11 @@ import pytest
 
 from travelgym.analysis.report import embed_json, write_report
 from travelgym.analysis.report_assets import ERROR_HOOK_JS
-from travelgym.parks.ground_truth import ensure_ground_truth
-from travelgym.parks.scoring import PlanScore, summarize
 from travelgym.runner.batch import RunConfig, run_compass
 from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import EPISODES, read_episodes
+from travelgym.suites.compass.ground_truth import ensure_ground_truth
+from travelgym.suites.compass.scoring import PlanScore, summarize
 
 AGENTS = ("scripted:greedy", "scripted:exhaustive")
 TASKS = 8

@@ -22,9 +22,9 @@ from tests.analysis.test_report_browser import (  # noqa: F401 - chromium is a f
 from travelgym.analysis.report import write_report
 from travelgym.cli import main
 from travelgym.runner.store import EPISODES, RunDirError
-from travelgym.trips.checks import CHECK_IDS
-from travelgym.trips.plan import parse_plan
-from travelgym.trips.scoring import summarize
+from travelgym.suites.behavior2trip.checks import CHECK_IDS
+from travelgym.suites.behavior2trip.plan import parse_plan
+from travelgym.suites.behavior2trip.scoring import summarize
 
 LIMIT = 6
 
@@ -33,9 +33,13 @@ LIMIT = 6
 def trips_run(tmp_path_factory):
     """A scripted Behavior2Trip run on 6 test instances (one instruction made hostile, one step
     given an invalid action) and its report."""
-    from travelgym.trips.build import ensure_database
-    from travelgym.trips.instances import ensure_instances
-    from travelgym.trips.runner import TripRunConfig, parse_trip_agent, run_behavior2trip
+    from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.instances import ensure_instances
+    from travelgym.suites.behavior2trip.runner import (
+        TripRunConfig,
+        parse_trip_agent,
+        run_behavior2trip,
+    )
 
     data_dir = tmp_path_factory.mktemp("trips-data")
     ensure_instances(ensure_database(data_dir=data_dir), data_dir)

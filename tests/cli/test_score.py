@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from travelgym.cli import main
-from travelgym.parks.tasks import load_tasks
+from travelgym.suites.compass.tasks import load_tasks
 
 TASK = load_tasks()[0].task_id
 
@@ -91,7 +91,7 @@ def test_paths_that_are_no_answers_file_are_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def trips_data_dir(trips_database):
-    from travelgym.trips.instances import ensure_instances
+    from travelgym.suites.behavior2trip.instances import ensure_instances
 
     directory = trips_database.path.parent.parent
     ensure_instances(trips_database, directory)

@@ -36,7 +36,7 @@ def short_deadlines(monkeypatch):
 
 @pytest.fixture(scope="module")
 def trips_data_dir(trips_database):
-    from travelgym.trips.instances import ensure_instances
+    from travelgym.suites.behavior2trip.instances import ensure_instances
 
     directory = trips_database.path.parent.parent
     ensure_instances(trips_database, directory)

@@ -10,7 +10,7 @@ from travelgym.llm.base import parse_completion
 from travelgym.llm.local_server import resolve_model
 from travelgym.llm.prompted_tools import attach_tool_calls, split_tool_calls, to_prompted_messages
 from travelgym.runner.specs import SpecError, parse_agent_spec, parse_user_spec
-from travelgym.trips.runner import parse_trip_agent
+from travelgym.suites.behavior2trip.runner import parse_trip_agent
 
 TOOLS = [{"type": "function", "function": {"name": "search_hotel", "description": "Hotels",
           "parameters": {"type": "object", "properties": {"park": {"type": "string"}}}}}]  # fmt: skip

@@ -10,7 +10,7 @@ import pytest
 from travelgym.llm import ChatMessage, LLMError
 from travelgym.llm.cache import request_key
 from travelgym.llm.text import clean_arguments, clean_text, clean_value, decode_body, serialisable
-from travelgym.trajectory import Episode, Turn
+from travelgym.suites.compass.trajectory import Episode, Turn
 
 LONE_HIGH, LONE_LOW = "\ud83d", "\ude00"
 

@@ -24,7 +24,7 @@ from tests.runner.faults import (
 from travelgym.cli import main
 from travelgym.runner.durable import append_durably, replace_atomically
 from travelgym.runner.store import EPISODES, QUARANTINE, RunStore, StoreWriteError, read_episodes
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.trajectory import Episode
 
 MANIFEST = {"suite": "compass", "agent": "scripted:greedy", "trials": 1, "task_ids": ["a", "b"]}
 

@@ -12,7 +12,7 @@ from travelgym.runner import formats
 from travelgym.runner.episode_file import TORN, scan_episodes
 from travelgym.runner.errors import EpisodeFileError
 from travelgym.runner.store import EPISODES, read_episodes, read_run
-from travelgym.trajectory import TRAJECTORY_FORMAT_VERSION, Episode
+from travelgym.suites.compass.trajectory import TRAJECTORY_FORMAT_VERSION, Episode
 
 
 def _episode(task_id: str, trial: int = 0, **extra) -> Episode:
@@ -137,7 +137,7 @@ def test_lines_are_read_by_the_rules_of_their_version(tmp_path, monkeypatch):
 
 
 def test_the_registry_knows_the_versions_the_models_write():
-    from travelgym.trips.episode import TRIP_EPISODE_FORMAT_VERSION, TripEpisode
+    from travelgym.suites.behavior2trip.episode import TRIP_EPISODE_FORMAT_VERSION, TripEpisode
 
     assert formats.FORMATS["compass"].current == TRAJECTORY_FORMAT_VERSION
     assert formats.FORMATS["behavior2trip"].current == TRIP_EPISODE_FORMAT_VERSION

@@ -176,8 +176,8 @@ def test_score_reads_a_killed_run_and_says_what_is_missing(finished, tmp_path):
 
 
 def test_trip_answers_of_a_killed_run(tmp_path):
-    from travelgym.trips.episode import TripEpisode
-    from travelgym.trips.scoring import read_answers
+    from travelgym.suites.behavior2trip.episode import TripEpisode
+    from travelgym.suites.behavior2trip.scoring import read_answers
 
     def line(iid):
         return TripEpisode(episode_id=f"{iid}#0", task_id=iid, instance_id=iid, split="test",

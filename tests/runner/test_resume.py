@@ -13,7 +13,7 @@ import pytest
 
 from tests.runner.faults import child_env, cli_command, kill_and_resume, raw_episodes
 from travelgym.runner.store import EPISODES
-from travelgym.trips.instances import ensure_instances
+from travelgym.suites.behavior2trip.instances import ensure_instances
 
 SEED = 15
 COMPASS_KILLS, TRIPS_KILLS = 20, 10  # 30 kill points across both suites

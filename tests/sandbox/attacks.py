@@ -109,7 +109,7 @@ for pid in [p for p in os.listdir("/proc") if p.isdigit()] + ["self"]:
     except OSError:
         pass
 
-for name in ("travelgym", "travelgym.parks", "travelgym.trips"):
+for name in ("travelgym", "travelgym.suites.compass", "travelgym.suites.behavior2trip"):
     try:
         module = __import__(name)
         note("package", "imported " + str(getattr(module, "__file__", "")))

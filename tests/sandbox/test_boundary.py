@@ -13,7 +13,7 @@ from travelgym import sandbox
 from travelgym.cli import main
 from travelgym.runner.integrity import INTEGRITY, IntegritySession, tampering
 from travelgym.sandbox import SandboxUnavailable, boundary, run_code
-from travelgym.trips.tools import TripsContext, trips_registry
+from travelgym.suites.behavior2trip.tools import TripsContext, trips_registry
 
 
 @pytest.fixture()

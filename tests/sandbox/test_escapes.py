@@ -22,9 +22,9 @@ import pytest
 
 import travelgym
 from tests.sandbox.support import FAST, leftovers, process_uid, run
-from travelgym.parks.tasks import PACKAGE_TASKS
 from travelgym.sandbox import SandboxLimits, Workspace
 from travelgym.sandbox.boundary import UID_BASE
+from travelgym.suites.compass.tasks import PACKAGE_TASKS
 
 LAYERS = pytest.mark.parametrize("audit", [True, False], ids=["with-hook", "boundary-only"])
 SECRET = "sk-travelgym-test-secret-do-not-leak"

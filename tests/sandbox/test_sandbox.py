@@ -7,9 +7,9 @@ import json
 import pytest
 
 from tests.sandbox.support import run
-from travelgym.parks.env import CompassEnv
-from travelgym.parks.tools import CompassContext, compass_registry
 from travelgym.sandbox import SandboxError, SandboxLimits, ToolBridge, Workspace
+from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.tools import CompassContext, compass_registry
 from travelgym.toolkit.codegen import build_module, describe_tools, registry_caller, tool_signature
 
 

@@ -10,14 +10,19 @@ import json
 
 import pytest
 
-from travelgym.agents.llm_agent import LLMToolAgent
 from travelgym.db import connect_readonly
 from travelgym.llm.protocol import ChatMessage, ChatResponse, ToolCall
-from travelgym.parks.episode import run_episode
-from travelgym.parks.scoring import score_plan
-from travelgym.parks.solver import Ranking, build_components, solve
-from travelgym.parks.tasks import load_tasks
-from travelgym.parks.user.template import TemplateUserBackend
+from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent
+from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
+from travelgym.suites.behavior2trip.episode import run_trip_episode
+from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.behavior2trip.scoring import score_result
+from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
+from travelgym.suites.compass.episode import run_episode
+from travelgym.suites.compass.scoring import score_plan
+from travelgym.suites.compass.solver import Ranking, build_components, solve
+from travelgym.suites.compass.tasks import load_tasks
+from travelgym.suites.compass.user.template import TemplateUserBackend
 from travelgym.training.base import EnvStateError
 from travelgym.training.compass_env import CompassEnv, to_assistant_message
 from travelgym.training.rewards import (
@@ -27,11 +32,6 @@ from travelgym.training.rewards import (
     compass_reward,
 )
 from travelgym.training.trip_env import TripEnv
-from travelgym.trips.agents.b2t_agent import B2TAgent
-from travelgym.trips.agents.scripted import ScriptedTripAgent
-from travelgym.trips.episode import run_trip_episode
-from travelgym.trips.instances import ensure_instances, load_instances
-from travelgym.trips.scoring import score_result
 
 
 class ScriptedClient:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from tests.training.support import light_env, need_train_extra
 from travelgym.cli import main
 from travelgym.runner.store import EPISODES
-from travelgym.trips.instances import ensure_instances
+from travelgym.suites.behavior2trip.instances import ensure_instances
 
 pytestmark = [
     pytest.mark.train,

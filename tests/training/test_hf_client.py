@@ -14,7 +14,7 @@ from travelgym.llm.factory import make_client
 from travelgym.llm.hf_client import HFChatClient, chat_text, encode, resolve_checkpoint
 from travelgym.llm.protocol import ChatMessage, LLMError
 from travelgym.runner.specs import SpecError, parse_agent_spec, parse_user_spec
-from travelgym.trips.runner import parse_trip_agent
+from travelgym.suites.behavior2trip.runner import parse_trip_agent
 
 pytestmark = pytest.mark.train
 

@@ -12,12 +12,12 @@ import pytest
 from tests.training.support import need_train_extra
 from travelgym.llm.hf_client import chat_text, encode
 from travelgym.llm.prompted_tools import to_prompted_messages
-from travelgym.parks.solver import solve
-from travelgym.parks.tasks import load_tasks
+from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.compass.solver import solve
+from travelgym.suites.compass.tasks import load_tasks
 from travelgym.training.compass_env import CompassEnv
 from travelgym.training.rollout import run_rollout, tokenize_chat
 from travelgym.training.trip_env import TripEnv
-from travelgym.trips.instances import ensure_instances, load_instances
 
 pytestmark = pytest.mark.train
 

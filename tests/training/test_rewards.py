@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from travelgym.parks.scoring import PlanScore
+from travelgym.suites.behavior2trip.checks.base import CheckResult
+from travelgym.suites.behavior2trip.scoring import InstanceResult
+from travelgym.suites.compass.scoring import PlanScore
 from travelgym.training.rewards import (
     b2t_episode_reward,
     b2t_reward,
     compass_episode_reward,
     compass_reward,
 )
-from travelgym.trips.checks.base import CheckResult
-from travelgym.trips.scoring import InstanceResult
 
 
 def result(c_pass: int, c_total: int, upc_pass: int, upc_total: int, *, delivered: bool = True,

@@ -12,20 +12,20 @@ import pytest
 from click.testing import CliRunner
 
 from travelgym.cli import main
-from travelgym.parks.solver import solve
-from travelgym.parks.tasks import load_tasks
-from travelgym.parks.tools import compass_registry
 from travelgym.runner.batch import RunConfig, run_compass
 from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import EPISODES, MANIFEST, RunStore
+from travelgym.suites.behavior2trip.agents.b2t_format import parse_message
+from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.behavior2trip.runner import TripRunConfig, parse_trip_agent, run_behavior2trip
+from travelgym.suites.behavior2trip.tools import trips_registry
+from travelgym.suites.compass.solver import solve
+from travelgym.suites.compass.tasks import load_tasks
+from travelgym.suites.compass.tools import compass_registry
 from travelgym.training.chat import chat_problems, sharegpt_problems
 from travelgym.training.compass_env import CompassEnv
 from travelgym.training.sft import ExportError, export_sft, read_run
 from travelgym.training.trip_env import TripEnv
-from travelgym.trips.agents.b2t_format import parse_message
-from travelgym.trips.instances import ensure_instances, load_instances
-from travelgym.trips.runner import TripRunConfig, parse_trip_agent, run_behavior2trip
-from travelgym.trips.tools import trips_registry
 
 
 @pytest.fixture(scope="module")

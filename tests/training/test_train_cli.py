@@ -24,7 +24,7 @@ def test_light_imports_do_not_load_torch():
             "travelgym.training.rollout, travelgym.training.trl_env, "
             "travelgym.training.grpo_config, travelgym.training.train_cli, "
             "travelgym.llm.hf_client, travelgym.llm.factory, travelgym.runner.specs, "
-            f"travelgym.trips.runner; print([m for m in {HEAVY!r} if m in sys.modules])")  # fmt: skip
+            f"travelgym.suites.behavior2trip.runner; print([m for m in {HEAVY!r} if m in sys.modules])")  # fmt: skip
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

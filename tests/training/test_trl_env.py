@@ -10,8 +10,9 @@ import json
 import pytest
 
 from tests.training.support import need_train_extra
-from travelgym.parks.solver import solve
-from travelgym.parks.tasks import load_tasks
+from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.compass.solver import solve
+from travelgym.suites.compass.tasks import load_tasks
 from travelgym.training.compass_env import CompassEnv
 from travelgym.training.trip_env import TripEnv
 from travelgym.training.trl_env import (
@@ -21,7 +22,6 @@ from travelgym.training.trl_env import (
     trl_rows,
     type_hint,
 )
-from travelgym.trips.instances import ensure_instances, load_instances
 
 pytestmark = pytest.mark.train
 
@@ -41,8 +41,8 @@ def tool_methods(cls) -> list[str]:
 def test_every_tool_has_a_json_schema(cls):
     from transformers.utils import get_json_schema
 
-    from travelgym.parks.tools import compass_registry
-    from travelgym.trips.tools import trips_registry
+    from travelgym.suites.behavior2trip.tools import trips_registry
+    from travelgym.suites.compass.tools import compass_registry
 
     registry = trips_registry() if cls is TripToolEnv else compass_registry()
     extra = {"memory", "submit_plan"} if cls is TripToolEnv else {"reply_to_user"}

@@ -26,9 +26,9 @@ from typing import Any
 
 from travelgym.analysis.run_manifest import read_manifest
 from travelgym.atomic import write_text_atomic
-from travelgym.parks.tasks import STYLES, Task, load_tasks
 from travelgym.runner.store import read_episodes
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.tasks import STYLES, Task, load_tasks
+from travelgym.suites.compass.trajectory import Episode
 
 # The six error flags of Appendix H, in the paper's order, with its names.
 FLAGS = {

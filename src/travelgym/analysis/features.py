@@ -12,8 +12,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from travelgym.parks.tasks import Task
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.tasks import Task
+from travelgym.suites.compass.trajectory import Episode
 
 ERROR_CATEGORIES = ("tool_name", "parameter", "content", "internal", "sandbox")
 HALLUCINATION_CATEGORIES = ("tool_name", "parameter", "content")  # the paper's Table 4

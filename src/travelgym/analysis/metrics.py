@@ -36,9 +36,9 @@ from travelgym.analysis.stats import (
     rate,
     two_proportion_ztest,
 )
-from travelgym.parks.scoring import PlanScore, summarize
-from travelgym.parks.tasks import STYLES, Task
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.scoring import PlanScore, summarize
+from travelgym.suites.compass.tasks import STYLES, Task
+from travelgym.suites.compass.trajectory import Episode
 
 ANALYSIS_FORMAT_VERSION = "1"
 RATE_KEYS = ("FR", "OR5", "OR10", "OR20", "optimal")
@@ -59,7 +59,7 @@ def score_rates(
 ) -> dict[str, Any]:
     """FR, OR-5/10/20 and exact-optimal overall, by level and by objective type.
 
-    The aggregation of :func:`travelgym.parks.scoring.summarize` over the episodes' scores
+    The aggregation of :func:`travelgym.suites.compass.scoring.summarize` over the episodes' scores
     (without its per-task list); an episode without a score counts as infeasible, under its
     task's level and objective when ``tasks`` knows it.
     """
@@ -433,8 +433,8 @@ def analyze_runs(
     :class:`~travelgym.analysis.pooling.MixedRunsError` unless ``allow_mixed`` (then their row
     lists what differs under ``mixed``). Tasks default to the shipped task file.
     """
-    from travelgym.parks.ground_truth import tasks_sha256
-    from travelgym.parks.tasks import PACKAGE_TASKS, load_tasks
+    from travelgym.suites.compass.ground_truth import tasks_sha256
+    from travelgym.suites.compass.tasks import PACKAGE_TASKS, load_tasks
 
     if tasks is None:
         tasks = load_tasks()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.trajectory import Episode
 
 # what must agree, and how to say it when it does not
 POOLING_KEYS = {

@@ -5,7 +5,7 @@ JavaScript are inline, plots are embedded as data URIs, and the episodes are emb
 a ``<script type="application/json">`` element. It shows
 
 - summary tables per run (FR, OR-5/10/20, optimal; overall, by level, by objective type) from
-  :func:`travelgym.parks.scoring.summarize` on the episodes' scores;
+  :func:`travelgym.suites.compass.scoring.summarize` on the episodes' scores;
 - the tables of :func:`travelgym.analysis.metrics.analyze_runs` and the figures of
   :func:`travelgym.analysis.plots.write_plots`, when those modules are installed;
 - a trajectory viewer: pick a run and a task, read the conversation turn by turn (the user's
@@ -35,10 +35,10 @@ from typing import Any
 from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
 from travelgym.analysis.run_manifest import read_manifest
 from travelgym.atomic import write_text_atomic
-from travelgym.parks.tasks import STYLES, GroundTruth, Task, load_tasks
 from travelgym.runner.integrity import tamper_notes
 from travelgym.runner.store import RunDirError, read_episodes
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.tasks import STYLES, GroundTruth, Task, load_tasks
+from travelgym.suites.compass.trajectory import Episode
 
 DEFAULT_MAX_RESULT_CHARS = 2000  # tool results longer than this are cut in the embedded data
 MAX_ARGUMENT_CHARS = 20000  # tool-call arguments (e.g. code) longer than this are cut
@@ -117,8 +117,8 @@ class Verdicts:
     def database(self, seed: int) -> tuple[sqlite3.Connection, dict[str, GroundTruth]]:
         if seed not in self._dbs:
             from travelgym.db import connect_readonly
-            from travelgym.parks.build import ensure_database
-            from travelgym.parks.ground_truth import ensure_ground_truth
+            from travelgym.suites.compass.build import ensure_database
+            from travelgym.suites.compass.ground_truth import ensure_ground_truth
 
             db = ensure_database(seed=seed, data_dir=self.data_dir)
             _, truths = ensure_ground_truth(seed=seed, data_dir=self.data_dir)
@@ -129,7 +129,7 @@ class Verdicts:
     def ranking(self, seed: int, task: Task):
         key = (seed, task.task_id)
         if key not in self._rankings:
-            from travelgym.parks.solver import Ranking, build_components
+            from travelgym.suites.compass.solver import Ranking, build_components
 
             conn, _ = self.database(seed)
             self._rankings[key] = Ranking(task, build_components(conn, task))
@@ -156,7 +156,7 @@ class Verdicts:
         return self._index[key]
 
     def _compute(self, seed: int, task: Task, recommendation: dict) -> dict[str, Any]:
-        from travelgym.parks.scoring import best_of, revealed_violations, score_plan
+        from travelgym.suites.compass.scoring import best_of, revealed_violations, score_plan
 
         conn, truths = self.database(seed)
         truth = truths.get(task.task_id)
@@ -721,8 +721,8 @@ def write_report(
     title: str | None = None,
 ) -> ReportResult:
     """Write the HTML report of ``run_dirs`` to ``out`` and say what went into it."""
-    from travelgym.parks.scoring import PlanScore, summarize
-    from travelgym.parks.tasks import PACKAGE_TASKS
+    from travelgym.suites.compass.scoring import PlanScore, summarize
+    from travelgym.suites.compass.tasks import PACKAGE_TASKS
 
     if not run_dirs:
         raise RunDirError("no run directory given")
@@ -754,7 +754,7 @@ def write_report(
 
     clock = time.perf_counter()
     tasks = {t.task_id: t for t in load_tasks()}
-    from travelgym.parks.ground_truth import tasks_sha256
+    from travelgym.suites.compass.ground_truth import tasks_sha256
 
     current_sha = tasks_sha256(PACKAGE_TASKS)
     for run in runs:

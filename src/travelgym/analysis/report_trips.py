@@ -5,11 +5,11 @@ Like the COMPASS report the page is one self-contained file (inline CSS and Java
 as JSON in a ``<script type="application/json">`` element, every ``<`` escaped). It shows
 
 - a summary table per run: DR, C micro/macro, UPC micro/macro, final and n, overall and by
-  difficulty, from :func:`travelgym.trips.scoring.summarize` on the episodes' stored scores;
+  difficulty, from :func:`travelgym.suites.behavior2trip.scoring.summarize` on the episodes' stored scores;
 - the pass rate of each of the 32 checks among the answers it applies to;
 - a viewer: pick an instance and read the instruction, the behaviour trajectory (collapsed), the
   agent's steps (thoughts, tool calls with arguments and results, memory operations, invalid
-  actions), the final plan day by day (:func:`travelgym.trips.plan.parse_plan`) and every
+  actions), the final plan day by day (:func:`travelgym.suites.behavior2trip.plan.parse_plan`) and every
   check's verdict and reason.
 
 The viewer reads ``#run=N&task=INSTANCE_ID`` from the URL; script errors are recorded in
@@ -62,7 +62,7 @@ class TripRun:
 
 
 def load_trip_runs(run_dirs: list[Path]) -> list[TripRun]:
-    from travelgym.trips.runner import read_trip_episodes
+    from travelgym.suites.behavior2trip.runner import read_trip_episodes
 
     runs = []
     for directory in run_dirs:
@@ -116,7 +116,7 @@ def _step(s, max_result_chars: int) -> dict[str, Any]:
 
 
 def _plan(answer: str | None) -> tuple[list[dict[str, Any]] | None, list[str]]:
-    from travelgym.trips.plan import parse_plan
+    from travelgym.suites.behavior2trip.plan import parse_plan
 
     if answer is None:
         return None, ["no answer"]
@@ -163,7 +163,7 @@ def _trajectories(runs: list[TripRun], data_dir: Path | None,
                   notes: list[str]) -> dict[str, dict[str, Any]]:  # fmt: skip
     """The behaviour trajectory (first actions) of every instance the runs used, read from the
     installed instance files (never generated here)."""
-    from travelgym.trips.instances import instances_path, iter_instances
+    from travelgym.suites.behavior2trip.instances import instances_path, iter_instances
 
     wanted: dict[str, set[str]] = {}
     for run in runs:
@@ -221,7 +221,7 @@ def summary_tables(summaries: list[tuple[TripRun, dict[str, Any]]]) -> str:
     for run, summary in summaries:
         parts.append(_summary_row(run.label, run.label, "overall", summary["overall"]))
     parts.append("</tbody></table>")
-    from travelgym.trips.profiles import DIFFICULTIES
+    from travelgym.suites.behavior2trip.profiles import DIFFICULTIES
 
     levels = [d for d in DIFFICULTIES if any(d in s["by_difficulty"] for _, s in summaries)]
     parts.append('<h3>By difficulty</h3><table class="metrics" id="summary-difficulty">' + head
@@ -239,7 +239,7 @@ def check_catalog(seen: list[str]) -> list[dict[str, str]]:
     """Id, group, category, title and rule of the 32 checks, then any other id the scores
     name (in the order met)."""
     try:
-        from travelgym.trips.checks import CHECKS
+        from travelgym.suites.behavior2trip.checks import CHECKS
     except ImportError:  # pragma: no cover - the checks ship with the package
         CHECKS = ()
     out = [{"id": c.id, "group": c.group, "category": c.category, "title": c.title,
@@ -313,7 +313,7 @@ def write_trip_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None 
                       max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
                       title: str | None = None) -> ReportResult:  # fmt: skip
     """Write the HTML report of Behavior2Trip ``run_dirs`` to ``out``."""
-    from travelgym.trips.scoring import summarize
+    from travelgym.suites.behavior2trip.scoring import summarize
 
     timings: dict[str, float] = {}
     notes: list[str] = []

@@ -1,7 +1,7 @@
 """Small statistics for the COMPASS analysis: rates, z-test, bootstrap, CV, quantile bins.
 
 Pure functions over plain numbers (NumPy only, no SciPy). Rates are percentages (0-100)
-rounded to two decimals, as in :func:`travelgym.parks.scoring.summarize` and the paper's tables.
+rounded to two decimals, as in :func:`travelgym.suites.compass.scoring.summarize` and the paper's tables.
 """
 
 from __future__ import annotations

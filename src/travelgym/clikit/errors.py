@@ -34,15 +34,15 @@ USER_ERROR_TYPES = (
     "travelgym.analysis.pooling:MixedRunsError",
     "travelgym.jsonl:JsonLinesError",
     "travelgym.llm.protocol:LLMError",
-    "travelgym.parks.answers:AnswerFileError",
-    "travelgym.parks.ingest_json:IngestError",
+    "travelgym.suites.compass.answers:AnswerFileError",
+    "travelgym.suites.compass.ingest_json:IngestError",
     "travelgym.runner.specs:SpecError",
     "travelgym.runner.store:RunDirError",
     "travelgym.training.extras:MissingExtraError",
     "travelgym.training.grpo_config:SettingsError",
     "travelgym.training.sft:ExportError",
     "travelgym.training.sft_train:SFTDataError",
-    "travelgym.trips.scoring:AnswerFileError",
+    "travelgym.suites.behavior2trip.scoring:AnswerFileError",
 )
 
 

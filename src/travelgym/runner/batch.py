@@ -12,14 +12,14 @@ from typing import Any
 
 from travelgym import __version__
 from travelgym.db import connect_readonly
-from travelgym.parks.build import ensure_database
-from travelgym.parks.episode import DEFAULT_MAX_TURNS, run_episode
-from travelgym.parks.ground_truth import ensure_ground_truth, tasks_sha256
-from travelgym.parks.scoring import PlanScore, summarize
-from travelgym.parks.tasks import PACKAGE_TASKS, Task, load_tasks
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import AgentSpec, agent_factory, client_kwargs, user_backend
 from travelgym.runner.store import RunStore, read_episodes
+from travelgym.suites.compass.build import ensure_database
+from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, run_episode
+from travelgym.suites.compass.ground_truth import ensure_ground_truth, tasks_sha256
+from travelgym.suites.compass.scoring import PlanScore, summarize
+from travelgym.suites.compass.tasks import PACKAGE_TASKS, Task, load_tasks
 
 
 @dataclass

@@ -45,13 +45,13 @@ class SuiteFormat:
 
 
 def _compass_model() -> type[BaseModel]:
-    from travelgym.trajectory import Episode
+    from travelgym.suites.compass.trajectory import Episode
 
     return Episode
 
 
 def _trip_model() -> type[BaseModel]:
-    from travelgym.trips.episode import TripEpisode
+    from travelgym.suites.behavior2trip.episode import TripEpisode
 
     return TripEpisode
 

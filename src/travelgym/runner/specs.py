@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from travelgym.agents.base import Agent
+from travelgym.suites.compass.agents.base import Agent
 
 SCRIPTED = ("greedy", "sampled", "exhaustive")
 AGENT_KINDS = ("scripted", "llm", "code", "local", "hf")
@@ -78,7 +78,7 @@ def agent_factory(
 ) -> Callable[[], Agent]:
     """A function making a fresh agent per episode."""
     if spec.kind == "scripted":
-        from travelgym.agents.scripted import ScriptedAgent
+        from travelgym.suites.compass.agents.scripted import ScriptedAgent
 
         return lambda: ScriptedAgent(spec.arg, seed=seed)
     from travelgym.llm.factory import make_client
@@ -86,11 +86,11 @@ def agent_factory(
     model = f"{spec.kind}:{spec.arg}" if spec.kind in ("local", "hf") else spec.arg
     client = make_client(model, base_url=base_url, **(client_options or {}))
     if spec.kind in ("llm", "local", "hf"):
-        from travelgym.agents.llm_agent import LLMToolAgent
+        from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
 
         factory = lambda: LLMToolAgent(client)  # noqa: E731
     else:
-        from travelgym.agents.code_agent import CodeAgent
+        from travelgym.suites.compass.agents.code_agent import CodeAgent
 
         factory = lambda: CodeAgent(client)  # noqa: E731
     factory.client = client  # type: ignore[attr-defined]  # closed by the runner
@@ -100,10 +100,10 @@ def agent_factory(
 def user_backend(text: str, base_url: str | None = None, client_options: dict | None = None):
     kind, model = parse_user_spec(text)
     if kind == "template":
-        from travelgym.parks.user.template import TemplateUserBackend
+        from travelgym.suites.compass.user.template import TemplateUserBackend
 
         return TemplateUserBackend()
     from travelgym.llm.factory import make_client
-    from travelgym.parks.user.llm_backend import LLMUserBackend
+    from travelgym.suites.compass.user.llm_backend import LLMUserBackend
 
     return LLMUserBackend(make_client(model, base_url=base_url, **(client_options or {})))

@@ -29,7 +29,7 @@ from travelgym.runner.episode_file import BadLine, EpisodeLines, read_episode_fi
 from travelgym.runner.errors import RunDirError, StoreWriteError
 from travelgym.runner.formats import FORMATS, suite_of_model
 from travelgym.runner.lock import RunLock
-from travelgym.trajectory import Episode
+from travelgym.suites.compass.trajectory import Episode
 
 __all__ = ["EPISODES", "MANIFEST", "QUARANTINE", "RunDirError", "RunStore", "read_episodes",
            "read_manifest", "read_run", "missing_note"]  # fmt: skip

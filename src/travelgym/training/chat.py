@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from travelgym.agents.code_agent import RUN_PYTHON_SCHEMA
-from travelgym.agents.llm_agent import SYSTEM_PROMPT, tool_message_content
-from travelgym.trajectory import Episode, ToolCallRecord
+from travelgym.suites.compass.agents.code_agent import RUN_PYTHON_SCHEMA
+from travelgym.suites.compass.agents.llm_agent import SYSTEM_PROMPT, tool_message_content
+from travelgym.suites.compass.trajectory import Episode, ToolCallRecord
 
 OBSERVATION_SEPARATOR = "\n</tool_response>\n<tool_response>\n"  # LLaMA-Factory's own converter
 
@@ -41,7 +41,7 @@ def compass_tools(agent: str) -> list[dict[str, Any]]:
     """The tool schemas a COMPASS agent was given (the code agent has only ``run_python``)."""
     if agent.startswith("code:"):
         return [RUN_PYTHON_SCHEMA]
-    from travelgym.parks.tools import compass_registry
+    from travelgym.suites.compass.tools import compass_registry
 
     return compass_registry().openai_schemas()
 
@@ -51,7 +51,7 @@ def compass_chat(episode: Episode, conn: Any = None) -> list[dict[str, Any]]:
     (``conn``: the run's database, needed when tool results were not kept)."""
     if episode.messages:
         return [dict(m) for m in episode.messages]
-    from travelgym.parks.env import CompassEnv as ToolEnv
+    from travelgym.suites.compass.env import CompassEnv as ToolEnv
 
     replay = ToolEnv(conn, keep_results=True) if conn is not None else None
     out: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
@@ -89,15 +89,15 @@ def trip_chat(episode: Any, instance: Any = None, conn: Any = None) -> list[dict
     its steps (``instance`` for the task message, ``conn`` to replay tool calls)."""
     if episode.messages:
         return [dict(m) for m in episode.messages]
-    from travelgym.trips.agents.b2t_agent import initial_messages
-    from travelgym.trips.agents.b2t_format import (
+    from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
+    from travelgym.suites.behavior2trip.agents.b2t_format import (
         MEMORY_RESPONSE,
         TOOL_RESPONSE,
         format_memory_op,
         format_responses,
         format_tool_call,
     )
-    from travelgym.trips.agents.base import TripRequest, TripsEnv
+    from travelgym.suites.behavior2trip.agents.base import TripRequest, TripsEnv
 
     if instance is None:
         raise ReplayError(f"{episode.episode_id}: rebuilding the chat needs its instance")

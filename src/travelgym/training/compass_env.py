@@ -2,16 +2,16 @@
 
 An action is one assistant message, as an OpenAI-style dict (``{"role": "assistant",
 "content": ..., "tool_calls": [...]}``), a :class:`~travelgym.llm.protocol.ChatMessage` or a
-plain string. It is applied by :func:`~travelgym.agents.llm_agent.apply_assistant_message`, the
+plain string. It is applied by :func:`~travelgym.suites.compass.agents.llm_agent.apply_assistant_message`, the
 code the LLM tool-calling agent runs: tool calls are executed and answered with tool messages;
 a message without tool calls ends the agent's turn, is read in the JSON response format
 (message + recommendation) and goes to the simulated user, whose reply is the next observation.
-The conversation is a :class:`~travelgym.parks.episode.CompassSession`, as in ``travelgym run
+The conversation is a :class:`~travelgym.suites.compass.episode.CompassSession`, as in ``travelgym run
 compass``: it ends when the user accepts (terminated), on an error (terminated) or at the user's
 turn limit (truncated). The reward is 0 until then, then
 :func:`~travelgym.training.rewards.compass_reward` of the scored final recommendation (with its
 exact rank unless ``rank=False``). This class is not the tool environment of the same name in
-:mod:`travelgym.parks.env`, which it uses.
+:mod:`travelgym.suites.compass.env`, which it uses.
 """
 
 from __future__ import annotations
@@ -24,21 +24,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from travelgym.agents.llm_agent import (
+from travelgym.llm.protocol import ChatMessage, ToolCall
+from travelgym.suites.compass.agents.llm_agent import (
     MAX_STEPS_PER_TURN,
     SYSTEM_PROMPT,
     apply_assistant_message,
     step_limit_reply,
 )
-from travelgym.llm.protocol import ChatMessage, ToolCall
-from travelgym.parks.episode import DEFAULT_MAX_TURNS, CompassSession
-from travelgym.parks.scoring import PlanScore
-from travelgym.parks.solver import Ranking, build_components
-from travelgym.parks.tasks import GroundTruth, Task
-from travelgym.parks.tools import compass_registry
+from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, CompassSession
+from travelgym.suites.compass.scoring import PlanScore
+from travelgym.suites.compass.solver import Ranking, build_components
+from travelgym.suites.compass.tasks import GroundTruth, Task
+from travelgym.suites.compass.tools import compass_registry
+from travelgym.suites.compass.trajectory import Episode
 from travelgym.training.base import EnvStateError, SyncAPI, open_database
 from travelgym.training.rewards import CompassReward, compass_reward
-from travelgym.trajectory import Episode
 
 
 class CompassEnv(SyncAPI):
@@ -89,10 +89,10 @@ class CompassEnv(SyncAPI):
                   limit: int | None = None, **kwargs: Any) -> CompassEnv:  # fmt: skip
         """An environment over the shipped tasks (database and ground truth built when
         missing), optionally one level, explicit ids and the first ``limit`` tasks."""
-        from travelgym.parks.build import ensure_database
-        from travelgym.parks.ground_truth import ensure_ground_truth
-        from travelgym.parks.tasks import load_tasks
         from travelgym.runner.batch import select_tasks
+        from travelgym.suites.compass.build import ensure_database
+        from travelgym.suites.compass.ground_truth import ensure_ground_truth
+        from travelgym.suites.compass.tasks import load_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
         _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
@@ -187,7 +187,7 @@ class CompassEnv(SyncAPI):
         return self._run(self.astep(action))
 
     def episode(self) -> Episode:
-        """The current conversation as an :class:`~travelgym.trajectory.Episode` (what
+        """The current conversation as an :class:`~travelgym.suites.compass.trajectory.Episode` (what
         ``travelgym run compass`` stores), scored once it has ended."""
         if self.session is None:
             raise EnvStateError("no episode yet: call reset()")

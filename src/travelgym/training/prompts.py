@@ -1,6 +1,6 @@
 """A compact B2T-Agent prompt for small models and CPU runs (``--prompt compact``).
 
-The full prompt of :func:`~travelgym.trips.agents.b2t_agent.system_prompt` (Figure 11: the plan
+The full prompt of :func:`~travelgym.suites.behavior2trip.agents.b2t_agent.system_prompt` (Figure 11: the plan
 format and every tool's JSON schema) is about 4,000 tokens, and the behaviour trajectory another
 1,000 or more: a forward pass of a 135M model over it takes about a minute on two CPU cores. The
 compact prompt keeps the action format (``<think>``, ``<tool_call>``, ``<memory>``,
@@ -31,7 +31,7 @@ MEMORY_LINES = ('\n<memory>{{"action": "write", "key": "<key>", "value": ...}}</
 
 def tool_signatures() -> str:
     """The Behavior2Trip tools as ``Name(required, optional=default)``, comma-separated."""
-    from travelgym.trips.tools import trips_registry
+    from travelgym.suites.behavior2trip.tools import trips_registry
 
     registry = trips_registry()
     out = []
@@ -54,8 +54,8 @@ def compact_system_prompt(memory: bool = True) -> str:
 def compact_messages(messages: list[dict[str, Any]], env: Any) -> list[dict[str, Any]]:
     """A ``prompt_fn`` for :func:`~travelgym.training.rollout.run_rollout` on a ``TripEnv``:
     the compact system prompt and the task with the trajectory's last actions."""
-    from travelgym.trips.agents.base import TripRequest
-    from travelgym.trips.agents.prompts import user_message
+    from travelgym.suites.behavior2trip.agents.base import TripRequest
+    from travelgym.suites.behavior2trip.agents.prompts import user_message
 
     request = TripRequest.of(env.instance)
     short = request.model_copy(update={"trajectory": request.trajectory[-COMPACT_TRAJECTORY:]})

@@ -10,7 +10,7 @@
   delivered and the Format check (``format.json``) passed; with ``gate="delivered"`` when a plan
   could be read at all.
 - ``R_C`` = passed / applicable commonsense checks, ``R_UPC`` = passed / applicable
-  personalisation checks (both in [0, 1], from :class:`~travelgym.trips.scoring.InstanceResult`).
+  personalisation checks (both in [0, 1], from :class:`~travelgym.suites.behavior2trip.scoring.InstanceResult`).
   When no check of a group applies (an Easy profile may state no checkable preference), the
   group is vacuously satisfied: 1 for a delivered plan, 0 otherwise. This matches the UPC macro
   metric, where such an answer passes; within a GRPO group (one instance) it is a constant and
@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from travelgym.parks.scoring import PlanScore
-from travelgym.trips.scoring import InstanceResult
+from travelgym.suites.behavior2trip.scoring import InstanceResult
+from travelgym.suites.compass.scoring import PlanScore
 
 Gate = Literal["format", "delivered"]
 FORMAT_CHECK = "format.json"
@@ -124,7 +124,7 @@ def b2t_reward(
 def b2t_episode_reward(
     episode: Any, *, penalty: bool = True, gate: Gate = "format"
 ) -> RewardBreakdown:
-    """:func:`b2t_reward` of a scored :class:`~travelgym.trips.episode.TripEpisode` (or its
+    """:func:`b2t_reward` of a scored :class:`~travelgym.suites.behavior2trip.episode.TripEpisode` (or its
     JSON dict): its ``score`` and ``invalid_actions``. An unscored episode is a ValueError."""
     get = episode.get if isinstance(episode, dict) else lambda k: getattr(episode, k)
     score = get("score")
@@ -141,7 +141,7 @@ def _tier_quality(score: PlanScore) -> float:
 
 
 def compass_reward(score: PlanScore | dict[str, Any] | None) -> CompassReward:
-    """The COMPASS reward of a :class:`~travelgym.parks.scoring.PlanScore` (``None``: no plan);
+    """The COMPASS reward of a :class:`~travelgym.suites.compass.scoring.PlanScore` (``None``: no plan);
     see the module docstring for the shaping."""
     if isinstance(score, dict):
         score = PlanScore.model_validate(score)
@@ -158,7 +158,7 @@ def compass_reward(score: PlanScore | dict[str, Any] | None) -> CompassReward:
 
 
 def compass_episode_reward(episode: Any) -> CompassReward:
-    """:func:`compass_reward` of a scored COMPASS :class:`~travelgym.trajectory.Episode` (or its
+    """:func:`compass_reward` of a scored COMPASS :class:`~travelgym.suites.compass.trajectory.Episode` (or its
     JSON dict). An unscored episode is a ValueError."""
     get = episode.get if isinstance(episode, dict) else lambda k: getattr(episode, k)
     score = get("score")

@@ -106,9 +106,9 @@ class _RunSource:
             from travelgym.db import connect_readonly
 
             if self.suite == "compass":
-                from travelgym.parks.build import ensure_database
+                from travelgym.suites.compass.build import ensure_database
             else:
-                from travelgym.trips.build import ensure_database
+                from travelgym.suites.behavior2trip.build import ensure_database
             db = ensure_database(seed=int(self.manifest.get("db_seed", 0)), data_dir=self.data_dir)
             want = self.manifest.get("db_content_hash")
             if want and db.metadata.get("content_hash") != want:
@@ -121,8 +121,8 @@ class _RunSource:
         """The instance an episode ran on, read from the run's split file (only the lines of
         this run's instances are parsed)."""
         if self._instances is None:
-            from travelgym.trips.build import ensure_database
-            from travelgym.trips.instances import Instance, ensure_instances
+            from travelgym.suites.behavior2trip.build import ensure_database
+            from travelgym.suites.behavior2trip.instances import Instance, ensure_instances
 
             db = ensure_database(seed=int(self.manifest.get("db_seed", 0)), data_dir=self.data_dir)
             paths = ensure_instances(db, self.data_dir)
@@ -166,13 +166,13 @@ def _example(source: _RunSource, episode: dict[str, Any], fmt: str) -> tuple[dic
     """The training example of a kept episode and whether its chat was rebuilt."""
     rebuilt = not episode.get("messages")
     if source.suite == "compass":
-        from travelgym.trajectory import Episode
+        from travelgym.suites.compass.trajectory import Episode
 
         model = Episode.model_validate(episode)
         messages = compass_chat(model, source.conn if rebuilt else None)
         tools = compass_tools(model.agent)
     else:
-        from travelgym.trips.episode import TripEpisode
+        from travelgym.suites.behavior2trip.episode import TripEpisode
 
         model = TripEpisode.model_validate(episode)
         instance = source.instance(model.instance_id) if rebuilt else None

@@ -25,7 +25,7 @@ VALID, PARTIAL, TAGGED = 1.0, 0.5, 0.25
 
 
 def step_grade(step: Any) -> float:
-    """The format grade of one recorded :class:`~travelgym.trips.agents.base.TripStep`."""
+    """The format grade of one recorded :class:`~travelgym.suites.behavior2trip.agents.base.TripStep`."""
     acted = bool(step.tool_calls or step.memory_ops or step.answer)
     if acted and not step.invalid_actions:
         return VALID

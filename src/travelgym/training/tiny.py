@@ -27,8 +27,8 @@ MARKER = "tiny.json"  # written last: a directory with it is complete
 def _example_actions() -> list[str]:
     """B2T-Agent messages (tool calls, memory, answers) and prompted tool calls, so that the
     action syntax gets merged into few tokens."""
-    from travelgym.parks.tools import compass_registry
-    from travelgym.trips.tools import trips_registry
+    from travelgym.suites.behavior2trip.tools import trips_registry
+    from travelgym.suites.compass.tools import compass_registry
 
     out = []
     for name in trips_registry().names:
@@ -50,15 +50,15 @@ def _example_actions() -> list[str]:
 def tiny_corpus(extra_texts: Iterable[str] = ()) -> list[str]:
     """The tokenizer's training texts: the environments' prompts and schemas, the shipped
     COMPASS tasks, example actions, then ``extra_texts`` (e.g. instance prompts)."""
-    from travelgym.agents.llm_agent import SYSTEM_PROMPT
     from travelgym.llm.prompted_tools import tools_instructions
-    from travelgym.parks.tools import compass_registry
-    from travelgym.trips.agents.b2t_agent import system_prompt
+    from travelgym.suites.behavior2trip.agents.b2t_agent import system_prompt
+    from travelgym.suites.compass.agents.llm_agent import SYSTEM_PROMPT
+    from travelgym.suites.compass.tools import compass_registry
 
     texts = [system_prompt(True), system_prompt(False), SYSTEM_PROMPT,
              tools_instructions(compass_registry().openai_schemas())]  # fmt: skip
     texts += _example_actions()
-    from travelgym.parks.tasks import PACKAGE_TASKS as tasks
+    from travelgym.suites.compass.tasks import PACKAGE_TASKS as tasks
 
     if tasks.exists():
         texts += tasks.read_text(encoding="utf-8").splitlines()

@@ -2,7 +2,7 @@
 
 An action is one assistant message in the B2T-Agent format (``<think>``, parallel
 ``<tool_call>``, ``<memory>``, ``<answer>``). It is applied by
-:func:`~travelgym.trips.agents.b2t_step.apply_b2t_message`, the very code the B2T-Agent uses at
+:func:`~travelgym.suites.behavior2trip.agents.b2t_step.apply_b2t_message`, the very code the B2T-Agent uses at
 inference, so a rollout here and an episode of ``travelgym run behavior2trip --agent b2t:MODEL``
 record the same steps. The reward is 0 until the episode ends (an ``<answer>``, or ``max_turns``
 messages), then the B2T ``R_total`` of :func:`~travelgym.training.rewards.b2t_reward`.
@@ -20,19 +20,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
+from travelgym.suites.behavior2trip.agents.b2t_format import Memory
+from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
+from travelgym.suites.behavior2trip.agents.base import DEFAULT_MAX_STEPS, TripRequest, TripsEnv
+from travelgym.suites.behavior2trip.checks import PlanDB
+from travelgym.suites.behavior2trip.episode import TripEpisode, build_trip_episode, score_answer
 from travelgym.training.base import EnvStateError, SyncAPI, open_database
 from travelgym.training.rewards import Gate, RewardBreakdown, b2t_reward
-from travelgym.trips.agents.b2t_agent import initial_messages
-from travelgym.trips.agents.b2t_format import Memory
-from travelgym.trips.agents.b2t_step import apply_b2t_message
-from travelgym.trips.agents.base import DEFAULT_MAX_STEPS, TripRequest, TripsEnv
-from travelgym.trips.checks import PlanDB
-from travelgym.trips.episode import TripEpisode, build_trip_episode, score_answer
 
 
 class TripEnv(SyncAPI):
     """Behavior2Trip episodes over ``instances`` (a list of
-    :class:`~travelgym.trips.instances.Instance`) and the POI database ``db`` (a connection, a
+    :class:`~travelgym.suites.behavior2trip.instances.Instance`) and the POI database ``db`` (a connection, a
     path or what ``ensure_database`` returns).
 
     ``reset(seed=None, options=None) -> (observation, info)``: the observation is the chat so
@@ -65,7 +65,7 @@ class TripEnv(SyncAPI):
                    limit: int | None = None, **kwargs: Any) -> TripEnv:  # fmt: skip
         """An environment over a split of the shipped instances (database and instances built
         when missing), optionally one difficulty and the first ``limit`` instances."""
-        from travelgym.trips.runner import load_split, select_instances
+        from travelgym.suites.behavior2trip.runner import load_split, select_instances
 
         db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None)
         return cls(db, select_instances(instances, None, difficulty, limit), **kwargs)
@@ -89,7 +89,7 @@ class TripEnv(SyncAPI):
     @property
     def tool_names(self) -> list[str]:
         """The names of the 9 tools an action may call."""
-        from travelgym.trips.tools import trips_registry
+        from travelgym.suites.behavior2trip.tools import trips_registry
 
         return trips_registry().names
 

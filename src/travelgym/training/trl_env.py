@@ -234,8 +234,8 @@ class CompassToolEnv:
 
 
 def _tools() -> None:
-    from travelgym.parks.tools import compass_registry
-    from travelgym.trips.tools import trips_registry
+    from travelgym.suites.behavior2trip.tools import trips_registry
+    from travelgym.suites.compass.tools import compass_registry
 
     add_tools(TripToolEnv, trips_registry())
     add_tools(CompassToolEnv, compass_registry())
@@ -246,8 +246,8 @@ _tools()
 
 def compass_tool_prompt() -> str:
     """The COMPASS system prompt for native tool calls: reply through ``reply_to_user``."""
-    from travelgym.agents.llm_agent import SYSTEM_PROMPT
-    from travelgym.agents.response_format import FORMAT_INSTRUCTIONS
+    from travelgym.suites.compass.agents.llm_agent import SYSTEM_PROMPT
+    from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS
 
     return SYSTEM_PROMPT.replace(FORMAT_INSTRUCTIONS, "Talk to the user only with the "
                                  "reply_to_user tool; recommend exactly one complete itinerary "
@@ -256,7 +256,7 @@ def compass_tool_prompt() -> str:
 
 def trip_tool_prompt() -> str:
     """The Behavior2Trip system prompt for native tool calls (plan delivered by submit_plan)."""
-    from travelgym.trips.agents.prompts import plan_format
+    from travelgym.suites.behavior2trip.agents.prompts import plan_format
 
     return TRIP_TOOL_PROMPT.format(plan_format=plan_format())
 
@@ -267,8 +267,8 @@ def trip_env_factory(split: str = "train", *, difficulty: str | None = None,
     """A zero-argument factory of :class:`TripToolEnv` (instances loaded once, one database
     connection per environment); ``env_kwargs`` go to :class:`TripEnv` (``memory``,
     ``penalty``, ``max_turns``; default 100 tool calls)."""
+    from travelgym.suites.behavior2trip.runner import load_split, select_instances
     from travelgym.training.trip_env import TripEnv
-    from travelgym.trips.runner import load_split, select_instances
 
     db, instances, _ = load_split(split, db_seed, data_dir)
     chosen = select_instances(instances, None, difficulty, limit)
@@ -281,10 +281,10 @@ def compass_env_factory(*, level: int | None = None, limit: int | None = None,
                         **env_kwargs: Any) -> Callable[[], CompassToolEnv]:  # fmt: skip
     """A zero-argument factory of :class:`CompassToolEnv` (tasks and ground truth loaded
     once); ``env_kwargs`` go to :class:`CompassEnv` (``user``, ``max_turns``, ...)."""
-    from travelgym.parks.build import ensure_database
-    from travelgym.parks.ground_truth import ensure_ground_truth
-    from travelgym.parks.tasks import load_tasks
     from travelgym.runner.batch import select_tasks
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
+    from travelgym.suites.compass.tasks import load_tasks
     from travelgym.training.compass_env import CompassEnv
 
     db = ensure_database(seed=db_seed, data_dir=data_dir)

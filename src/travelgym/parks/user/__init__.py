@@ -1,5 +1,0 @@
-"""The COMPASS user simulator: persona-driven decisions, with template and LLM backends."""
-
-from travelgym.parks.user.simulator import UserReply, UserSimulator
-
-__all__ = ["UserReply", "UserSimulator"]

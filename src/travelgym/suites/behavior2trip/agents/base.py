@@ -1,0 +1,168 @@
+"""What a Behavior2Trip agent sees and does: the public request, the per-episode tool
+environment that records every step, and the agent protocol."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from travelgym.llm.protocol import Repair, Usage
+from travelgym.suites.behavior2trip.behaviour import Action
+from travelgym.suites.behavior2trip.context import TripsContext
+from travelgym.suites.behavior2trip.instruction import Instruction
+from travelgym.suites.behavior2trip.tools import trips_registry
+from travelgym.suites.compass.trajectory import ToolCallRecord, clean_tool_call
+
+DEFAULT_MAX_STEPS = 25  # Figure 6: ReAct runs out at 25 turns
+MAX_RESULT_CHARS = 12_000
+OFF_LOOP_TOOLS = frozenset({"Python"})
+
+
+class TripRequest(BaseModel):
+    """The public side of an instance: the request and the behaviour trajectory, never the
+    hidden profile. ``instruction.text`` is what LLM agents read; its fields restate it."""
+
+    model_config = ConfigDict(frozen=True)
+    instance_id: str
+    instruction: Instruction
+    trajectory: list[Action]
+
+    @classmethod
+    def of(cls, instance: Any) -> TripRequest:
+        return cls(instance_id=instance.instance_id, instruction=instance.instruction,
+                   trajectory=instance.trajectory)  # fmt: skip
+
+
+class InvalidAction(BaseModel):
+    """An invalid action (Section 4.2): a malformed action, or a tool or memory call whose
+    response carried an error. ``source`` is format, tool or memory."""
+
+    step: int
+    source: Literal["format", "tool", "memory"]
+    kind: str
+    message: str
+    raw: str = ""
+
+
+class MemoryOpRecord(BaseModel):
+    action: Literal["read", "write"]
+    key: str
+    value: Any = None
+    ok: bool = True
+    response: str = ""
+
+
+class TripStep(BaseModel):
+    """One agent step: the model's output, the actions it took and what went back."""
+
+    index: int
+    text: str = ""  # the model's raw message (scripted agents: a note)
+    think: str | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    memory_ops: list[MemoryOpRecord] = Field(default_factory=list)
+    invalid_actions: list[InvalidAction] = Field(default_factory=list)
+    observation: str | None = None  # the next user message (responses)
+    answer: bool = False  # this step delivered the final answer
+    usage: Usage = Field(default_factory=Usage)
+    duration_s: float = 0.0
+    repairs: list[Repair] = Field(default_factory=list)  # what was repaired in the model's reply
+
+
+class TripsEnv:
+    """The Behavior2Trip tools over one episode's context; records steps and never raises."""
+
+    def __init__(self, conn: sqlite3.Connection, keep_results: bool = True,
+                 max_result_chars: int = MAX_RESULT_CHARS) -> None:  # fmt: skip
+        self.registry = trips_registry()
+        self.context = TripsContext(conn)
+        self.keep_results = keep_results
+        self.max_result_chars = max_result_chars
+        self.steps: list[TripStep] = []
+        self.messages: list[dict[str, Any]] = []  # the agent's chat, for the trajectory
+        self.memory: dict[str, Any] = {}
+        self.usage = Usage()
+        self.llm_calls = 0
+        self._calls: list[ToolCallRecord] = []
+        self._payloads: dict[int, Any] = {}
+        self._repairs: list[Repair] = []
+
+    @property
+    def tool_names(self) -> list[str]:
+        return self.registry.names
+
+    def call(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
+        """Run one tool call; the record carries the payload or the categorised error (and the
+        repairs of invalid Unicode in the name or arguments)."""
+        start = time.perf_counter()
+        name, to_run, arguments, repairs = clean_tool_call(name, arguments)
+        result = self.registry.call(name, to_run, self.context)
+        payload = result.payload()
+        text = json.dumps(payload, default=str, ensure_ascii=False)
+        record = ToolCallRecord(
+            id=call_id or f"call_{len(self.steps)}_{len(self._calls)}", name=str(name),
+            arguments=arguments, ok=result.ok, result=payload if self.keep_results else None,
+            result_chars=len(text),
+            error_category=result.error.category.value if result.error else None,
+            error_message=result.error.message if result.error else None,
+            duration_ms=round((time.perf_counter() - start) * 1000, 3), repairs=repairs,
+        )  # fmt: skip
+        self._payloads[id(record)] = payload  # what the agent reads, even with keep_results off
+        self._calls.append(record)
+        return record
+
+    async def acall(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
+        """:meth:`call` for async agents: the sandboxed Python tool (seconds, no database) runs
+        in a worker thread so that other episodes go on meanwhile."""
+        if name in OFF_LOOP_TOOLS:
+            return await asyncio.to_thread(self.call, name, arguments, call_id)
+        return self.call(name, arguments, call_id)
+
+    def payload(self, record: ToolCallRecord) -> Any:
+        """The content (or ``{"error": ...}``) a call of the current step returned."""
+        return self._payloads.get(id(record), record.result)
+
+    def observation_text(self, record: ToolCallRecord) -> str:
+        """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
+        text = json.dumps(self.payload(record), default=str, ensure_ascii=False)
+        if len(text) > self.max_result_chars:
+            text = text[: self.max_result_chars] + " ...[truncated: ask for fewer results]"
+        return text
+
+    def add_step(self, **fields: Any) -> TripStep:
+        """Close a step: it takes the tool calls made since the previous one and the repairs of
+        the model replies counted since (:meth:`count_llm`); each failed call is an invalid
+        action (its response carries an error)."""
+        index = len(self.steps)
+        invalid = list(fields.pop("invalid_actions", []))
+        for call in self._calls:
+            if not call.ok:
+                raw = json.dumps(call.arguments, default=str, ensure_ascii=False)[:500]
+                invalid.append(InvalidAction(step=index, source="tool", raw=raw,
+                                             kind=call.error_category or "error",
+                                             message=call.error_message or ""))  # fmt: skip
+        repairs = [*self._repairs, *fields.pop("repairs", [])]
+        step = TripStep(index=index, tool_calls=self._calls, invalid_actions=invalid,
+                        repairs=repairs, **fields)  # fmt: skip
+        self._calls, self._payloads, self._repairs = [], {}, []
+        self.steps.append(step)
+        return step
+
+    def count_llm(self, usage: Usage, repairs: list[Repair] | None = None) -> None:
+        """Count one model call: its usage, and its repairs for the step it opens."""
+        self.usage = self.usage + usage
+        self.llm_calls += 1
+        self._repairs.extend(repairs or ())
+
+
+class TripAgent(Protocol):
+    name: str
+
+    async def solve(self, request: TripRequest, env: TripsEnv) -> str | None:
+        """Plan the trip; return the final answer (the plan text inside ``<answer>``) or None.
+        Steps, chat and usage go into ``env`` as they happen (kept when the agent fails)."""
+        ...

@@ -1,0 +1,302 @@
+"""Generate flights, trains, long-distance buses and weather.
+
+Flights: every ordered pair of cities with an airport at least 350 km apart has daily scheduled
+flights (more between bigger cities); each schedule operates on most dates of the window and each
+operation is one row per cabin (economy always, business except on low-cost and regional
+aircraft). Fares follow a full fare of about 1.05 CNY/km with date-dependent discounts (Golden
+Week and weekends dearer). Trains run daily between cities linked by rail (high-speed where both
+ends have it), buses between cities within 600 km on the mainland.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+
+import numpy as np
+
+from travelgym.geo import haversine_km
+from travelgym.suites.behavior2trip import catalog as cat
+from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, rng
+from travelgym.suites.behavior2trip.schema import DATES
+from travelgym.suites.behavior2trip.vocab import CITIES
+
+FULL_FLIGHT_SCHEDULES = 6_570  # about 710k flight rows (Table 6: 710,633)
+SMALL_FLIGHT_SCHEDULE_DIVISOR = 20
+FULL_TRAINS = 10_371  # Table 6
+SMALL_TRAIN_DIVISOR = 6
+MIN_FLIGHT_KM = 350
+BUS_MAX_KM = 600
+_ISLAND_OR_PLATEAU = {"Sanya", "Lhasa"}
+_LHASA_RAIL = {"Beijing", "Shanghai", "Guangzhou", "Chengdu", "Chongqing", "Xi'an"}
+_DATE_OBJS = [dt.date.fromisoformat(d) for d in DATES]
+
+
+def insert_transport(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> None:
+    _insert_flights(conn, seed, scale, geo)
+    _insert_trains(conn, seed, scale, geo)
+    _insert_buses(conn, seed, geo)
+    _insert_weather(conn, seed, geo)
+
+
+def _km(geo: dict, a: str, b: str) -> float:
+    (la, lo), (lb, lob) = geo["coords"][a], geo["coords"][b]
+    return haversine_km(la, lo, lb, lob)
+
+
+def hhmm(minutes: int) -> str:
+    minutes %= 1440
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _demand(day: dt.date) -> float:
+    """Relative demand of a travel date: Golden Week, weekends, the November lull."""
+    if day <= dt.date(2025, 10, 7):
+        return 1.45
+    base = 0.88 if day.month == 11 else 1.0
+    return base * (1.12 if day.weekday() in (4, 6) else 1.0)
+
+
+def _airline_weights(a: str, b: str) -> np.ndarray:
+    w = [4.0 if (a in hubs or b in hubs) else (0.15 if code in ("TV", "GS", "GJ") else 0.6)
+         for code, _, hubs in cat.AIRLINES]  # fmt: skip
+    arr = np.array(w)
+    return arr / arr.sum()
+
+
+# ------------------------------------------------------------------------------------ flights
+
+
+def _insert_flights(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> None:
+    fly = [c for c in CITIES if cat.CITY_INFO[c].airports]
+    routes = [(a, b) for a in fly for b in fly if a != b and _km(geo, a, b) >= MIN_FLIGHT_KM]
+    weights = [cat.CITY_INFO[a].tier * cat.CITY_INFO[b].tier for a, b in routes]
+    full = allocate(FULL_FLIGHT_SCHEDULES, weights, minimum=1)
+    counts = (
+        full
+        if scale == "full"
+        else [max(1, round(k / SMALL_FLIGHT_SCHEDULE_DIVISOR)) for k in full]
+    )
+    terminals = geo["terminals"]
+    numbers: dict[str, int] = {}
+    flight_id = 0
+    for (a, b), k in zip(routes, counts, strict=True):
+        r = rng(seed, "flights", a, b)
+        rows = []
+        for _ in range(k):
+            rows_for, flight_id = _schedule_rows(r, a, b, geo, terminals, numbers, flight_id)
+            rows += rows_for
+        conn.executemany(f"INSERT INTO flights VALUES ({', '.join('?' * 34)})", rows)
+
+
+def _schedule_rows(r, a, b, geo, terminals, numbers, flight_id):
+    ia, ib = cat.CITY_INFO[a], cat.CITY_INFO[b]
+    code, airline, _ = cat.AIRLINES[int(r.choice(len(cat.AIRLINES), p=_airline_weights(a, b)))]
+    numbers[code] = numbers.get(code, 1000) + int(r.integers(1, 12))
+    number = f"{code}{numbers[code]}"
+    dep_ap = ia.airports[0 if len(ia.airports) == 1 or r.random() < 0.6 else 1]
+    arr_ap = ib.airports[0 if len(ib.airports) == 1 or r.random() < 0.6 else 1]
+    pa, pb = geo["airports"][dep_ap], geo["airports"][arr_ap]
+    km = haversine_km(pa["lat"], pa["lon"], pb["lat"], pb["lon"])
+    duration = int(round((km / 780 * 60 + 40) / 5) * 5)
+    dep_min = int(r.integers(78, 271)) * 5  # 06:30 .. 22:30
+    if km < 900 and r.random() < 0.12:
+        aircraft = cat.AIRCRAFT_REGIONAL[0]
+    elif km > 1500 and min(ia.tier, ib.tier) >= 1.2 and r.random() < 0.35:
+        aircraft = cat.AIRCRAFT_WIDE[int(r.integers(len(cat.AIRCRAFT_WIDE)))]
+    else:
+        aircraft = cat.AIRCRAFT_NARROW[int(r.integers(len(cat.AIRCRAFT_NARROW)))]
+    business = code not in cat.LOW_COST_AIRLINES and aircraft not in cat.AIRCRAFT_REGIONAL
+    full_y = round(km * 1.05 + 80, -1)
+    full_c = round(full_y * 2.8, -1)
+    route_discount = float(r.uniform(0.45, 0.75))
+    on_time = round(float(r.uniform(0.68, 0.96)), 3)
+    meal = "Meal" if km > 1200 else ("Snack" if km > 600 or r.random() < 0.5 else "None")
+    codeshare = None
+    if r.random() < 0.2:
+        partner = cat.AIRLINES[int(r.integers(len(cat.AIRLINES)))][0]
+        codeshare = f"{partner}{int(r.integers(5000, 9999))}" if partner != code else None
+    t_dep = terminals[dep_ap][int(r.integers(len(terminals[dep_ap])))]
+    t_arr = terminals[arr_ap][int(r.integers(len(terminals[arr_ap])))]
+    surcharge = 60.0 if km <= 800 else 120.0
+    arr_min = dep_min + duration
+    operates = r.random(len(DATES)) < 0.94
+    noise = r.lognormal(0, 0.15, size=(len(DATES), 2))
+    fixed = (number, airline, code, city_slug(a), city_slug(b), a, b, ia.city_code, ib.city_code,
+             pa["name"], pb["name"], dep_ap, arr_ap)  # fmt: skip
+    rows = []
+    for d, day in enumerate(_DATE_OBJS):
+        if not operates[d]:
+            continue
+        arr_date = (day + dt.timedelta(days=arr_min // 1440)).isoformat()
+        cabins = [
+            (
+                "Economy Class",
+                full_y,
+                min(1.0, max(0.3, route_discount * _demand(day) * noise[d, 0])),
+            )
+        ]
+        if business:
+            cabins.append(
+                ("Business Class", full_c, min(1.0, max(0.6, 0.8 * _demand(day) * noise[d, 1])))
+            )
+        for cabin, full_fare, disc in cabins:
+            disc = round(disc, 2)
+            fare = round(full_fare * disc, -1)
+            child = round(full_fare * 0.5, -1)
+            flight_id += 1
+            rows.append((flight_id, *fixed, DATES[d], arr_date, hhmm(dep_min), hhmm(arr_min),
+                         duration, t_dep, t_arr, aircraft, cabin, _cabin_code(cabin, disc),
+                         fare, child, fare + surcharge + 50.0, child + surcharge / 2, surcharge,
+                         50.0, disc, on_time, meal, codeshare))  # fmt: skip
+    return rows, flight_id
+
+
+def _cabin_code(cabin: str, discount: float) -> str:
+    if cabin == "Business Class":
+        return "C" if discount >= 0.9 else "D" if discount >= 0.75 else "I"
+    steps = (0.95, 0.85, 0.75, 0.65, 0.55, 0.45, 0.38)
+    for code, floor in zip(cat.ECONOMY_CODES, steps, strict=False):
+        if discount >= floor:
+            return code
+    return cat.ECONOMY_CODES[-1]
+
+
+# ------------------------------------------------------------------------------ trains, buses
+
+
+def rail_modes(a: str, b: str, km: float) -> tuple[bool, bool]:
+    """(high-speed, regular) availability between two cities."""
+    if a in _ISLAND_OR_PLATEAU or b in _ISLAND_OR_PLATEAU:
+        if "Lhasa" in (a, b):
+            return False, (b if a == "Lhasa" else a) in _LHASA_RAIL
+        return False, km <= 2600
+    if "Lijiang" in (a, b):
+        return {a, b} == {"Lijiang", "Kunming"}, km <= 2600
+    return km <= 2300, km <= 3200
+
+
+def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> None:
+    pairs, weights = [], []
+    for a in CITIES:
+        for b in CITIES:
+            km = _km(geo, a, b) if a != b else 0
+            if a != b and any(modes := rail_modes(a, b, km)):
+                pairs.append((a, b, km, modes))
+                near = 1.6 if 150 <= km <= 1300 else 1.0
+                weights.append(cat.CITY_INFO[a].tier * cat.CITY_INFO[b].tier * near)
+    full = allocate(FULL_TRAINS, weights, minimum=1)
+    counts = full if scale == "full" else [max(1, round(k / SMALL_TRAIN_DIVISOR)) for k in full]
+    serial = {"G": 1, "D": 1, "Z": 1, "T": 1, "K": 1}
+    rows, train_id = [], 0
+    for (a, b, km, (hsr, regular)), k in zip(pairs, counts, strict=True):
+        r = rng(seed, "trains", a, b)
+        rail_km = km * 1.25
+        for j in range(k):
+            fast = hsr and (not regular or j == 0 or r.random() < (0.8 if km < 1500 else 0.5))
+            letter = ("G" if r.random() < 0.75 else "D") if fast else _pick_regular(r)
+            speed = {"G": 300, "D": 220, "Z": 115, "T": 95, "K": 80}[letter]
+            minutes = int(rail_km / speed * 60 + rail_km / 50 + 10)
+            if fast:  # high-speed trains run 06:00-23:30
+                latest = max(72, min(240, (1410 - minutes) // 5))
+                dep = int(r.integers(72, latest + 1)) * 5
+            else:
+                dep = int(r.integers(0, 288)) * 5
+            st_a = _station(r, a, fast)
+            st_b = _station(r, b, fast)
+            second = round(rail_km * ({"G": 0.46, "D": 0.31}.get(letter, 0.16)) + 5, 1)
+            offers_first = (
+                fast and (letter == "G" or r.random() < 0.85) or (not fast and r.random() < 0.6)
+            )
+            first = round(second * 1.6, 1) if offers_first else None
+            train_id += 1
+            serial[letter] += int(r.integers(1, 9))
+            rows.append((train_id, f"{letter}{serial[letter]}",
+                         "High-speed Rail" if fast else "Regular Train", city_slug(a),
+                         city_slug(b), a, b, st_a, st_b, hhmm(dep), hhmm(dep + minutes),
+                         (dep + minutes) // 1440, minutes, f"{minutes // 60}h {minutes % 60:02d}m",
+                         second, first, second))  # fmt: skip
+    conn.executemany(f"INSERT INTO trains VALUES ({', '.join('?' * 17)})", rows)
+
+
+def _pick_regular(r: np.random.Generator) -> str:
+    x = r.random()
+    return "Z" if x < 0.3 else "T" if x < 0.6 else "K"
+
+
+def _station(r: np.random.Generator, city: str, fast: bool) -> str:
+    stations = cat.CITY_INFO[city].stations
+    if fast or len(stations) == 1:
+        return stations[0]
+    return stations[1 + int(r.integers(len(stations) - 1))]
+
+
+def _insert_buses(conn: sqlite3.Connection, seed: int, geo: dict) -> None:
+    rows, bus_id = [], 0
+    for a in CITIES:
+        for b in CITIES:
+            if a == b or a in _ISLAND_OR_PLATEAU or b in _ISLAND_OR_PLATEAU:
+                continue
+            km = _km(geo, a, b)
+            if km > BUS_MAX_KM:
+                continue
+            r = rng(seed, "buses", a, b)
+            road_km = km * 1.3
+            minutes = int(road_km / 70 * 60 + 30)
+            for dep in sorted(int(x) * 5 for x in r.integers(78, 217, size=3)):
+                bus_id += 1
+                rows.append((bus_id, f"B{bus_id:04d}", city_slug(a), city_slug(b), a, b,
+                             f"{a} Long-distance Bus Station", f"{b} Long-distance Bus Station",
+                             hhmm(dep), hhmm(dep + minutes), (dep + minutes) // 1440, minutes,
+                             round(road_km * 0.35 + 10)))  # fmt: skip
+    conn.executemany(f"INSERT INTO buses VALUES ({', '.join('?' * 13)})", rows)
+
+
+# ------------------------------------------------------------------------------------ weather
+
+
+def _insert_weather(conn: sqlite3.Connection, seed: int, geo: dict) -> None:
+    rows = []
+    for city in CITIES:
+        info = cat.CITY_INFO[city]
+        oct_max, oct_min, nov_max, nov_min, rain = info.climate
+        r = rng(seed, "weather", city)
+        lat = geo["coords"][city][0]
+        anomaly = 0.0
+        for d, date in enumerate(DATES):
+            f = (d - 15) / 30  # 0 in mid October, 1 in mid November
+            anomaly = 0.6 * anomaly + float(r.normal(0, 1.8))
+            hi = round(oct_max + (nov_max - oct_max) * f + anomaly)
+            lo = round(min(hi - 3, oct_min + (nov_min - oct_min) * f + anomaly * 0.8))
+            kind = _weather_kind(r, rain, hi)
+            base_aqi = 30 + max(0.0, lat - 28) * 3.5 + info.tier * 12 + (15 * f if lat > 34 else 0)
+            aqi = int(base_aqi * float(r.lognormal(0, 0.3)) * (0.7 if "Rain" in kind else 1.0))
+            wind = int(
+                np.clip(r.normal(3 if kind in ("Thunderstorm", "Moderate Rain") else 2, 1), 1, 6)
+            )
+            direction = cat.WIND_DIRECTIONS[int(r.integers(len(cat.WIND_DIRECTIONS)))]
+            rows.append((city_slug(city), date, city, hi, lo, kind, direction, wind, aqi,
+                         _air_quality(aqi)))  # fmt: skip
+    conn.executemany("INSERT INTO weather VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _weather_kind(r: np.random.Generator, rain: float, hi: int) -> str:
+    x = r.random()
+    if x < rain:
+        if hi <= 3:
+            return "Snow"
+        if hi >= 24 and r.random() < 0.25:
+            return "Thunderstorm"
+        return "Light Rain" if r.random() < 0.65 else "Moderate Rain"
+    if x < rain + 0.04:
+        return "Fog"
+    y = r.random()
+    return "Sunny" if y < 0.45 else "Cloudy" if y < 0.8 else "Overcast"
+
+
+def _air_quality(aqi: int) -> str:
+    for limit, label in ((50, "Excellent"), (100, "Good"), (150, "Lightly Polluted"),
+                         (200, "Moderately Polluted")):  # fmt: skip
+        if aqi <= limit:
+            return label
+    return "Heavily Polluted"

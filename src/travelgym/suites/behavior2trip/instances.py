@@ -1,0 +1,443 @@
+"""The 11,400 Behavior2Trip instances (9,000 train / 2,400 test, 3,000 / 800 per difficulty):
+trajectory + hidden profile + instruction, as versioned JSONL files with manifests.
+
+Every instance is drawn from its own generator keyed by ``(seed, split, difficulty, index)``, so
+the files are identical for the same seed, generator version and database. Files live under
+``<data dir>/behavior2trip/instances-<split>.jsonl`` with a ``.manifest.json`` (sha256, versions,
+seed, database content hash, rejection counts and the Table 2 statistics).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from travelgym.paths import suite_dir
+from travelgym.suites.behavior2trip.behaviour import (
+    SPECS,
+    Action,
+    CandidatePool,
+    PoiCatalog,
+    PoolError,
+    Thread,
+    build_pool,
+    generate_trajectory,
+    poi_of,
+    validate_trajectory,
+)
+from travelgym.suites.behavior2trip.instruction import Instruction, make_instruction
+from travelgym.suites.behavior2trip.preferences import (
+    Experience,
+    HistoricalTravelExperiences,
+    poi_matches,
+)
+from travelgym.suites.behavior2trip.profiles import (
+    DIFFICULTIES,
+    Draws,
+    Profile,
+    rng_for,
+    sample_profile,
+)
+from travelgym.suites.compass.tasks import manifest_path, read_manifest, write_manifest
+
+INSTANCE_FORMAT_VERSION = "1"
+INSTANCE_GENERATOR_VERSION = "1.0.0"
+DEFAULT_INSTANCE_SEED = 2024
+SUITE = "behavior2trip"
+SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
+MAX_ATTEMPTS = 100
+# Table 2 of the paper: (train, test) values for Easy, Medium, Hard
+PAPER_TABLE2: dict[str, dict[str, tuple[float, float, float]]] = {
+    "train": {"samples": (3000, 3000, 3000), "actions": (14.5, 38.2, 66.7),
+              "preferences": (1.0, 2.4, 4.0), "pois": (10.3, 27.2, 47.8),
+              "days": (4.9, 4.9, 5.0), "companions": (2.2, 2.1, 2.3)},
+    "test": {"samples": (800, 800, 800), "actions": (14.2, 37.6, 67.2),
+             "preferences": (1.0, 2.3, 4.0), "pois": (10.1, 26.9, 48.0),
+             "days": (4.9, 4.9, 5.0), "companions": (2.2, 2.2, 2.2)},
+}  # fmt: skip
+
+
+class Instance(BaseModel):
+    """One (trajectory, profile, instruction) triplet. Agents see ``trajectory`` and
+    ``instruction.text``; ``profile`` is hidden (it drives the preference checks)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    instance_id: str
+    split: Literal["train", "test"]
+    difficulty: Literal["easy", "medium", "hard"]
+    instruction: Instruction
+    trajectory: list[Action]
+    profile: Profile
+
+    @property
+    def n_pois(self) -> int:
+        return len({a.poi_id for a in self.trajectory})
+
+
+def instance_id(split: str, difficulty: str, index: int) -> str:
+    return f"b2t-{split}-{difficulty}-{index:04d}"
+
+
+def with_history(profile: Profile, trajectory: Sequence[Action]) -> Profile:
+    """The profile with its historical travel experiences: the POIs booked in the trajectory."""
+    lists: dict[str, list[Experience]] = {"accommodations": [], "restaurants": [], "attractions": [],
+                                          "transportation": []}  # fmt: skip
+    target = {"hotel": "accommodations", "restaurant": "restaurants", "attraction": "attractions",
+              "flight": "transportation", "train": "transportation", "bus": "transportation"}  # fmt: skip
+    for a in trajectory:
+        if a.action_type == "book" and a.poi_type in target:
+            lists[target[a.poi_type]].append(
+                Experience(
+                    poi_id=a.poi_id,
+                    name=a.poi_name,
+                    poi_type=a.poi_type,
+                    city=a.city,
+                    date=a.timestamp[:10],
+                    labels=a.categories,
+                )  # fmt: skip
+            )
+    history = HistoricalTravelExperiences(**lists)
+    prefs = profile.preferences.model_copy(update={"historical_travel_experiences": history})
+    return profile.model_copy(update={"preferences": prefs})
+
+
+def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
+                 rejections: dict[str, int]) -> tuple[Profile, CandidatePool, list[Action]]:  # fmt: skip
+    """A consistent profile, its pool and a valid trajectory (redrawing what fails)."""
+    for _ in range(MAX_ATTEMPTS):
+        profile = sample_profile(d, pid, difficulty, rejections)
+        try:
+            pool = build_pool(profile, catalog, d)
+        except PoolError:
+            rejections["pool"] = rejections.get("pool", 0) + 1
+            continue
+        trajectory = generate_trajectory(profile, pool, d)
+        if validate_trajectory(trajectory, pool):
+            rejections["trajectory"] = rejections.get("trajectory", 0) + 1
+            continue
+        return profile, pool, trajectory
+    raise RuntimeError(f"{pid}: no valid trajectory after {MAX_ATTEMPTS} attempts")
+
+
+def generate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str, index: int,
+                      rejections: dict[str, int] | None = None) -> Instance:  # fmt: skip
+    """Instance ``index`` of (split, difficulty): deterministic in its arguments."""
+    iid = instance_id(split, difficulty, index)
+    d = rng_for(seed, "instance", split, difficulty, index)
+    profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections if rejections is not None else {})  # fmt: skip
+    return _assemble(catalog, d, iid, split, difficulty, profile, trajectory)
+
+
+def _assemble(catalog, d, iid, split, difficulty, profile, trajectory) -> Instance:
+    profile = with_history(profile, trajectory)
+    instruction = make_instruction(profile, trajectory, catalog, d)
+    return Instance(instance_id=iid, split=split, difficulty=difficulty, instruction=instruction,
+                    trajectory=trajectory, profile=profile)  # fmt: skip
+
+
+async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str,
+                             index: int, backend, rejections: dict[str, int] | None = None,
+                             ) -> Instance:  # fmt: skip
+    """:func:`generate_instance` with any trajectory backend (e.g. the LLM
+    :class:`~travelgym.suites.behavior2trip.roleplay.RoleplayBackend`): a profile whose trajectory the backend
+    cannot write validly is redrawn."""
+    from travelgym.suites.behavior2trip.roleplay import RoleplayError
+
+    rejections = rejections if rejections is not None else {}
+    iid = instance_id(split, difficulty, index)
+    d = rng_for(seed, "instance", split, difficulty, index)
+    for _ in range(MAX_ATTEMPTS):
+        profile = sample_profile(d, iid, difficulty, rejections)
+        try:
+            pool = build_pool(profile, catalog, d)
+        except PoolError:
+            rejections["pool"] = rejections.get("pool", 0) + 1
+            continue
+        try:
+            trajectory = await backend.agenerate(profile, pool, d)
+        except RoleplayError:
+            trajectory = None
+        if trajectory is None or validate_trajectory(trajectory, pool):
+            rejections["trajectory"] = rejections.get("trajectory", 0) + 1
+            continue
+        return _assemble(catalog, d, iid, split, difficulty, profile, trajectory)
+    raise RuntimeError(f"{iid}: no valid trajectory after {MAX_ATTEMPTS} attempts")
+
+
+def generate_split(catalog: PoiCatalog, seed: int, split: str, per_difficulty: int | None = None,
+                   rejections: dict[str, int] | None = None) -> list[Instance]:  # fmt: skip
+    """All instances of one split, Easy then Medium then Hard (in this process)."""
+    n = SPLITS[split] if per_difficulty is None else per_difficulty
+    return [generate_instance(catalog, seed, split, diff, i, rejections)
+            for diff in DIFFICULTIES for i in range(n)]  # fmt: skip
+
+
+# --- parallel generation -----------------------------------------------------------------------
+
+CHUNK = 400
+_WORKER_CATALOG: dict[str, PoiCatalog] = {}
+
+
+def _catalog_for(db_path: str) -> PoiCatalog:
+    if db_path not in _WORKER_CATALOG:
+        _WORKER_CATALOG.clear()
+        _WORKER_CATALOG[db_path] = PoiCatalog.from_database(db_path)
+    return _WORKER_CATALOG[db_path]
+
+
+def _chunk(job: tuple[str, int, str, str, int, int]) -> tuple[list[str], dict[str, int], dict]:
+    """Generate instances ``start..stop`` of one (split, difficulty): JSON lines, rejections and
+    partial sums for the statistics."""
+    db_path, seed, split, diff, start, stop = job
+    catalog = _catalog_for(db_path)
+    rejections: dict[str, int] = {}
+    lines, sums = [], {}
+    for i in range(start, stop):
+        inst = generate_instance(catalog, seed, split, diff, i, rejections)
+        lines.append(inst.model_dump_json())
+        for key, value in _measures(inst).items():
+            sums[key] = sums.get(key, 0) + value
+    return lines, rejections, sums
+
+
+def generate_files(db_path: str | os.PathLike[str], seed: int, splits: Sequence[str],
+                   paths: dict[str, Path], workers: int | None = None,
+                   per_difficulty: int | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Generate ``splits`` in chunks over ``workers`` forked processes (default: the CPU count, at
+    most 4; in this process when other threads run or fork is unavailable) and write each file;
+    returns split -> {sha256, count, rejections, stats}. The output does not depend on the number
+    of workers."""
+    jobs = []
+    for split in splits:
+        n = SPLITS[split] if per_difficulty is None else per_difficulty
+        for diff in DIFFICULTIES:
+            jobs += [(str(db_path), seed, split, diff, lo, min(lo + CHUNK, n))
+                     for lo in range(0, n, CHUNK)]  # fmt: skip
+    workers = min(workers or os.cpu_count() or 1, 4, len(jobs))
+    if workers > 1 and _can_fork():
+        with ProcessPoolExecutor(workers, mp_context=_mp_context()) as pool:
+            results = list(pool.map(_chunk, jobs))
+    else:
+        results = [_chunk(job) for job in jobs]
+    out = {}
+    for split in splits:
+        parts = [(job, res) for job, res in zip(jobs, results, strict=True) if job[2] == split]
+        text = "".join(line + "\n" for _, (lines, _, _) in parts for line in lines)
+        rejections: dict[str, int] = {}
+        sums: dict[str, dict[str, float]] = {}
+        for job, (_, rej, part) in parts:
+            for key, value in rej.items():
+                rejections[key] = rejections.get(key, 0) + value
+            into = sums.setdefault(job[3], {})
+            for key, value in part.items():
+                into[key] = into.get(key, 0) + value
+        path = paths[split]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        out[split] = {
+            "sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "count": sum(len(lines) for _, (lines, _, _) in parts),
+            "rejections": dict(sorted(rejections.items())),
+            "stats": _table2(sums, split),
+        }
+    return out
+
+
+def _mp_context():
+    """``fork``: workers inherit the loaded modules and need no importable ``__main__``."""
+    import multiprocessing as mp
+
+    return mp.get_context("fork")
+
+
+def _can_fork() -> bool:
+    """Forking is safe only without other threads (their locks would be copied mid-use)."""
+    import multiprocessing as mp
+    import threading
+
+    return "fork" in mp.get_all_start_methods() and threading.active_count() == 1
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def instances_path(split: str, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    return suite_dir(SUITE, data_dir) / f"instances-{split}.jsonl"
+
+
+def _expected(db, seed: int, split: str) -> dict[str, Any]:
+    return {
+        "format_version": INSTANCE_FORMAT_VERSION,
+        "generator_version": INSTANCE_GENERATOR_VERSION,
+        "seed": seed,
+        "split": split,
+        "db_content_hash": db.metadata.get("content_hash"),
+        "db_scale": db.metadata.get("scale"),
+        "db_seed": db.metadata.get("seed"),
+    }
+
+
+def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
+                     seed: int = DEFAULT_INSTANCE_SEED, force: bool = False,
+                     workers: int | None = None) -> dict[str, Path]:  # fmt: skip
+    """Write ``instances-train.jsonl`` and ``instances-test.jsonl`` for the database ``db`` (an
+    object with ``.path`` and ``.metadata``, as ``ensure_database`` returns) unless current files
+    (same versions, seed and database content hash, intact sha256) exist. Returns split -> path."""
+    paths = {split: instances_path(split, data_dir) for split in SPLITS}
+    todo = [s for s, p in paths.items() if force or not _is_current(p, _expected(db, seed, s))]
+    if todo:
+        written = generate_files(db.path, seed, todo, paths, workers)
+        for split in todo:
+            write_manifest(paths[split], {**_expected(db, seed, split), **written[split]})
+    return paths
+
+
+def _is_current(path: Path, expected: dict[str, Any]) -> bool:
+    if not path.exists() or not manifest_path(path).exists():
+        return False
+    meta = read_manifest(path)
+    if any(meta.get(k) != v for k, v in expected.items()):
+        return False
+    return meta.get("sha256") == file_sha256(path)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def iter_instances(path: str | os.PathLike[str], check: bool = True) -> Iterator[Instance]:
+    """Stream an instance file (checking its sha256 against the manifest first, when there is
+    one)."""
+    path = Path(path)
+    manifest = manifest_path(path)
+    if check and manifest.exists() and read_manifest(path).get("sha256") != file_sha256(path):
+        raise ValueError(f"{path}: content does not match the sha256 in its manifest")
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.strip():
+                try:
+                    yield Instance.model_validate_json(line)
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{number}: invalid instance: {exc}") from None
+
+
+def load_instances(path: str | os.PathLike[str], check: bool = True) -> list[Instance]:
+    """Read a whole instance file (see :func:`iter_instances`)."""
+    return list(iter_instances(path, check))
+
+
+def instance_pool(instance: Instance, catalog: PoiCatalog) -> CandidatePool:
+    """The candidate pool of an instance's trajectory rebuilt from the database and the hidden
+    profile: a POI is matched when it satisfies the preferences, noise when it does not. With it,
+    :func:`~travelgym.suites.behavior2trip.behaviour.validate_trajectory` re-checks a stored trajectory."""
+    prefs = instance.profile.preferences
+    threads: dict[tuple[str, str], Thread] = {}
+    seen: set[str] = set()
+    for a in instance.trajectory:
+        poi = catalog.pois.get(a.poi_id)
+        if poi is None or poi.poi_id in seen:
+            continue  # an unknown POI is reported by the validator
+        seen.add(poi.poi_id)
+        t = threads.setdefault((poi.city, poi.focus), Thread(poi.city, poi.focus, []))
+        (t.matched if poi_matches(prefs, poi) else t.noise).append(poi)
+    return CandidatePool(instance.instance_id, instance.difficulty, list(threads.values()),
+                         SPECS[instance.difficulty].noise[1])  # fmt: skip
+
+
+# --- statistics (Table 2) ----------------------------------------------------------------------
+
+
+MEASURES = ("samples", "actions", "preferences", "pois", "days", "companions")
+
+
+def _measures(x: Instance) -> dict[str, float]:
+    return {
+        "samples": 1,
+        "actions": len(x.trajectory),
+        "preferences": len(x.profile.categories),
+        "pois": x.n_pois,
+        "days": x.instruction.days,
+        "companions": x.instruction.companions,
+        "noise_clicks": _noise_clicks(x),
+        "sessions": x.trajectory[-1].session,
+        "bookings": sum(a.action_type == "book" for a in x.trajectory),
+    }
+
+
+def _table2(sums: dict[str, dict[str, float]], split: str) -> dict[str, Any]:
+    """Per-difficulty means from summed measures, Table 2's next to the paper's values."""
+    out: dict[str, Any] = {}
+    for i, diff in enumerate(DIFFICULTIES):
+        total = sums.get(diff)
+        if not total:
+            continue
+        n = total["samples"]
+        entry: dict[str, Any] = {}
+        for key, value in total.items():
+            mean = n if key == "samples" else value / n
+            if key in MEASURES:
+                paper = PAPER_TABLE2[split][key][i]
+                entry[key] = {"measured": round(mean, 2), "paper": paper,
+                              "rel_diff": round((mean - paper) / paper, 3)}  # fmt: skip
+            else:
+                entry[key] = round(mean, 2)
+        out[diff] = entry
+    return out
+
+
+def split_stats(instances: Sequence[Instance], split: str) -> dict[str, Any]:
+    """Per-difficulty means of Table 2's measures for ``instances``, next to the paper's values."""
+    sums: dict[str, dict[str, float]] = {}
+    for x in instances:
+        into = sums.setdefault(x.difficulty, {})
+        for key, value in _measures(x).items():
+            into[key] = into.get(key, 0) + value
+    return _table2(sums, split)
+
+
+def _noise_clicks(instance: Instance) -> int:
+    """Clicks on POIs that go against the hidden preferences."""
+    prefs = instance.profile.preferences
+    return sum(not poi_matches(prefs, poi_of(a)) for a in instance.trajectory)
+
+
+def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
+                   seed: int = DEFAULT_INSTANCE_SEED, generate: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Table 2 statistics per split and difficulty, next to the paper's values (from the
+    manifests; the instances are generated first when ``generate`` and they are missing)."""
+    if db is None:
+        from travelgym.suites.behavior2trip.build import ensure_database
+
+        db = ensure_database(data_dir=data_dir) if generate else None
+    if generate:
+        paths = ensure_instances(db, data_dir, seed)
+    else:
+        paths = {split: instances_path(split, data_dir) for split in SPLITS}
+    out: dict[str, Any] = {"splits": {}}
+    for split, path in paths.items():
+        if not manifest_path(path).exists():
+            out["splits"][split] = None
+            continue
+        meta = read_manifest(path)
+        out["splits"][split] = {
+            "path": str(path),
+            "count": meta.get("count"),
+            "sha256": meta.get("sha256"),
+            "seed": meta.get("seed"),
+            "db_content_hash": meta.get("db_content_hash"),
+            "by_difficulty": meta.get("stats"),
+        }
+    out["total"] = sum((s or {}).get("count") or 0 for s in out["splits"].values())
+    return out

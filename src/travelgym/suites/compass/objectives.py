@@ -1,0 +1,158 @@
+"""Objectives: single-metric and feature-count utilities, additive over plan components.
+
+Utility is always "higher is better": minimised metrics are negated. Utilities accept the facts
+of one component (scalars) or columns of facts (numpy arrays), so the solver evaluates them
+vectorised with the same definitions the scorer uses. Costs are in cents. Each
+utility is a sum of a hotel part, a flight part and a permit part, which is what lets the solver
+count and rank the product of components without materialising it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, ClassVar, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from travelgym.suites.compass.facts import Facts, PlanFacts
+
+Metric = Literal[
+    "total_cost", "review_score", "distance", "review_count", "star_rating", "airport_drive",
+    "flight_duration",
+]  # fmt: skip
+
+# feature name -> (component, predicate over that component's facts, phrase)
+FEATURES: dict[str, tuple[str, Callable[[Facts], bool], str]] = {
+    "pool": ("hotel", lambda h: h["has_pool"], "a pool"),
+    "restaurant": ("hotel", lambda h: h["has_restaurant"], "a restaurant on site"),
+    "parking": ("hotel", lambda h: h["has_parking"], "parking"),
+    "gym": ("hotel", lambda h: h["has_gym"], "a gym"),
+    "pet_friendly": ("hotel", lambda h: h["is_pet_friendly"], "a pet-friendly hotel"),
+    "wifi": ("hotel", lambda h: h["has_wifi"], "Wi-Fi at the hotel"),
+    "accessible": ("hotel", lambda h: h["is_accessible"], "wheelchair access"),
+    "ev_charging": ("hotel", lambda h: h["has_ev_charging"], "EV charging"),
+    "laundry": ("hotel", lambda h: h["has_laundry"], "laundry facilities"),
+    "four_stars": ("hotel", lambda h: h["star_rating"] >= 4, "a 4-star or better hotel"),
+    "kitchenette": ("hotel", lambda h: h["has_kitchenette"], "a kitchenette"),
+    "air_conditioning": ("hotel", lambda h: h["has_air_conditioning"], "air conditioning"),
+    "balcony": ("hotel", lambda h: h["has_balcony"], "a balcony"),
+    "view": ("hotel", lambda h: h["has_view"], "a room with a view"),
+    "coffee_maker": ("hotel", lambda h: h["has_coffee_maker"], "a coffee maker"),
+    "king_bed": ("hotel", lambda h: h["bed_type"] == "king", "a king bed"),
+    "free_cancellation": ("hotel", lambda h: h["free_cancellation"], "free cancellation"),
+    "no_prepayment": ("hotel", lambda h: h["no_prepayment"], "no prepayment"),
+    "breakfast_included": ("hotel", lambda h: h["breakfast_included"], "breakfast included"),
+    "direct_flights": ("flight", lambda f: f["direct"], "non-stop flights"),
+    "flight_wifi": ("flight", lambda f: f["has_wifi"], "Wi-Fi on both flights"),
+    "pets_in_cabin": ("flight", lambda f: f["pet_in_cabin"], "pets allowed in the cabin"),
+    "morning_departure": ("flight", lambda f: f["out_departure"] < "12:00", "a morning departure"),
+    "premium_cabin": (
+        "flight", lambda f: f["booking_class"] != "economy", "premium economy or business class"
+    ),
+}  # fmt: skip
+HOTEL_FEATURES = tuple(n for n, (c, _, _) in FEATURES.items() if c == "hotel")
+FLIGHT_FEATURES = tuple(n for n, (c, _, _) in FEATURES.items() if c == "flight")
+
+
+class SingleMetric(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: Literal["single_metric"] = "single_metric"
+    metric: Metric
+    # metric -> (component, value from facts, minimise?, phrase, unit)
+    _SPEC: ClassVar[dict] = {
+        "total_cost": ("plan", None, True, "the lowest total price", "USD"),
+        "review_score": ("hotel", lambda h: h["review_score"], False, "the best guest reviews", "score"),
+        "distance": ("hotel", lambda h: h["distance_km"], True, "the hotel closest to the park", "km"),
+        "review_count": ("hotel", lambda h: h["review_count"], False, "the most-reviewed hotel", "reviews"),
+        "star_rating": ("hotel", lambda h: h["star_rating"], False, "the most stars", "stars"),
+        "airport_drive": ("flight", lambda f: f["drive_hours"], True,
+                          "the shortest drive from the airport to the park", "hours"),
+        "flight_duration": ("flight", lambda f: f["total_duration"], True,
+                            "the shortest total flying time", "minutes"),
+    }  # fmt: skip
+
+    @property
+    def minimise(self) -> bool:
+        return self._SPEC[self.metric][2]
+
+    def hotel_utility(self, h: Facts, travellers: int) -> float:
+        component, value, minimise, _, _ = self._SPEC[self.metric]
+        if self.metric == "total_cost":
+            return -h["cost"]
+        return (-value(h) if minimise else value(h)) if component == "hotel" else 0
+
+    def flight_utility(self, f: Facts, travellers: int) -> float:
+        component, value, minimise, _, _ = self._SPEC[self.metric]
+        if self.metric == "total_cost":
+            return -f["per_pax"] * travellers
+        return (-value(f) if minimise else value(f)) if component == "flight" else 0
+
+    def permit_utility(self, p: Facts, travellers: int) -> float:
+        return -p["per_person"] * travellers if self.metric == "total_cost" else 0
+
+    def metric_value(self, utility: float) -> float:
+        """The metric in its natural unit (dollars for costs) from a utility."""
+        value = -utility if self.minimise else utility
+        return round(value / 100, 2) if self.metric == "total_cost" else value
+
+    def sentence(self) -> str:
+        return f"Among all options that meet my requirements, I want {self._SPEC[self.metric][3]}."
+
+
+class FeatureCount(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: Literal["feature_count"] = "feature_count"
+    features: list[Literal[tuple(FEATURES)]] = Field(min_length=1)  # type: ignore[valid-type]
+
+    minimise: ClassVar[bool] = False
+
+    def _count(self, facts: Facts, component: str):
+        # works on scalar facts and on columns of facts (numpy arrays) alike
+        return sum(
+            (np.asarray(FEATURES[name][1](facts), dtype=np.int64) for name in self.features
+             if FEATURES[name][0] == component),
+            start=np.int64(0),
+        )  # fmt: skip
+
+    def hotel_utility(self, h: Facts, travellers: int) -> int:
+        return self._count(h, "hotel")
+
+    def flight_utility(self, f: Facts, travellers: int) -> int:
+        return self._count(f, "flight")
+
+    def permit_utility(self, p: Facts, travellers: int) -> int:
+        return 0
+
+    def metric_value(self, utility: float) -> float:
+        return utility
+
+    def satisfied(self, plan: PlanFacts) -> list[str]:
+        """The wish-list features this plan has."""
+        out = []
+        for name in self.features:
+            component, predicate, _ = FEATURES[name]
+            facts = getattr(plan, component)
+            if facts is not None and predicate(facts):
+                out.append(name)
+        return out
+
+    def sentence(self) -> str:
+        wishes = ", ".join(FEATURES[n][2] for n in self.features)
+        return f"Beyond my requirements, I'd like as many of these as possible: {wishes}."
+
+
+Objective = Annotated[SingleMetric | FeatureCount, Field(discriminator="type")]
+
+
+def plan_utility(objective: SingleMetric | FeatureCount, plan: PlanFacts) -> float:
+    """The utility of a whole plan: the sum of its components' utilities."""
+    n = plan.travellers
+    total = 0
+    if plan.hotel is not None:
+        total += objective.hotel_utility(plan.hotel, n)
+    if plan.flight is not None:
+        total += objective.flight_utility(plan.flight, n)
+    if plan.permit is not None:
+        total += objective.permit_utility(plan.permit, n)
+    return total

@@ -1,0 +1,269 @@
+"""Seeded generator of the 281 COMPASS tasks with the paper's distribution (Sections 3.2, C.2).
+
+Each task is drawn, solved exactly, and kept only if its feasible set has at least
+``MIN_FEASIBLE`` plans (so the top 5 % is a real target) and the naive plan built from the first
+search results is not already in the top 5 % (so the task is not solved by the first result).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import zlib
+
+import numpy as np
+
+from travelgym.suites.compass import constraints as C
+from travelgym.suites.compass.objectives import (
+    FLIGHT_FEATURES,
+    HOTEL_FEATURES,
+    FeatureCount,
+    SingleMetric,
+)
+from travelgym.suites.compass.packages import day_to_date
+from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS
+from travelgym.suites.compass.solver import Ranking, build_components, solve
+from travelgym.suites.compass.stories import write_story
+from travelgym.suites.compass.tasks import Persona, Task
+
+TASK_GENERATOR_VERSION = "1.0.0"
+DEFAULT_TASK_SEED = 2025
+MIN_FEASIBLE = 20
+MAX_ATTEMPTS = 60
+# (level, objective type) -> number of tasks: Level I 142, II 69, III 70; single 154, feature 127
+SLOTS = {(1, "single_metric"): 78, (1, "feature_count"): 64, (2, "single_metric"): 38,
+         (2, "feature_count"): 31, (3, "single_metric"): 38, (3, "feature_count"): 32}  # fmt: skip
+METRICS = {
+    1: (["total_cost", "review_score", "distance", "review_count"], [0.5, 0.2, 0.15, 0.15]),
+    2: (["total_cost", "airport_drive", "flight_duration", "review_score", "distance"],
+        [0.5, 0.15, 0.15, 0.1, 0.1]),
+}  # fmt: skip
+FEATURE_COUNTS = ([6, 7, 8, 9, 10], [0.1, 0.12, 0.45, 0.08, 0.25])
+EXTRA_COUNTS = {1: ([1, 2, 3, 4], [0.15, 0.35, 0.35, 0.15]), 2: ([0, 1, 2], [0.3, 0.45, 0.25]),
+                3: ([0, 1], [0.55, 0.45])}  # fmt: skip
+SPEEDS = {"slow": (0.4, 0.6), "medium": (0.6, 0.8), "fast": (0.8, 1.0)}
+
+
+def _rng(seed: int, *parts: object) -> np.random.Generator:
+    return np.random.default_rng([seed, *(zlib.crc32(str(p).encode()) for p in parts)])
+
+
+def _pick(rng: np.random.Generator, options, weights=None):
+    return options[int(rng.choice(len(options), p=weights))]
+
+
+def sample_persona(rng: np.random.Generator) -> Persona:
+    """The four simulator axes with the probabilities of Appendix E, Table 8."""
+    speed = _pick(rng, ["slow", "medium", "fast"])
+    lo, hi = SPEEDS[speed]
+    return Persona(
+        revelation_speed=speed,
+        reveal_probability=round(float(rng.uniform(lo, hi)), 3),
+        trust="trusting" if rng.random() < 0.8 else "questioning",
+        reliability="reliable" if rng.random() < 0.5 else "unreliable",
+        style=int(rng.integers(1, 10)),
+    )
+
+
+def _dates(rng: np.random.Generator, level: int) -> C.DateConstraint:
+    kind = "window" if level == 3 else _pick(rng, ["exact", "weekend", "window"], [0.4, 0.25, 0.35])
+    if kind == "weekend":
+        return C.WeekendStay()
+    if kind == "exact":
+        start = int(rng.integers(1, 28))
+        return C.StayDates(
+            check_in=day_to_date(start), check_out=day_to_date(start + int(rng.integers(2, 5)))
+        )
+    nights = int(rng.integers(2, 4))
+    span = int(rng.integers(nights + 3, nights + 9))
+    start = int(rng.integers(1, 32 - span))
+    longest = nights + (1 if rng.random() < 0.3 else 0)
+    return C.DateWindow(
+        earliest_check_in=day_to_date(start),
+        latest_check_out=day_to_date(start + span),
+        min_nights=nights,
+        max_nights=longest,
+    )
+
+
+def _extra_pool(
+    rng: np.random.Generator, conn: sqlite3.Connection, park_id: str, level: int
+) -> list:
+    mean = conn.execute(
+        "SELECT AVG(price) FROM offers JOIN room_configs USING (config_id) JOIN rooms USING (room_id)"
+        " JOIN hotels USING (hotel_id) WHERE park_id = ?", (park_id,)).fetchone()[0]  # fmt: skip
+    pool = [
+        C.MinStarRating(value=float(_pick(rng, [2.0, 3.0]))),
+        C.MinReviewScore(value=float(_pick(rng, [6.5, 7.0, 7.5, 8.0]))),
+        C.MaxDistance(value=float(_pick(rng, [15.0, 20.0, 30.0, 40.0]))),
+        C.HotelAmenity(amenity=_pick(rng, ["has_parking", "has_wifi", "is_pet_friendly", "has_pool",
+                                           "has_restaurant", "is_accessible", "has_laundry"])),
+        C.RoomFeature(feature=_pick(rng, ["has_air_conditioning", "has_private_bathroom",
+                                          "has_coffee_maker", "has_kitchenette"])),
+        C.BedType(bed_type=_pick(rng, ["king", "queen"])),
+        C.RatePolicy(policy=_pick(rng, ["free_cancellation", "no_prepayment", "breakfast_included"])),
+        C.MaxNightlyPrice(amount=float(round(mean * rng.uniform(1.0, 1.6), -1))),
+    ]  # fmt: skip
+    if level >= 2:
+        pool += [
+            C.DirectFlights(),
+            C.BookingClass(booking_class="economy"),
+            C.FlightTimeWindow(leg="outbound", event="departure", earliest="06:00",
+                               latest=_pick(rng, ["14:00", "16:00", "18:00"])),
+            C.MaxFlightDuration(minutes=int(_pick(rng, [360, 420, 480, 600]))),
+            C.MaxAirportDrive(hours=float(_pick(rng, [2.0, 3.0, 4.0]))),
+        ]  # fmt: skip
+    return pool
+
+
+def _objective(
+    rng: np.random.Generator, level: int, otype: str, hard: list
+) -> SingleMetric | FeatureCount:
+    if otype == "single_metric":
+        metrics, weights = METRICS[min(level, 2)]
+        return SingleMetric(metric=_pick(rng, metrics, weights))
+    implied = _implied_features(hard)
+    pool = [f for f in HOTEL_FEATURES + (FLIGHT_FEATURES if level >= 2 else ()) if f not in implied]
+    count = min(len(pool), int(_pick(rng, *FEATURE_COUNTS)))
+    chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist())
+    return FeatureCount(features=[pool[i] for i in chosen])
+
+
+def _implied_features(hard: list) -> set[str]:
+    """Wish-list features every feasible plan already has because a hard constraint requires it."""
+    implied = set()
+    for c in hard:
+        for attr in ("amenity", "feature"):
+            name = getattr(c, attr, None)
+            if name:
+                implied.add(name.removeprefix("has_").removeprefix("is_"))
+        if c.kind == "bed_type" and c.bed_type == "king":
+            implied.add("king_bed")
+        if c.kind == "rate_policy":
+            implied.add(c.policy)
+        if c.kind == "direct_flights":
+            implied.add("direct_flights")
+        if c.kind == "min_star_rating" and c.value >= 4:
+            implied.add("four_stars")
+    return implied
+
+
+def draw_task(
+    rng: np.random.Generator, conn: sqlite3.Connection, task_id: str, level: int, otype: str
+) -> Task | None:
+    """One candidate task (None when it fails the acceptance rules)."""
+    park = PARKS[int(rng.integers(len(PARKS)))]
+    travellers = int(_pick(rng, [1, 2, 3, 4, 5, 6], [0.15, 0.4, 0.15, 0.2, 0.05, 0.05]))
+    rooms = max(1, math.ceil(travellers / int(_pick(rng, [2, 2, 3, 4]))))
+    hard = [C.Park(park_ids=[park.park_id]), _dates(rng, level), C.Travellers(count=travellers),
+            C.Rooms(count=rooms)]  # fmt: skip
+    if level >= 2:
+        city = _pick(rng, sorted(DEPARTURE_CITIES))
+        hard += [C.TripCoherence(), C.OriginCity(city=city, airport=DEPARTURE_CITIES[city])]
+    if level == 3:
+        permits = conn.execute(
+            "SELECT permit_id, template_name, min_duration_days, max_duration_days FROM permits"
+            " WHERE park_id = ? ORDER BY permit_id", (park.park_id,)).fetchall()  # fmt: skip
+        pid, name, lo, hi = permits[int(rng.integers(len(permits)))]
+        hard.append(
+            C.PermitRequired(
+                permit_ids=[pid], names=[name], days=int(rng.integers(lo, min(hi, 2) + 1))
+            )
+        )
+    pool = _extra_pool(rng, conn, park.park_id, level)
+    n_extra = int(_pick(rng, *EXTRA_COUNTS[level]))
+    hard += [pool[i] for i in sorted(rng.choice(len(pool), size=n_extra, replace=False).tolist())]
+    objective = _objective(rng, level, otype, hard)
+    persona = sample_persona(rng)
+    draft = Task(task_id=task_id, level=level, objective=SingleMetric(metric="total_cost"),
+                 constraints=hard, persona=persona, story="")  # fmt: skip
+    ranking = Ranking(draft, build_components(conn, draft))
+    size = ranking.size
+    if size < MIN_FEASIBLE * 3:
+        return None
+    # budget: the total cost at a random quantile of the unbudgeted feasible set, in $50 steps
+    quantile = float(rng.uniform(0.35, 0.8))
+    cost = -ranking.kth_best(max(1, math.ceil(quantile * size))) / 100
+    budget = C.Budget(max_total=float(math.ceil(cost / 50) * 50))
+    constraints = _mark_revelation(rng, [*hard[:4], budget, *hard[4:]])
+    task = Task(
+        task_id=task_id,
+        level=level,
+        objective=objective,
+        constraints=constraints,
+        persona=persona,
+        story=write_story(rng, park.name, travellers, constraints),
+    )
+    truth = solve(conn, task)
+    if truth.feasible_count < MIN_FEASIBLE or _naive_is_top(conn, task, truth):
+        return None
+    return task
+
+
+def _mark_revelation(rng: np.random.Generator, constraints: list) -> list:
+    """Park, dates, travellers (and origin, permit) come first; the rest mostly later."""
+    initial_kinds = {"park", "stay_dates", "weekend_stay", "date_window", "travellers",
+                     "origin_city", "permit_required", "trip_coherence"}  # fmt: skip
+    out = []
+    for c in constraints:
+        progressive = c.kind not in initial_kinds and rng.random() < 0.85
+        out.append(c.model_copy(update={"revelation": "progressive" if progressive else "initial"}))
+    return out
+
+
+def _naive_is_top(conn: sqlite3.Connection, task: Task, truth) -> bool:
+    """Is the plan made of the first search results (first allowed dates) already top 5 %?"""
+    from travelgym.suites.compass.scoring import naive_plan, score_plan
+
+    plan = naive_plan(conn, task)
+    if plan is None:
+        return False
+    verdict = score_plan(conn, task, truth, plan)
+    return verdict.feasible and verdict.top["5"]
+
+
+def generate_tasks(conn: sqlite3.Connection, seed: int = DEFAULT_TASK_SEED) -> list[Task]:
+    """All 281 tasks; the same database and seed give the same tasks, byte for byte."""
+    order = [slot for slot, count in SLOTS.items() for _ in range(count)]
+    shuffled = _rng(seed, "order").permutation(len(order))
+    tasks = []
+    for number, index in enumerate(shuffled.tolist(), start=1):
+        level, otype = order[index]
+        task_id = f"compass-{number:03d}"
+        for attempt in range(MAX_ATTEMPTS):
+            task = draw_task(_rng(seed, task_id, attempt), conn, task_id, level, otype)
+            if task is not None:
+                tasks.append(task)
+                break
+        else:
+            raise RuntimeError(f"could not draw an acceptable task for {task_id}")
+    return tasks
+
+
+def write_task_file(out, task_seed: int | None = None, data_dir=None) -> dict:
+    """Generate the tasks on the seed-0 database and write them with a manifest."""
+    from pathlib import Path
+
+    from travelgym.db import connect_readonly
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.tasks import TASK_FORMAT_VERSION, dump_jsonl, write_manifest
+
+    seed = DEFAULT_TASK_SEED if task_seed is None else task_seed
+    db = ensure_database(seed=0, data_dir=data_dir)
+    conn = connect_readonly(db.path)
+    try:
+        tasks = generate_tasks(conn, seed)
+    finally:
+        conn.close()
+    out = Path(out)
+    meta = {
+        "format_version": TASK_FORMAT_VERSION,
+        "generator_version": TASK_GENERATOR_VERSION,
+        "task_seed": seed,
+        "db_seed": 0,
+        "db_content_hash": db.metadata["content_hash"],
+        "count": len(tasks),
+        "sha256": dump_jsonl(tasks, out),
+    }
+    write_manifest(out, meta)
+    return meta

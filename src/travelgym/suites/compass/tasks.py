@@ -1,0 +1,162 @@
+"""Task and ground-truth models, and their versioned JSONL files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from travelgym.suites.compass.constraints import (
+    Budget,
+    Constraint,
+    DateConstraint,
+    Park,
+    PermitRequired,
+    Rooms,
+    Travellers,
+)
+from travelgym.suites.compass.objectives import Objective
+
+TASK_FORMAT_VERSION = "1"
+GROUND_TRUTH_FORMAT_VERSION = "1"
+PACKAGE_TASKS = Path(__file__).resolve().parent / "data" / "tasks.jsonl"
+STYLES = {
+    1: "extremely polite and personal",
+    2: "overly apologetic",
+    3: "suspicious and paranoid about scams",
+    4: "demands reasoning and justification",
+    5: "verbose, full of background stories",
+    6: "scattered and repetitive",
+    7: "dramatic and emotional",
+    8: "easily agitated and aggressive",
+    9: "direct, organised and businesslike",
+}
+
+
+class Persona(BaseModel):
+    """The user simulator's four axes (COMPASS Appendix E, Table 8)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    revelation_speed: Literal["slow", "medium", "fast"]
+    reveal_probability: float = Field(ge=0, le=1)
+    trust: Literal["trusting", "questioning"]
+    reliability: Literal["reliable", "unreliable"]
+    style: int = Field(ge=1, le=9)
+
+
+class Task(BaseModel):
+    """One COMPASS task: constraints (initial or progressive), objective, persona, story."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    task_id: str
+    level: Literal[1, 2, 3]
+    objective: Objective
+    constraints: list[Constraint]
+    persona: Persona
+    story: str
+
+    def _one(self, cls):
+        found = [c for c in self.constraints if isinstance(c, cls)]
+        return found[0] if found else None
+
+    @cached_property
+    def travellers(self) -> int:
+        found = self._one(Travellers)
+        return found.count if found else 1
+
+    @cached_property
+    def rooms(self) -> int:
+        found = self._one(Rooms)
+        return found.count if found else 1
+
+    @cached_property
+    def budget(self) -> Budget | None:
+        return self._one(Budget)
+
+    @cached_property
+    def park(self) -> Park:
+        return self._one(Park)
+
+    @cached_property
+    def dates(self) -> DateConstraint:
+        return self._one(DateConstraint)
+
+    @cached_property
+    def permit(self) -> PermitRequired | None:
+        return self._one(PermitRequired)
+
+    @property
+    def objective_type(self) -> str:
+        return self.objective.type
+
+    def initial_constraints(self) -> list[Constraint]:
+        return [c for c in self.constraints if c.revelation == "initial"]
+
+    def progressive_constraints(self) -> list[Constraint]:
+        return [c for c in self.constraints if c.revelation == "progressive"]
+
+
+class GroundTruth(BaseModel):
+    """The exact solution of one task: feasible-set size, optimum, top-A % thresholds."""
+
+    model_config = ConfigDict(extra="forbid")
+    task_id: str
+    feasible_count: int
+    optimum: float | None  # utility (higher is better; costs are negative cents)
+    optimum_value: float | None  # the objective's metric in its own unit (dollars for costs)
+    thresholds: dict[str, float]  # "5" / "10" / "20" -> utility of the element at that rank
+    optimal_plan: dict[str, str | None]  # {"hotel": ..., "flight": ..., "permit": ...}
+
+
+def dump_jsonl(items: list[BaseModel], path: Path) -> str:
+    """Write models as JSONL (one compact, key-stable line each); return the file's sha256."""
+    text = "".join(item.model_dump_json() + "\n" for item in items)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def manifest_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".manifest.json")
+
+
+def write_manifest(path: Path, meta: dict) -> None:
+    manifest_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def read_manifest(path: Path) -> dict:
+    return json.loads(manifest_path(path).read_text())
+
+
+def load_tasks(path: Path | None = None) -> list[Task]:
+    """Load a task file (default: the one shipped with the package), checking its hash."""
+    path = Path(path) if path else PACKAGE_TASKS
+    text = path.read_text(encoding="utf-8")
+    manifest = manifest_path(path)
+    if manifest.exists():
+        meta = json.loads(manifest.read_text())
+        if meta.get("sha256") != hashlib.sha256(text.encode()).hexdigest():
+            raise ValueError(f"{path}: content does not match the sha256 in {manifest.name}")
+    tasks = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                tasks.append(Task.model_validate_json(line))
+            except ValueError as exc:
+                raise ValueError(f"{path}:{number}: invalid task: {exc}") from None
+    return tasks
+
+
+def load_ground_truth(path: Path) -> dict[str, GroundTruth]:
+    out = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            gt = GroundTruth.model_validate_json(line)
+            out[gt.task_id] = gt
+    return out

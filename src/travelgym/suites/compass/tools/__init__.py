@@ -1,0 +1,72 @@
+"""The 18 COMPASS tools (paper Table 1 / Appendix D) in one registry."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from travelgym.suites.compass.context import CompassContext
+from travelgym.suites.compass.tools.flights import (
+    get_airport_coordinates,
+    get_flight_details,
+    search_airports,
+    search_flights,
+)
+from travelgym.suites.compass.tools.hotels import (
+    get_hotel_details,
+    get_room_details,
+    search_hotel,
+    search_location_name,
+)
+from travelgym.suites.compass.tools.permits import (
+    get_permit_details,
+    list_permits,
+    search_permit_availability,
+)
+from travelgym.suites.compass.tools.utility import (
+    calculate,
+    calculate_distance,
+    get_weekday,
+    notebook,
+)
+from travelgym.suites.compass.tools.validation import (
+    recommend_flight,
+    recommend_hotel,
+    recommend_permit,
+)
+from travelgym.toolkit import ToolRegistry
+
+TOOLS_INTRO = """The 18 tools of the COMPASS paper (Table 1, Appendix D) over the booking database.
+Dates are in August 2025. Searches return package IDs (see `package_ids.md`) with totals for
+the requested stay and party; they are bounded to 20 results a page, ordered as each tool says,
+so an agent pages (`page`) or narrows its filters to see more. All database access is
+parameterised SQL on a read-only connection."""
+
+COMPASS_TOOLS = (
+    search_hotel,
+    get_hotel_details,
+    get_room_details,
+    search_location_name,
+    search_airports,
+    search_flights,
+    get_flight_details,
+    get_airport_coordinates,
+    list_permits,
+    search_permit_availability,
+    get_permit_details,
+    notebook,
+    get_weekday,
+    calculate,
+    calculate_distance,
+    recommend_hotel,
+    recommend_flight,
+    recommend_permit,
+)
+
+
+@lru_cache(maxsize=1)
+def compass_registry() -> ToolRegistry:
+    """The registry of the 18 COMPASS tools (built once; tools are stateless functions)."""
+    return ToolRegistry(COMPASS_TOOLS)
+
+
+__all__ = ["TOOLS_INTRO", "COMPASS_TOOLS", "CompassContext", "compass_registry"]

@@ -1,0 +1,84 @@
+"""The LLM user backend: the dynamic prompt of COMPASS Appendix E.2, rebuilt every turn."""
+
+from __future__ import annotations
+
+from travelgym.llm.protocol import ChatClient, ChatMessage
+from travelgym.suites.compass.tasks import STYLES
+from travelgym.suites.compass.trajectory import DialogueAct
+from travelgym.suites.compass.user.simulator import ConversationState
+from travelgym.suites.compass.user.template import NEEDS, TemplateUserBackend
+
+STYLE_TEXT = {
+    1: "You are extremely polite and want to be personal with the agent; you thank them often.",
+    2: "You are overly apologetic and worry about being a burden ('I'm sorry to bother you').",
+    3: "You are suspicious and paranoid about being scammed; you question everything.",
+    4: "You demand that the agent explain and justify its reasoning ('But why?').",
+    5: "You are verbose and give far too much background before getting to the point.",
+    6: "You are scattered and repetitive; you repeat the same points.",
+    7: "You are dramatic and emotional: everything is 'amazing' or 'a disaster'!",
+    8: "You get agitated easily; once things go wrong you swear and threaten to leave.",
+    9: "You are direct and businesslike; you use numbered lists and no pleasantries.",
+}
+
+
+def build_prompt(state: ConversationState, acts: list[DialogueAct], instruction: str) -> str:
+    """The simulator's system prompt for this turn: persona, script so far, what to do now."""
+    task = state.task
+    persona = task.persona
+    now = {a.constraint_index for a in acts if a.type == "reveal"}
+    revealed = [task.constraints[i].sentence() for i in state.revealed if i not in now]
+    lines = [
+        "You are role-playing a traveller talking to a travel-planning agent. Never act as the agent.",
+        f"Your story: {task.story}",
+        f"You need {NEEDS[task.level]} booked.",
+        f"Your communication style: {STYLE_TEXT[persona.style]} ({STYLES[persona.style]})",
+        "Style changes your tone only, never the facts.",
+        "Requirements you have stated so far (all are non-negotiable must-haves):",
+        *[f"- {s}" for s in revealed],
+        f"What makes one option better than another: {task.objective.sentence()}",
+        "Do not mention requirements other than those listed or given below.",
+        "This turn:",
+    ]
+    for act in acts:
+        if act.type == "reveal" and act.constraint_index is not None:
+            lines.append(
+                f"- Reveal this new must-have clearly: {task.constraints[act.constraint_index].sentence()}"
+            )
+        elif act.type == "flag_violation":
+            lines.append(f"- Point out this problem with the recommendation: {act.detail}")
+        elif act.type == "restate" and act.constraint_index is not None:
+            lines.append(
+                f"- Repeat this requirement: {task.constraints[act.constraint_index].sentence()}"
+            )
+    lines.append(f"- {instruction}")
+    lines.append("Reply with the traveller's message only.")
+    return "\n".join(lines)
+
+
+class LLMUserBackend:
+    """Writes the user's turns with a model, following the simulator's decisions."""
+
+    def __init__(self, client: ChatClient, **params) -> None:
+        self.client = client
+        self.params = params
+        self.name = f"llm:{client.model}"
+        self.fallback = TemplateUserBackend()
+
+    async def write(
+        self, state: ConversationState, acts: list[DialogueAct], instruction: str
+    ) -> str:
+        messages = [ChatMessage(role="system", content=build_prompt(state, acts, instruction))]
+        # the user sees the conversation from its side: the agent speaks as "user" to the model
+        for role, text in state.history:
+            messages.append(
+                ChatMessage(role="user" if role == "agent" else "assistant", content=text)
+            )
+        if not state.history:
+            messages.append(
+                ChatMessage(role="user", content="(The agent greets you. Start the conversation.)")
+            )
+        response = await self.client.complete(messages, **self.params)
+        state.last_usage, state.last_repairs = response.usage, response.repairs
+        text = (response.message.content or "").strip()
+        # an empty reply would stall the conversation: say the same acts with the template words
+        return text or await self.fallback.write(state, acts, instruction)

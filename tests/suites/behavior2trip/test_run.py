@@ -1,0 +1,157 @@
+"""``travelgym run behavior2trip``: run directories (manifest + episodes.jsonl), resume after an
+interruption, the results table and JSON, LLM agents through the runner, option checks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply
+from travelgym.cli import main
+from travelgym.runner.store import EPISODES, MANIFEST
+from travelgym.suites.behavior2trip.instances import ensure_instances
+from travelgym.suites.behavior2trip.runner import (
+    TripRunConfig,
+    parse_trip_agent,
+    read_trip_episodes,
+    run_behavior2trip,
+    select_instances,
+)
+
+FAST = {"backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "max_retries": 1}
+
+
+@pytest.fixture(scope="module")
+def data_dir(trips_database):
+    directory = trips_database.path.parent.parent
+    ensure_instances(trips_database, directory)
+    return directory
+
+
+def _normalise(line: str) -> dict:
+    """An episode without wall-clock fields."""
+    episode = json.loads(line)
+    episode.pop("duration_s")
+    for step in episode["steps"]:
+        step.pop("duration_s")
+        for call in step["tool_calls"]:
+            call.pop("duration_ms")
+    return episode
+
+
+def _lines(path) -> list[str]:
+    return [x for x in path.read_text().splitlines() if x.strip()]
+
+
+def test_run_interrupt_and_resume(tmp_path, data_dir):
+    runner = CliRunner()
+    base = ["run", "behavior2trip", "--limit", "6", "--no-progress", "--data-dir", str(data_dir)]
+    reference = runner.invoke(main, [*base, "--out", str(tmp_path / "ref")])
+    assert reference.exit_code == 0, reference.output
+    assert "scripted: 6 episodes" in reference.output
+    for word in ("DR", "C micro", "C macro", "UPC micro", "UPC macro", "Final", "easy", "hard"):
+        assert word in reference.output
+    run_dir = tmp_path / "ref" / "scripted"
+    manifest = json.loads((run_dir / MANIFEST).read_text())
+    assert manifest["suite"] == "behavior2trip" and manifest["split"] == "test"
+    assert manifest["task_ids"][:3] == ["b2t-test-easy-0000", "b2t-test-medium-0000",
+                                        "b2t-test-hard-0000"]  # fmt: skip
+    want = _lines(run_dir / EPISODES)
+    assert len(want) == 6
+    # an interrupted run: three episodes and a partial line, then --resume
+    out = tmp_path / "cut"
+    (out / "scripted").mkdir(parents=True)
+    (out / "scripted" / MANIFEST).write_text((run_dir / MANIFEST).read_text())
+    (out / "scripted" / EPISODES).write_text("\n".join(want[:3]) + "\n" + want[3][:200])
+    again = runner.invoke(main, [*base, "--out", str(out)])
+    assert again.exit_code == 1 and "--resume" in again.output
+    resumed = runner.invoke(main, [*base, "--out", str(out), "--resume", "--json"])
+    assert resumed.exit_code == 0, resumed.output
+    summary = json.loads(resumed.stdout)["scripted"]  # stderr: the torn line's quarantine note
+    assert "torn last line" in resumed.stderr and "episodes.quarantine.jsonl" in resumed.stderr
+    assert summary["overall"]["n"] == 6 and summary["overall"]["DR"] == 100.0
+    assert (
+        set(summary["by_difficulty"]) == {"easy", "medium", "hard"} and "instances" not in summary
+    )
+    got = _lines(out / "scripted" / EPISODES)
+    assert [_normalise(x) for x in got] == [_normalise(x) for x in want]  # nothing lost or doubled
+    other = runner.invoke(main, [*base, "--out", str(out), "--resume", "--difficulty", "hard"])
+    assert other.exit_code == 1 and "different run" in other.output
+
+
+def test_option_checks(tmp_path):
+    runner = CliRunner()
+    bad = runner.invoke(main, ["run", "behavior2trip", "--agent", "llm:x", "--out", str(tmp_path)])
+    assert bad.exit_code == 2 and "b2t:MODEL" in bad.output
+    mixed = runner.invoke(main, ["run", "behavior2trip", "--level", "2", "--out", str(tmp_path)])
+    assert mixed.exit_code == 2 and "--difficulty" in mixed.output
+    compass = runner.invoke(main, ["run", "compass", "--split", "train", "--out", str(tmp_path)])
+    assert compass.exit_code == 2 and "--split applies to behavior2trip only" in compass.output
+    assert parse_trip_agent("scripted").dirname == "scripted"
+    assert parse_trip_agent("b2t:Qwen/Qwen3-8B").dirname == "b2t-Qwen_Qwen3-8B"
+
+
+def test_selection_interleaves_levels_and_keeps_explicit_order():
+    class X:
+        def __init__(self, iid, difficulty):
+            self.instance_id, self.difficulty = iid, difficulty
+
+    xs = [X(f"{d}{i}", d) for d in ("easy", "medium", "hard") for i in range(3)]
+    assert [x.instance_id for x in select_instances(xs, None, None, 4)] == [
+        "easy0",
+        "medium0",
+        "hard0",
+        "easy1",
+    ]
+    assert [x.instance_id for x in select_instances(xs, None, "hard", 2)] == ["hard0", "hard1"]
+    assert [x.instance_id for x in select_instances(xs, ["hard2", "easy0"], None, None)] == [
+        "hard2",
+        "easy0",
+    ]
+    with pytest.raises(ValueError, match="unknown instance"):
+        select_instances(xs, ["nope"], None, None)
+
+
+def test_llm_agent_runs_errors_and_retries(tmp_path, data_dir):
+    """B2T through the runner: provider failures are recorded per episode, then re-run."""
+    out = tmp_path / "b2t"
+
+    def cfg(url, **kw):
+        return TripRunConfig(agent=parse_trip_agent("b2t:fake-model"), out=out, limit=3,
+                             concurrency=3, base_url=url, data_dir=data_dir, progress=False,
+                             max_steps=2, client_options=FAST, **kw)  # fmt: skip
+
+    with FakeOpenAIServer(responder=lambda body: HTTPError(500)) as server:
+        summary = asyncio.run(run_behavior2trip(cfg(server.base_url)))
+    assert summary["episodes"] == 3 and summary["errors"] == 3 and summary["overall"]["DR"] == 0.0
+    with FakeOpenAIServer(responder=lambda body: Reply("<answer>[]</answer>")) as server:
+        summary = asyncio.run(
+            run_behavior2trip(cfg(server.base_url, resume=True, retry_errors=True))
+        )
+    episodes = read_trip_episodes(out)
+    assert len(episodes) == 3 and summary["errors"] == 0
+    assert all(
+        e.termination == "answered" and e.final_answer == "<answer>[]</answer>" for e in episodes
+    )
+    assert summary["overall"]["DR"] == 0.0  # an empty list is no plan
+
+
+def test_score_a_behavior2trip_run_directory(tmp_path, data_dir):
+    runner = CliRunner()
+    ran = runner.invoke(main, ["run", "behavior2trip", "--limit", "6", "--no-progress", "--json",
+                               "--data-dir", str(data_dir), "--out", str(tmp_path)])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    scored = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--json",
+                                  "--data-dir", str(data_dir)])  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    result = json.loads(scored.output)
+    assert set(result) >= {"overall", "by_difficulty", "instances"}
+    overall = result["overall"]
+    assert overall["n"] == 6 and overall["DR"] == 100.0
+    assert {"DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final"} <= set(overall)
+    assert set(result["by_difficulty"]) <= {"easy", "medium", "hard"}
+    table = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--data-dir", str(data_dir)])
+    assert table.exit_code == 0 and "UPC-macro" in table.output
