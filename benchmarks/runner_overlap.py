@@ -20,8 +20,7 @@ sys.path.insert(0, str(ROOT))  # for tests.fakes
 
 from tests.fakes.openai_server import Delay, FakeOpenAIServer, Reply  # noqa: E402
 
-from travelgym.runner.batch import RunConfig, run_compass  # noqa: E402
-from travelgym.runner.specs import parse_agent_spec  # noqa: E402
+from travelgym.runner.batch import RunConfig, run_suite  # noqa: E402
 
 TARGET = 20.0
 ANSWER = json.dumps({"message": "How about this?", "recommendation": {"hotel": "pkg_1_1_2_1"}})
@@ -29,12 +28,12 @@ ANSWER = json.dumps({"message": "How about this?", "recommendation": {"hotel": "
 
 def run(episodes: int, concurrency: int, latency: float, data_dir: Path, out: Path) -> float:
     with FakeOpenAIServer(responder=lambda body: Delay(latency, Reply(content=ANSWER))) as server:
-        cfg = RunConfig(agent=parse_agent_spec("llm:fake-model"), out=out, limit=episodes,
+        cfg = RunConfig("compass", "llm:fake-model", out=out, limit=episodes,
                         concurrency=concurrency, base_url=server.base_url, data_dir=data_dir,
-                        progress=False, max_turns=5,
+                        progress=False, options={"max_turns": 5},
                         client_options={"timeout_s": 30, "max_retries": 0})  # fmt: skip
         start = time.perf_counter()
-        asyncio.run(run_compass(cfg))
+        asyncio.run(run_suite(cfg))
         return time.perf_counter() - start
 
 

@@ -17,8 +17,7 @@ from click.testing import CliRunner
 from tests.fakes.mcp_check import subprocess_env
 from travelgym import atomic
 from travelgym.cli import main
-from travelgym.runner.batch import RunConfig, run_compass
-from travelgym.runner.specs import parse_agent_spec
+from travelgym.runner.batch import RunConfig, run_suite
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,7 @@ def compass_run(compass_db, tmp_path_factory):
     """A finished two-episode scripted run and its data directory."""
     data_dir = compass_db.parent.parent
     out = tmp_path_factory.mktemp("runs") / "scripted-greedy"
-    asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:greedy"), out=out,
+    asyncio.run(run_suite(RunConfig("compass", "scripted:greedy", out=out,
                                       limit=2, data_dir=data_dir, progress=False)))  # fmt: skip
     return out, data_dir
 

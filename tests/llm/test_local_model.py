@@ -124,8 +124,7 @@ def test_server_killed_mid_episode_is_a_provider_error_and_the_run_goes_on(
 ):
     from travelgym.llm.local_client import LocalChatClient
     from travelgym.llm.local_server import stop_all
-    from travelgym.runner.batch import RunConfig, run_compass
-    from travelgym.runner.specs import parse_agent_spec
+    from travelgym.runner.batch import RunConfig, run_suite
 
     original = LocalChatClient._request
     killed: list[int] = []
@@ -139,11 +138,11 @@ def test_server_killed_mid_episode_is_a_provider_error_and_the_run_goes_on(
 
     monkeypatch.setattr(LocalChatClient, "_request", kill_first_then_request)
     out = tmp_path / "run"
-    cfg = RunConfig(agent=parse_agent_spec("local:smollm2"), out=out, limit=2, concurrency=1,
-                    max_turns=int(MAX_TURNS), data_dir=compass_db.parent.parent,
+    cfg = RunConfig("compass", "local:smollm2", out=out, limit=2, concurrency=1,
+                    options={"max_turns": int(MAX_TURNS)}, data_dir=compass_db.parent.parent,
                     progress=False)  # fmt: skip
     try:
-        summary = asyncio.run(run_compass(cfg))
+        summary = asyncio.run(run_suite(cfg))
         from travelgym.llm.local_server import running_servers
 
         (server,) = running_servers()

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
+from travelgym.core.registry import get_suite
 from travelgym.llm.base import parse_completion
 from travelgym.llm.local_server import resolve_model
 from travelgym.llm.prompted_tools import attach_tool_calls, split_tool_calls, to_prompted_messages
-from travelgym.runner.specs import SpecError, parse_agent_spec, parse_user_spec
-from travelgym.suites.behavior2trip.runner import parse_trip_agent
+from travelgym.runner.specs import SpecError, parse_agent_spec
+from travelgym.suites.compass.specs import parse_user_spec
 
 TOOLS = [{"type": "function", "function": {"name": "search_hotel", "description": "Hotels",
           "parameters": {"type": "object", "properties": {"park": {"type": "string"}}}}}]  # fmt: skip
@@ -77,11 +78,11 @@ def test_local_model_references(tmp_path):
 
 
 def test_local_specs():
-    assert parse_agent_spec("local:smollm2").text == "local:smollm2"
-    assert parse_agent_spec("local:smollm2").dirname == "local-smollm2"
+    assert parse_agent_spec(get_suite("compass"), "local:smollm2").text == "local:smollm2"
+    assert parse_agent_spec(get_suite("compass"), "local:smollm2").dirname == "local-smollm2"
     assert parse_user_spec("local:smollm2") == ("llm", "local:smollm2")
-    assert parse_trip_agent("local:smollm2").text == "local:smollm2"
+    assert parse_agent_spec(get_suite("behavior2trip"), "local:smollm2").text == "local:smollm2"
     with pytest.raises(SpecError, match="local:smollm2"):
-        parse_agent_spec("local:")
+        parse_agent_spec(get_suite("compass"), "local:")
     with pytest.raises(SpecError):
         parse_user_spec("local:")

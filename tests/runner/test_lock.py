@@ -13,9 +13,8 @@ import time
 import pytest
 
 from tests.runner.faults import child_env, cli_command, normalise, raw_episodes
-from travelgym.runner.batch import RunConfig, run_compass
+from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.lock import LOCK, RunLock
-from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import EPISODES, MANIFEST, RunDirError, RunStore
 
 TASKS = 24
@@ -24,7 +23,7 @@ TASKS = 24
 def test_two_concurrent_runs_into_one_directory(tmp_path, compass_db):
     data_dir = str(compass_db.parent.parent)
     reference = tmp_path / "reference"
-    asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:sampled"), out=reference,
+    asyncio.run(run_suite(RunConfig("compass", "scripted:sampled", out=reference,
                                       limit=TASKS, data_dir=compass_db.parent.parent,
                                       progress=False)))  # fmt: skip
     out = tmp_path / "shared"

@@ -30,19 +30,15 @@ MAX_MESSAGE_CHARS = 1000
 # exception against them imports nothing (an exception of a module never imported is none of
 # them). A new user-facing error type belongs here.
 USER_ERROR_TYPES = (
-    "travelgym.analysis.annotate:AnnotationError",
-    "travelgym.analysis.pooling:MixedRunsError",
+    "travelgym.core.errors:UserError",  # every suite's user-facing errors derive from it
     "travelgym.jsonl:JsonLinesError",
     "travelgym.llm.protocol:LLMError",
-    "travelgym.suites.compass.answers:AnswerFileError",
-    "travelgym.suites.compass.ingest_json:IngestError",
-    "travelgym.runner.specs:SpecError",
     "travelgym.runner.store:RunDirError",
+    "travelgym.sandbox.config:SandboxUnavailable",
     "travelgym.training.extras:MissingExtraError",
     "travelgym.training.grpo_config:SettingsError",
     "travelgym.training.sft:ExportError",
     "travelgym.training.sft_train:SFTDataError",
-    "travelgym.suites.behavior2trip.scoring:AnswerFileError",
 )
 
 

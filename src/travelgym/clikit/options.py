@@ -3,9 +3,13 @@ cannot be combined with, checked in one place before a command runs.
 
 Declare the rule on the option itself::
 
-    @click.option("--max-turns", cls=RuledOption, suites=["compass"], ...)
+    @click.option("--max-turns", cls=RuledOption, suite_option=True, ...)
     @click.option("--retry-errors", cls=RuledOption, is_flag=True, requires=["resume"])
-    @click.option("--level", cls=RuledOption, suites=["compass"], conflicts=["task_ids"])
+    @click.option("--level", cls=RuledOption, suite_option=True, conflicts=["task_ids"])
+
+A ``suite_option`` belongs to the suites whose ``Options`` model has a field of the option's
+name (:class:`travelgym.core.SuiteOptions`): the suites say which flags are theirs, the command
+line never names a suite.
 
 on a command made with ``cls=RuledCommand``: a rule broken by what the user typed is a usage
 error (exit status 2) naming both options, instead of an option silently ignored. Rules only
@@ -24,21 +28,39 @@ SUITE_PARAM = "suite"
 
 
 class RuledOption(click.Option):
-    """A click option with ``suites`` (the suites it applies to; empty: every suite),
-    ``requires`` and ``conflicts`` (names of other parameters of the command), and
-    ``counterpart`` (the option doing its job in the other suites, named in the error)."""
+    """A click option with ``suite_option`` (it belongs to the suites whose options have its
+    field; otherwise to every suite), ``requires`` and ``conflicts`` (names of other parameters
+    of the command), and ``counterpart`` (the option doing its job in the other suites, named in
+    the error)."""
 
-    def __init__(self, *args: Any, suites: Sequence[str] = (), requires: Sequence[str] = (),
+    def __init__(self, *args: Any, suite_option: bool = False, requires: Sequence[str] = (),
                  conflicts: Sequence[str] = (), counterpart: str | None = None,
                  **kwargs: Any) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
-        self.suites = tuple(suites)
+        self.suite_option = suite_option
         self.counterpart = counterpart
         self.requires = tuple(requires)
         self.conflicts = tuple(conflicts)
+
+    @property
+    def suites(self) -> tuple[str, ...]:
+        """The suites this option applies to (empty: every suite)."""
+        if not self.suite_option:
+            return ()
+        from travelgym.core.registry import all_suites
+
+        return tuple(s.name for s in all_suites() if self.name in s.Options.model_fields)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """The help line, prefixed with the suites the option belongs to."""
+        plain = self.help
         if self.suites:
             only = f"{' and '.join(self.suites)} only"
-            self.help = f"{only}: {self.help}" if self.help else f"{only}."
+            self.help = f"{only}: {plain}" if plain else f"{only}."
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = plain
 
 
 def is_used(ctx: click.Context, name: str) -> bool:

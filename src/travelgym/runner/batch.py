@@ -1,4 +1,5 @@
-"""The async batch layer: many episodes concurrently, checkpointed after each one."""
+"""The one batch runner: many episodes of one agent on one suite, concurrently, checkpointed
+after each episode into a run directory (resumable; see :mod:`~travelgym.runner.store`)."""
 
 from __future__ import annotations
 
@@ -11,26 +12,24 @@ from pathlib import Path
 from typing import Any
 
 from travelgym import __version__
-from travelgym.db import connect_readonly
+from travelgym.core.registry import get_suite
+from travelgym.core.suite import Suite, SuiteRun
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
-from travelgym.runner.specs import AgentSpec, agent_factory, client_kwargs, user_backend
-from travelgym.runner.store import RunStore, read_episodes
-from travelgym.suites.compass.build import ensure_database
-from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, run_episode
-from travelgym.suites.compass.ground_truth import ensure_ground_truth, tasks_sha256
-from travelgym.suites.compass.scoring import PlanScore, summarize
-from travelgym.suites.compass.tasks import PACKAGE_TASKS, Task, load_tasks
+from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
+from travelgym.runner.store import RunStore, read_run
 
 
 @dataclass
 class RunConfig:
-    agent: AgentSpec
+    """One agent's run on one suite: ``agent`` is a spec text of the suite's forms; ``options``
+    the suite's own options (validated by its ``Options`` model)."""
+
+    suite: str
+    agent: str
     out: Path
-    user: str = "template"
+    options: dict[str, Any] = field(default_factory=dict)
     task_ids: list[str] | None = None
-    level: int | None = None
     limit: int | None = None
-    trials: int = 1
     concurrency: int = 4
     seed: int = 0
     db_seed: int = 0
@@ -39,128 +38,103 @@ class RunConfig:
     retry_errors: bool = False
     repair: bool = False
     base_url: str | None = None
-    max_turns: int = DEFAULT_MAX_TURNS
     progress: bool = True
     client_options: dict[str, Any] = field(default_factory=dict)
+    finished: int = 0  # episodes in the run directory when the run ended (set by the runner)
 
 
-def select_tasks(
-    tasks: list[Task], ids: list[str] | None, level: int | None, limit: int | None
-) -> list[Task]:
-    """Tasks by explicit ids (in the given order), else by level, then the first ``limit``."""
-    if ids:
-        by_id = {t.task_id: t for t in tasks}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise ValueError(f"unknown task id(s): {', '.join(unknown)}")
-        chosen = [by_id[i] for i in ids]
-    else:
-        chosen = [t for t in tasks if level is None or t.level == level]
-    return chosen[:limit] if limit is not None else chosen
-
-
-def _manifest(cfg: RunConfig, tasks: list[Task], db_hash: str) -> dict[str, Any]:
+def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> dict[str, Any]:
+    """The run's ``manifest.json``: what identifies it (resume checks it) and how it was made."""
     return {
         "travelgym_version": __version__,
-        "suite": "compass",
-        "agent": cfg.agent.text,
-        "user": cfg.user,
+        "suite": suite.name,
+        "agent": spec.text,
         "seed": cfg.seed,
         "db_seed": cfg.db_seed,
-        "trials": cfg.trials,
-        "task_ids": [t.task_id for t in tasks],
-        "db_content_hash": db_hash,
-        "tasks_sha256": tasks_sha256(PACKAGE_TASKS),
-        "max_turns": cfg.max_turns,
+        "trials": run.trials,
+        "task_ids": [t.task_id for t in run.tasks],
+        "db_content_hash": run.db_hash,
+        "tasks_sha256": run.tasks_sha256,
+        **run.manifest(),
         "base_url": cfg.base_url,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
 
-async def run_compass(cfg: RunConfig) -> dict[str, Any]:
+async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     """Run (or resume) one agent's episodes into ``cfg.out``; return the run's score summary."""
-    db = ensure_database(seed=cfg.db_seed, data_dir=cfg.data_dir)
-    _, truths = ensure_ground_truth(seed=cfg.db_seed, data_dir=cfg.data_dir)
-    tasks = select_tasks(load_tasks(), cfg.task_ids, cfg.level, cfg.limit)
-    with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
-        manifest = _manifest(cfg, tasks, db.metadata["content_hash"])
-        # a code agent runs model-written code: refuse up front where there is no sandbox
-        manifest["sandbox"] = sandbox_entry(runs_code=cfg.agent.kind == "code")
-        done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair)
-        for note in store.notes:
-            print(f"note: {note}", file=sys.stderr)
-        integrity = IntegritySession.start(cfg.out, db.path, manifest["sandbox"])
-        return await _run_pending(cfg, tasks, truths, db, store, done, integrity)
+    suite = get_suite(cfg.suite)
+    spec = parse_agent_spec(suite, cfg.agent)
+    options = suite.options(**cfg.options)
+    run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
+    try:
+        with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
+            manifest = manifest_of(suite, spec, cfg, run)
+            # model-written code needs the sandbox: refuse up front where there is none
+            manifest["sandbox"] = sandbox_entry(runs_code=spec.runs_code)
+            done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair)
+            for note in store.notes:
+                print(f"note: {note}", file=sys.stderr)
+            integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])
+            wall = await _run_pending(suite, spec, cfg, run, store, done, integrity)
+    finally:
+        await run.aclose()
+    summary = suite.summarize(cfg.out)
+    cfg.finished = len(read_run(cfg.out, suite.name, as_dicts=True).episodes)
+    summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
+    return summary
 
 
-async def _run_pending(cfg: RunConfig, tasks: list[Task], truths: dict, db: Any, store: RunStore,
-                       done: set[tuple[str, int]],
-                       integrity: IntegritySession) -> dict[str, Any]:  # fmt: skip
-    """Run the episodes not ``done`` yet into the open ``store``; return the run's summary."""
-    pending = [(t, k) for t in tasks for k in range(cfg.trials) if (t.task_id, k) not in done]
-    options = client_kwargs(cfg.client_options)
-    make_agent = agent_factory(cfg.agent, cfg.seed, cfg.base_url, options)
-    backend = user_backend(cfg.user, cfg.base_url, options)
-    conn = connect_readonly(db.path)
-    progress = _Progress(len(tasks) * cfg.trials, len(done), cfg.agent.text, cfg.progress)
-    progress.add_existing(read_episodes(cfg.out) if done else [])
+async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
+                       store: RunStore, done: set[tuple[str, int]],
+                       integrity: IntegritySession) -> float:  # fmt: skip
+    """Run the episodes not ``done`` yet into the open ``store``; return the wall time."""
+    pending = [(t, k) for t in run.tasks for k in range(run.trials) if (t.task_id, k) not in done]
+    factory = run.agent_factory(spec, cfg.base_url, client_kwargs(cfg.client_options), cfg.seed)
+    progress = _Progress(suite, len(run.tasks) * run.trials, spec.text, cfg.progress)
+    if done:
+        for e in read_run(cfg.out, suite.name, as_dicts=True).episodes:
+            progress.tally.add(e.get("score"), (e.get("usage") or {}).get("total_tokens", 0))
+        progress.advance(len(done))
     gate = asyncio.Semaphore(max(1, cfg.concurrency))
 
-    async def one(task: Task, trial: int) -> None:
+    async def one(task: Any, trial: int) -> None:
         async with gate:
-            episode = await run_episode(task, make_agent(), backend, conn, truths[task.task_id],
-                                        seed=cfg.seed, trial=trial, max_turns=cfg.max_turns,
-                                        user_name=cfg.user)  # fmt: skip
-            episode.agent = cfg.agent.text
+            episode = await run.episode(task, factory.make(), trial, cfg.seed)
             store.append(episode)
-            progress.update(episode)
+            progress.tally.add(episode.score, episode.usage.total_tokens)
+            progress.advance(1)
 
     started = time.perf_counter()
     try:
         await asyncio.gather(*(one(t, k) for t, k in pending))
     finally:
-        episodes_s = time.perf_counter() - started
+        wall = time.perf_counter() - started
         progress.close()
-        conn.close()
         integrity.finish()
-        for client in (getattr(make_agent, "client", None), getattr(backend, "client", None)):
-            if client is not None and hasattr(client, "aclose"):
-                await client.aclose()
-    episodes = read_episodes(cfg.out)
-    summary = summarize([PlanScore.model_validate(e.score) for e in episodes if e.score])
-    summary["episodes_wall_s"] = round(episodes_s, 3)  # this session's episodes only
-    return summary
+        for client in factory.clients:
+            close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
+    return wall
 
 
 class _Progress:
-    """A progress bar with FR / OR-5 so far and tokens used (stderr; silent when disabled)."""
+    """A progress bar with the suite's running figures (stderr; silent when disabled)."""
 
-    def __init__(self, total: int, done: int, label: str, enabled: bool) -> None:
+    def __init__(self, suite: Suite, total: int, label: str, enabled: bool) -> None:
+        self.tally = suite.tally()
         self.bar = None
-        self.n = self.feasible = self.top5 = self.tokens = 0
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=done, desc=label, unit="ep", file=sys.stderr,
+            self.bar = tqdm(total=total, desc=label, unit="ep", file=sys.stderr,
                             dynamic_ncols=True)  # fmt: skip
 
-    def add_existing(self, episodes) -> None:
-        for e in episodes:
-            self._count(e)
-
-    def _count(self, episode) -> None:
-        self.n += 1
-        score = episode.score or {}
-        self.feasible += bool(score.get("feasible"))
-        self.top5 += bool(score.get("top", {}).get("5"))
-        self.tokens += episode.usage.total_tokens
-
-    def update(self, episode) -> None:
-        self._count(episode)
-        if self.bar is not None:
-            self.bar.set_postfix(FR=f"{100 * self.feasible / self.n:.0f}%",
-                                 OR5=f"{100 * self.top5 / self.n:.0f}%", tokens=self.tokens)  # fmt: skip
-            self.bar.update(1)
+    def advance(self, n: int) -> None:
+        if self.bar is not None and n:
+            self.bar.set_postfix(self.tally.postfix())
+            self.bar.update(n)
 
     def close(self) -> None:
         if self.bar is not None:

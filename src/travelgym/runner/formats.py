@@ -6,9 +6,9 @@ version's upgrader (so runs written by an older release stay readable and are ne
 for damage). A version this release does not know is an error, as is any line that does not
 validate or carries fields its model does not have.
 
-To change an episode model incompatibly: bump its ``*_FORMAT_VERSION`` and register an upgrader
-from the previous version here (``upgraders={"1": upgrade_1_to_2}``: a function from the old
-line's dict to a dict of the next version).
+To change an episode model incompatibly: bump the suite's ``episode_format`` and add an upgrader
+from the previous version to its ``episode_upgraders`` (``{"1": upgrade_1_to_2}``: a function
+from the old line's dict to a dict of the next version); see :class:`travelgym.core.Suite`.
 """
 
 from __future__ import annotations
@@ -44,29 +44,29 @@ class SuiteFormat:
         return sorted({self.current, *self.upgraders})
 
 
-def _compass_model() -> type[BaseModel]:
-    from travelgym.suites.compass.trajectory import Episode
+def suite_format(name: str) -> SuiteFormat:
+    """The episode format of the installed suite ``name`` (its model, version and upgraders)."""
+    from travelgym.core.registry import get_suite
 
-    return Episode
-
-
-def _trip_model() -> type[BaseModel]:
-    from travelgym.suites.behavior2trip.episode import TripEpisode
-
-    return TripEpisode
+    suite = get_suite(name)
+    return SuiteFormat(name, lambda: suite.episode_model, suite.episode_format,
+                       dict(suite.episode_upgraders))  # fmt: skip
 
 
-FORMATS: dict[str, SuiteFormat] = {
-    "compass": SuiteFormat("compass", _compass_model, "1"),
-    "behavior2trip": SuiteFormat("behavior2trip", _trip_model, "1"),
-}
+def known_suites() -> list[str]:
+    """Names of the suites whose episodes this installation reads."""
+    from travelgym.core.registry import suite_names
+
+    return suite_names()
 
 
 def suite_of_model(model: type[BaseModel]) -> str:
     """The suite whose episodes ``model`` holds (``ValueError`` for a model of no suite)."""
-    for name, fmt in FORMATS.items():
-        if fmt.model is model:
-            return name
+    from travelgym.core.registry import all_suites
+
+    for suite in all_suites():
+        if suite.episode_model is model:
+            return suite.name
     raise ValueError(f"{model.__name__} is not an episode model of any suite")
 
 
@@ -90,13 +90,14 @@ def parse_episode(obj: Any, suite: str | None) -> tuple[str, dict[str, Any], Bas
     if not isinstance(obj, dict):
         raise LineProblem(f"not an episode: a JSON {type(obj).__name__}, not an object")
     line_suite = obj.get("suite")
-    if line_suite not in FORMATS:
-        raise LineProblem(f"not an episode: suite {line_suite!r} is none of {', '.join(FORMATS)}")
+    known = known_suites()
+    if line_suite not in known:
+        raise LineProblem(f"not an episode: suite {line_suite!r} is none of {', '.join(known)}")
     if suite is not None and line_suite != suite:
         raise LineProblem(f"a {line_suite} episode in a {suite} run")
     if "format_version" not in obj:
         raise LineProblem("not an episode: no format_version")
-    fmt = FORMATS[line_suite]
+    fmt = suite_format(line_suite)
     obj = upgrade(obj, fmt)
     model = fmt.model
     unknown = sorted(set(obj) - set(model.model_fields))

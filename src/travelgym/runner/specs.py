@@ -1,59 +1,54 @@
-"""Names to objects: ``KIND:ARG`` agent specs and user specs, shared by every command."""
+"""Agent specs: ``KIND[:ARG]`` strings parsed by the forms a suite declares, and the client
+options every run shares."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from travelgym.suites.compass.agents.base import Agent
-
-SCRIPTED = ("greedy", "sampled", "exhaustive")
-AGENT_KINDS = ("scripted", "llm", "code", "local", "hf")
-DEFAULT_AGENTS = tuple(f"scripted:{s}" for s in SCRIPTED)
+from travelgym.core.errors import UserError
 
 
-class SpecError(ValueError):
+class SpecError(UserError, ValueError):
     """A spec that does not name an agent or user (the message lists the valid forms)."""
 
 
 @dataclass(frozen=True)
 class AgentSpec:
+    """A parsed agent spec: its kind and argument (``None`` for a kind without one)."""
+
     kind: str
-    arg: str
+    arg: str | None = None
+    runs_code: bool = False
+    calls_llm: bool = True
 
     @property
     def text(self) -> str:
-        return f"{self.kind}:{self.arg}"
+        return self.kind if self.arg is None else f"{self.kind}:{self.arg}"
 
     @property
     def dirname(self) -> str:
+        """The run directory's name for this agent (``:`` and ``/`` are not safe in names)."""
         return self.text.replace(":", "-").replace("/", "_")
 
+    @property
+    def model(self) -> str | None:
+        """The argument (a model or checkpoint), as the client factory takes it."""
+        return self.arg
 
-def parse_agent_spec(text: str) -> AgentSpec:
-    """``scripted:NAME``, ``llm:MODEL``, ``code:MODEL``, ``local:GGUF`` (the LLM tool agent
-    on a llama.cpp server this process runs; the same as ``llm:local:GGUF``) or ``hf:CKPT``
-    (the LLM tool agent on a transformers checkpoint in this process; ``llm:hf:CKPT``)."""
+
+def parse_agent_spec(suite: Any, text: str) -> AgentSpec:
+    """``text`` parsed by the agent kinds of ``suite`` (a :class:`~travelgym.core.Suite`);
+    :class:`SpecError` listing the suite's forms when it names none."""
     kind, sep, arg = (text or "").partition(":")
-    if not sep or not arg or kind not in AGENT_KINDS:
-        raise SpecError(f"bad agent spec {text!r}: use scripted:greedy, scripted:sampled, "
-                        "scripted:exhaustive, llm:MODEL, code:MODEL, local:smollm2 or hf:CKPT")  # fmt: skip
-    if kind == "scripted" and arg not in SCRIPTED:
-        raise SpecError(f"unknown scripted agent {arg!r}: choose {', '.join(SCRIPTED)}")
-    return AgentSpec(kind, arg)
-
-
-def parse_user_spec(text: str) -> tuple[str, str | None]:
-    """``template``, ``llm:MODEL``, ``local:GGUF`` or ``hf:CKPT`` -> (backend kind, model for
-    make_client)."""
-    if text == "template":
-        return "template", None
-    kind, sep, model = (text or "").partition(":")
-    if kind == "llm" and sep and model:
-        return "llm", model
-    if kind in ("local", "hf") and sep and model:
-        return "llm", text
-    raise SpecError(f"bad user spec {text!r}: use template, llm:MODEL, local:smollm2 or hf:CKPT")
+    forms = {k.name: k for k in suite.agent_kinds}
+    found = forms.get(kind)
+    if found is None or (found.arg is None and sep) or (found.arg is not None and not arg):
+        raise SpecError(f"bad agent spec {text!r}: use {suite.agent_usage}")
+    if found.choices and arg not in found.choices:
+        raise SpecError(f"unknown {kind} agent {arg!r}: choose {', '.join(found.choices)}")
+    return AgentSpec(kind, arg if found.arg is not None else None, found.runs_code,
+                     found.calls_llm)  # fmt: skip
 
 
 def client_kwargs(options: dict | None) -> dict:
@@ -73,37 +68,9 @@ def client_kwargs(options: dict | None) -> dict:
     return options
 
 
-def agent_factory(
-    spec: AgentSpec, seed: int, base_url: str | None = None, client_options: dict | None = None
-) -> Callable[[], Agent]:
-    """A function making a fresh agent per episode."""
-    if spec.kind == "scripted":
-        from travelgym.suites.compass.agents.scripted import ScriptedAgent
-
-        return lambda: ScriptedAgent(spec.arg, seed=seed)
+def make_model_client(model: str, base_url: str | None, client_options: dict | None):
+    """A chat client for ``model`` (``local:``/``hf:`` prefixes included) with the run's
+    options."""
     from travelgym.llm.factory import make_client
 
-    model = f"{spec.kind}:{spec.arg}" if spec.kind in ("local", "hf") else spec.arg
-    client = make_client(model, base_url=base_url, **(client_options or {}))
-    if spec.kind in ("llm", "local", "hf"):
-        from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
-
-        factory = lambda: LLMToolAgent(client)  # noqa: E731
-    else:
-        from travelgym.suites.compass.agents.code_agent import CodeAgent
-
-        factory = lambda: CodeAgent(client)  # noqa: E731
-    factory.client = client  # type: ignore[attr-defined]  # closed by the runner
-    return factory
-
-
-def user_backend(text: str, base_url: str | None = None, client_options: dict | None = None):
-    kind, model = parse_user_spec(text)
-    if kind == "template":
-        from travelgym.suites.compass.user.template import TemplateUserBackend
-
-        return TemplateUserBackend()
-    from travelgym.llm.factory import make_client
-    from travelgym.suites.compass.user.llm_backend import LLMUserBackend
-
-    return LLMUserBackend(make_client(model, base_url=base_url, **(client_options or {})))
+    return make_client(model, base_url=base_url, **(client_options or {}))

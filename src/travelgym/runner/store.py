@@ -27,9 +27,8 @@ from pydantic import BaseModel
 from travelgym.runner.durable import append_durably, append_file, fsync_dir, replace_atomically
 from travelgym.runner.episode_file import BadLine, EpisodeLines, read_episode_file, scan_episodes
 from travelgym.runner.errors import RunDirError, StoreWriteError
-from travelgym.runner.formats import FORMATS, suite_of_model
+from travelgym.runner.formats import known_suites, suite_of_model
 from travelgym.runner.lock import RunLock
-from travelgym.suites.compass.trajectory import Episode
 
 __all__ = ["EPISODES", "MANIFEST", "QUARANTINE", "RunDirError", "RunStore", "read_episodes",
            "read_manifest", "read_run", "missing_note"]  # fmt: skip
@@ -98,7 +97,7 @@ class RunStore:
         self._write(
             self.manifest_path, lambda: replace_atomically(self.manifest_path, text.encode())
         )
-        suite = manifest.get("suite") if manifest.get("suite") in FORMATS else None
+        suite = manifest.get("suite") if manifest.get("suite") in known_suites() else None
         lines = scan_episodes(self.episodes_path, suite)
         _mark_strangers(lines, manifest)
         if lines.bad and not repair:
@@ -291,16 +290,16 @@ def read_run(directory: Path, suite: str | None = None, *, as_dicts: bool = Fals
     if not (directory / EPISODES).exists():
         raise RunDirError(f"{directory} is not a run directory: no {EPISODES}")
     manifest = read_manifest(directory)
-    if suite is None and manifest.get("suite") in FORMATS:
+    if suite is None and manifest.get("suite") in known_suites():
         suite = manifest["suite"]
     lines = read_episode_file(directory / EPISODES, suite, as_dicts=as_dicts, hint=REPAIR_HINT)
     return RunContents(directory, manifest, lines.episodes, lines.keys, lines.torn)
 
 
-def read_episodes(directory: Path, model: type[BaseModel] = Episode) -> list:
-    """All complete episodes of a run directory, as ``model`` (COMPASS :class:`Episode` by
-    default; Behavior2Trip passes ``TripEpisode``), read strictly (see :func:`read_run`)."""
-    return read_run(directory, suite_of_model(model)).episodes
+def read_episodes(directory: Path, model: type[BaseModel] | None = None) -> list:
+    """All complete episodes of a run directory, as the episode model of its suite (the
+    manifest's; or the suite whose model is ``model``), read strictly (see :func:`read_run`)."""
+    return read_run(directory, None if model is None else suite_of_model(model)).episodes
 
 
 def missing_note(run: RunContents) -> str | None:

@@ -11,15 +11,12 @@ from click.testing import CliRunner
 
 from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply
 from travelgym.cli import main
-from travelgym.runner.store import EPISODES, MANIFEST
+from travelgym.core.registry import get_suite
+from travelgym.runner.batch import RunConfig, run_suite
+from travelgym.runner.specs import parse_agent_spec
+from travelgym.runner.store import EPISODES, MANIFEST, read_episodes
 from travelgym.suites.behavior2trip.instances import ensure_instances
-from travelgym.suites.behavior2trip.runner import (
-    TripRunConfig,
-    parse_trip_agent,
-    read_trip_episodes,
-    run_behavior2trip,
-    select_instances,
-)
+from travelgym.suites.behavior2trip.suite import select_instances
 
 FAST = {"backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "max_retries": 1}
 
@@ -90,8 +87,11 @@ def test_option_checks(tmp_path):
     assert mixed.exit_code == 2 and "--difficulty" in mixed.output
     compass = runner.invoke(main, ["run", "compass", "--split", "train", "--out", str(tmp_path)])
     assert compass.exit_code == 2 and "--split applies to behavior2trip only" in compass.output
-    assert parse_trip_agent("scripted").dirname == "scripted"
-    assert parse_trip_agent("b2t:Qwen/Qwen3-8B").dirname == "b2t-Qwen_Qwen3-8B"
+    assert parse_agent_spec(get_suite("behavior2trip"), "scripted").dirname == "scripted"
+    assert (
+        parse_agent_spec(get_suite("behavior2trip"), "b2t:Qwen/Qwen3-8B").dirname
+        == "b2t-Qwen_Qwen3-8B"
+    )
 
 
 def test_selection_interleaves_levels_and_keeps_explicit_order():
@@ -120,18 +120,16 @@ def test_llm_agent_runs_errors_and_retries(tmp_path, data_dir):
     out = tmp_path / "b2t"
 
     def cfg(url, **kw):
-        return TripRunConfig(agent=parse_trip_agent("b2t:fake-model"), out=out, limit=3,
+        return RunConfig("behavior2trip", "b2t:fake-model", out=out, limit=3,
                              concurrency=3, base_url=url, data_dir=data_dir, progress=False,
-                             max_steps=2, client_options=FAST, **kw)  # fmt: skip
+                             options={"max_steps": 2}, client_options=FAST, **kw)  # fmt: skip
 
     with FakeOpenAIServer(responder=lambda body: HTTPError(500)) as server:
-        summary = asyncio.run(run_behavior2trip(cfg(server.base_url)))
+        summary = asyncio.run(run_suite(cfg(server.base_url)))
     assert summary["episodes"] == 3 and summary["errors"] == 3 and summary["overall"]["DR"] == 0.0
     with FakeOpenAIServer(responder=lambda body: Reply("<answer>[]</answer>")) as server:
-        summary = asyncio.run(
-            run_behavior2trip(cfg(server.base_url, resume=True, retry_errors=True))
-        )
-    episodes = read_trip_episodes(out)
+        summary = asyncio.run(run_suite(cfg(server.base_url, resume=True, retry_errors=True)))
+    episodes = read_episodes(out)
     assert len(episodes) == 3 and summary["errors"] == 0
     assert all(
         e.termination == "answered" and e.final_answer == "<answer>[]</answer>" for e in episodes

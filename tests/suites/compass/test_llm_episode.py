@@ -11,8 +11,7 @@ import pytest
 from tests.fakes.openai_server import Delay, FakeOpenAIServer, HTTPError, Reply, tool_call
 from travelgym.db import connect_readonly
 from travelgym.llm.openai_client import OpenAIChatClient
-from travelgym.runner.batch import RunConfig, run_compass
-from travelgym.runner.specs import parse_agent_spec
+from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.store import read_episodes
 from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
 from travelgym.suites.compass.episode import run_episode
@@ -90,10 +89,10 @@ def test_unparseable_reply_is_recorded_not_fatal(setup):
 
 def test_provider_failure_is_recorded_by_the_runner(tmp_path, compass_db):
     with FakeOpenAIServer(responder=lambda body: HTTPError(500)) as server:
-        cfg = RunConfig(agent=parse_agent_spec("llm:fake-model"), out=tmp_path / "run", limit=3,
+        cfg = RunConfig("compass", "llm:fake-model", out=tmp_path / "run", limit=3,
                         concurrency=3, base_url=server.base_url, data_dir=compass_db.parent.parent,
                         progress=False, client_options=FAST)  # fmt: skip
-        summary = asyncio.run(run_compass(cfg))
+        summary = asyncio.run(run_suite(cfg))
     episodes = read_episodes(tmp_path / "run")
     assert len(episodes) == 3 and summary["overall"]["n"] == 3
     for episode in episodes:
@@ -106,19 +105,19 @@ def test_run_caps_are_shared_and_error_episodes_can_be_retried(tmp_path, compass
     data_dir = compass_db.parent.parent
     out = tmp_path / "capped"
     with FakeOpenAIServer(responder=responder({"hotel": "pkg_1_1_2_1"})) as server:
-        cfg = RunConfig(agent=parse_agent_spec("llm:fake-model"), out=out, limit=3, concurrency=1,
+        cfg = RunConfig("compass", "llm:fake-model", out=out, limit=3, concurrency=1,
                         base_url=server.base_url, data_dir=data_dir, progress=False,
                         client_options={**FAST, "max_calls": 2})  # fmt: skip
-        asyncio.run(run_compass(cfg))
+        asyncio.run(run_suite(cfg))
         agent_calls = sum("tools" in r for r in server.requests)
     assert agent_calls == 2  # one budget for the whole run
     episodes = read_episodes(out)
     assert [e.termination for e in episodes].count("error") >= 2
     assert all("budget" in e.error for e in episodes if e.termination == "error")
     with FakeOpenAIServer(responder=responder({"hotel": "pkg_1_1_2_1"})) as server:
-        retry = RunConfig(agent=parse_agent_spec("llm:fake-model"), out=out, limit=3, concurrency=3,
+        retry = RunConfig("compass", "llm:fake-model", out=out, limit=3, concurrency=3,
                           base_url=server.base_url, data_dir=data_dir, progress=False, resume=True,
                           retry_errors=True, client_options=FAST)  # fmt: skip
-        asyncio.run(run_compass(retry))
+        asyncio.run(run_suite(retry))
     again = read_episodes(out)
     assert len(again) == 3 and not any(e.termination == "error" for e in again)

@@ -164,13 +164,12 @@ def test_tasks_and_solve_commands(compass_db):
 def test_score_a_run_directory_matches_the_run(tmp_path, compass_db):
     import asyncio
 
-    from travelgym.runner.batch import RunConfig, run_compass
-    from travelgym.runner.specs import parse_agent_spec
+    from travelgym.runner.batch import RunConfig, run_suite
 
     data_dir = compass_db.parent.parent
     run_dir = tmp_path / "run"
-    summary = asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:sampled"), out=run_dir,
-                                                limit=8, trials=2, data_dir=data_dir, progress=False)))  # fmt: skip
+    summary = asyncio.run(run_suite(RunConfig("compass", "scripted:sampled", out=run_dir,
+                                                limit=8, options={"trials": 2}, data_dir=data_dir, progress=False)))  # fmt: skip
     result = CliRunner().invoke(
         main, ["score", str(run_dir), "--json", "--data-dir", str(data_dir)]
     )

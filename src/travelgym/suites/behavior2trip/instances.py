@@ -79,6 +79,11 @@ class Instance(BaseModel):
     def n_pois(self) -> int:
         return len({a.poi_id for a in self.trajectory})
 
+    @property
+    def task_id(self) -> str:
+        """The id the run store keys episodes by (the instance id)."""
+        return self.instance_id
+
 
 def instance_id(split: str, difficulty: str, index: int) -> str:
     return f"b2t-{split}-{difficulty}-{index:04d}"
@@ -441,3 +446,18 @@ def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
         }
     out["total"] = sum((s or {}).get("count") or 0 for s in out["splits"].values())
     return out
+
+
+def read_instances(path: str | os.PathLike[str], wanted: set[str]):
+    """The instances of an instance file whose ids are ``wanted``; a line whose leading
+    ``instance_id`` is not wanted is skipped unparsed (instance files are large)."""
+    import re
+
+    leading_id = re.compile(r'\{"instance_id":"([^"\\]*)"')
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            found = leading_id.match(line)
+            if (found is None or found.group(1) in wanted) and line.strip():
+                instance = Instance.model_validate_json(line)
+                if instance.instance_id in wanted:
+                    yield instance

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
+from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
 from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, run_checks
 from travelgym.suites.behavior2trip.instances import Instance
@@ -159,7 +160,7 @@ def summarize(results: Iterable[InstanceResult | dict[str, Any]]) -> dict[str, A
     }
 
 
-class AnswerFileError(ValueError):
+class AnswerFileError(UserError, ValueError):
     """An answers file that cannot be read; the message names the file and line."""
 
 
@@ -243,3 +244,38 @@ def score_answers(answers: Iterable[dict[str, Any]],
     out = summarize(results)
     out["errors"] = errors
     return out
+
+
+def summarize_run(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The score summary of a run (overall and by difficulty) plus run-level counts, from each
+    episode's ``score``, ``termination`` and ``p_action``."""
+    summary = summarize([o["score"] for o in outcomes if o["score"] is not None])
+    summary["episodes"] = len(outcomes)
+    summary["errors"] = sum(o["termination"] == "error" for o in outcomes)
+    invalid = sum((o["p_action"] or 0) < 0 for o in outcomes)
+    summary["invalid_action_rate"] = round(invalid / len(outcomes), 4) if outcomes else 0.0
+    return summary
+
+
+def format_trips_table(results: dict[str, dict]) -> str:
+    """DR, C and UPC micro/macro and Final pass rates by agent and difficulty (percent)."""
+    cols = ("DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final")
+    head = ("DR", "C micro", "C macro", "UPC micro", "UPC macro", "Final")
+    lines = [f"{'agent':<22} {'level':<8} {'n':>5} " + " ".join(f"{h:>9}" for h in head)]
+    for agent, result in results.items():
+        rows = [("all", result["overall"])] + list(result.get("by_difficulty", {}).items())
+        for name, agg in rows:
+            values = " ".join(f"{agg.get(c, 0.0):>9.1f}" for c in cols)
+            lines.append(f"{agent:<22} {name:<8} {agg.get('n', 0):>5} {values}")
+    return "\n".join(lines)
+
+
+def format_score_table(result: dict[str, Any]) -> str:
+    """DR, C and UPC micro/macro and final pass rates, overall and by difficulty, as text."""
+    lines = [f"{'':<10} {'n':>5} {'DR':>7} {'C-micro':>8} {'C-macro':>8} {'UPC-micro':>10} "
+             f"{'UPC-macro':>10} {'final':>7}"]  # fmt: skip
+    for name, agg in [("overall", result["overall"]), *result["by_difficulty"].items()]:
+        lines.append(f"{name:<10} {agg['n']:>5} {agg['DR']:>7.1f} {agg['C_micro']:>8.1f} "
+                     f"{agg['C_macro']:>8.1f} {agg['UPC_micro']:>10.1f} {agg['UPC_macro']:>10.1f} "
+                     f"{agg['final']:>7.1f}")  # fmt: skip
+    return "\n".join(lines)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
 
 
-class AnswerFileError(ValueError):
+class AnswerFileError(UserError, ValueError):
     """An answers file that cannot be read; the message names the file and line."""
 
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from travelgym.core.errors import UserError
 from travelgym.suites.compass.calibration import NIGHTS
 
 
-class IngestError(Exception):
+class IngestError(UserError):
     """A raw file is missing, malformed or incomplete; the message names the file and field."""
 
 

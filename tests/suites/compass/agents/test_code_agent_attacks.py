@@ -20,7 +20,6 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
 from tests.sandbox.attacks import ROUTES, hunt_source
 from travelgym.cli import main
 from travelgym.runner.store import read_episodes
-from travelgym.suites.behavior2trip.runner import read_trip_episodes
 from travelgym.suites.compass.ground_truth import ensure_ground_truth
 from travelgym.suites.compass.tasks import PACKAGE_TASKS
 
@@ -104,7 +103,7 @@ def test_python_tool_reads_no_hidden_profile_by_any_route(trips_database, tmp_pa
             "--tasks", instance.instance_id, "--out", str(out), "--data-dir", str(data_dir),
             "--no-progress"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    (episode,) = read_trip_episodes(out / "react-fake-model")
+    (episode,) = read_episodes(out / "react-fake-model")
     hunted, environ = [c for s in episode.steps for c in s.tool_calls if c.name == "Python"]
     assert hunted.ok, hunted.result
     for route, findings in _routes(hunted.result["stdout"]).items():

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from travelgym.analysis.run_manifest import read_manifest
 from travelgym.atomic import write_text_atomic
+from travelgym.core.errors import UserError
+from travelgym.runner.run_manifest import read_manifest
 from travelgym.runner.store import read_episodes
 from travelgym.suites.compass.tasks import STYLES, Task, load_tasks
 from travelgym.suites.compass.trajectory import Episode
@@ -53,7 +54,7 @@ TRUE_WORDS = {"true", "t", "yes", "y", "1", "x"}
 FALSE_WORDS = {"false", "f", "no", "n", "0"}
 
 
-class AnnotationError(Exception):
+class AnnotationError(UserError):
     """A sheet that cannot be read at all (the message says why)."""
 
 

@@ -13,7 +13,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from travelgym.analysis.annotate import (
+from travelgym.cli import main
+from travelgym.runner.batch import RunConfig, run_suite
+from travelgym.runner.store import read_episodes
+from travelgym.suites.compass.analysis.annotate import (
     ANNOTATION_COLUMNS,
     COLUMNS,
     FLAGS,
@@ -28,10 +31,6 @@ from travelgym.analysis.annotate import (
     summarize_rows,
     summarize_sheet,
 )
-from travelgym.cli import main
-from travelgym.runner.batch import RunConfig, run_compass
-from travelgym.runner.specs import parse_agent_spec
-from travelgym.runner.store import read_episodes
 from travelgym.suites.compass.tasks import load_tasks
 
 TASKS = 12
@@ -40,7 +39,7 @@ TASKS = 12
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory, compass_db):
     out = tmp_path_factory.mktemp("annotate-run") / "scripted-sampled"
-    asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:sampled"), out=out,
+    asyncio.run(run_suite(RunConfig("compass", "scripted:sampled", out=out,
                                       limit=TASKS, data_dir=compass_db.parent.parent,
                                       progress=False)))  # fmt: skip
     return out

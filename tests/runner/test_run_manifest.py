@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.analysis.test_metrics import three_episodes
-from travelgym.analysis.run_manifest import read_manifest
+from tests.suites.compass.analysis.test_metrics import three_episodes
 from travelgym.cli import main
+from travelgym.runner.run_manifest import read_manifest
 from travelgym.runner.store import RunDirError, RunStore
 
 DAMAGE = {

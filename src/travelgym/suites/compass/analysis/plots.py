@@ -1,6 +1,6 @@
 """Counterparts of the COMPASS paper's result figures (2, 3, 4, 7, 8, 9, 10, 11), one or more runs.
 
-Drawn from an :func:`travelgym.analysis.metrics.analyze_runs` result (its per-episode rows feed
+Drawn from an :func:`travelgym.suites.compass.analysis.metrics.analyze_runs` result (its per-episode rows feed
 the distributions), with matplotlib's object API (``Figure`` through the Agg canvas, no pyplot
 state), written as PNG and SVG. Every figure puts the runs side by side, in the given order.
 """
@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from travelgym.analysis.stats import bin_index, quantile_edges
+from travelgym.suites.compass.analysis.stats import bin_index, quantile_edges
 
 DPI = 110
 FORMATS = ("png", "svg")
@@ -43,7 +43,7 @@ def write_plots(
     if isinstance(source, str | os.PathLike):
         source = [source]
     if not isinstance(source, dict):
-        from travelgym.analysis.metrics import analyze_runs
+        from travelgym.suites.compass.analysis.metrics import analyze_runs
 
         source = analyze_runs([Path(p) for p in source])
     if not source["runs"]:

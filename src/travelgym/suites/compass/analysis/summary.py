@@ -1,4 +1,4 @@
-"""A plain-text summary of an :func:`travelgym.analysis.metrics.analyze_runs` result."""
+"""A plain-text summary of an :func:`travelgym.suites.compass.analysis.metrics.analyze_runs` result."""
 
 from __future__ import annotations
 

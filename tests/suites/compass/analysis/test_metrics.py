@@ -9,22 +9,22 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from travelgym.analysis.features import call_signature, constraint_outcome, extract
-from travelgym.analysis.metrics import (
+from travelgym.runner.store import RunStore
+from travelgym.suites.compass.analysis.features import call_signature, constraint_outcome, extract
+from travelgym.suites.compass.analysis.metrics import (
     analyze_episodes,
     analyze_runs,
     compare,
     features_of,
     stability,
 )
-from travelgym.analysis.stats import (
+from travelgym.suites.compass.analysis.stats import (
     coefficient_of_variation,
     mean_std,
     paired_bootstrap,
     quantile_edges,
     two_proportion_ztest,
 )
-from travelgym.runner.store import RunStore
 from travelgym.suites.compass.tasks import Task
 from travelgym.suites.compass.trajectory import DialogueAct, Episode, ToolCallRecord, Turn
 
@@ -352,7 +352,7 @@ def test_analyze_runs_names_compares_and_groups_repeats(tmp_path):
 
 
 def test_an_empty_run_is_analysed_and_plotted(tmp_path):
-    from travelgym.analysis.plots import write_plots
+    from travelgym.suites.compass.analysis.plots import write_plots
 
     _write_run(tmp_path / "empty", "scripted:z", [])
     (tmp_path / "empty" / "episodes.jsonl").touch()  # started, nothing finished yet
@@ -366,11 +366,10 @@ def test_an_empty_run_is_analysed_and_plotted(tmp_path):
 
 @pytest.fixture(scope="module")
 def greedy_run(compass_db, tmp_path_factory):
-    from travelgym.runner.batch import RunConfig, run_compass
-    from travelgym.runner.specs import parse_agent_spec
+    from travelgym.runner.batch import RunConfig, run_suite
 
     out = tmp_path_factory.mktemp("runs") / "scripted-greedy"
-    summary = asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:greedy"), out=out,
+    summary = asyncio.run(run_suite(RunConfig("compass", "scripted:greedy", out=out,
                                                 limit=6, data_dir=compass_db.parent.parent,
                                                 progress=False)))  # fmt: skip
     return out, summary
@@ -387,7 +386,7 @@ def test_analysis_of_a_real_run_matches_the_runner_summary(greedy_run):
 
 
 def test_write_plots_png_and_svg(greedy_run, tmp_path):
-    from travelgym.analysis.plots import write_plots
+    from travelgym.suites.compass.analysis.plots import write_plots
 
     out, _ = greedy_run
     paths = write_plots([out, out], tmp_path / "plots")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.analysis.test_metrics import TASKS, three_episodes
-from travelgym.analysis.metrics import analyze_runs
-from travelgym.analysis.pooling import MixedRunsError, differences, run_identity
+from tests.suites.compass.analysis.test_metrics import TASKS, three_episodes
 from travelgym.cli import main
 from travelgym.runner.store import RunStore
+from travelgym.suites.compass.analysis.metrics import analyze_runs
+from travelgym.suites.compass.analysis.pooling import MixedRunsError, differences, run_identity
 
 BASE = {"suite": "compass", "agent": "llm:m", "trials": 1, "task_ids": ["t1", "t2", "t3"],
         "tasks_sha256": "a" * 64, "db_content_hash": "d" * 64}  # fmt: skip

@@ -6,8 +6,8 @@ a ``<script type="application/json">`` element. It shows
 
 - summary tables per run (FR, OR-5/10/20, optimal; overall, by level, by objective type) from
   :func:`travelgym.suites.compass.scoring.summarize` on the episodes' scores;
-- the tables of :func:`travelgym.analysis.metrics.analyze_runs` and the figures of
-  :func:`travelgym.analysis.plots.write_plots`, when those modules are installed;
+- the tables of :func:`travelgym.suites.compass.analysis.metrics.analyze_runs` and the figures of
+  :func:`travelgym.suites.compass.analysis.plots.write_plots`, when those modules are installed;
 - a trajectory viewer: pick a run and a task, read the conversation turn by turn (the user's
   dialogue acts and the simulator's instruction, the agent's text, its tool calls and results),
   and see each recommendation's verdict (violated constraints, whether the user had revealed them
@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from travelgym.analysis.report_assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
-from travelgym.analysis.run_manifest import read_manifest
 from travelgym.atomic import write_text_atomic
+from travelgym.report.assets import ERROR_HOOK_JS, REPORT_CSS, VIEWER_JS
 from travelgym.runner.integrity import tamper_notes
+from travelgym.runner.run_manifest import read_manifest
 from travelgym.runner.store import RunDirError, read_episodes
 from travelgym.suites.compass.tasks import STYLES, GroundTruth, Task, load_tasks
 from travelgym.suites.compass.trajectory import Episode
@@ -631,9 +631,11 @@ def _runs_already_read(metrics: Any, runs: list[Run]):
 def _analyze(runs: list[Run], tasks: dict[str, Task], notes: list[str]) -> dict | None:
     """``analyze_runs`` on the runs (with the per-episode rows the figures need), or None."""
     try:
-        from travelgym.analysis import metrics
+        from travelgym.suites.compass.analysis import metrics
     except ImportError:
-        notes.append("travelgym.analysis.metrics is not installed: no extra metric tables")
+        notes.append(
+            "travelgym.suites.compass.analysis.metrics is not installed: no extra metric tables"
+        )
         return None
     import inspect
 
@@ -671,9 +673,9 @@ def _analysis_section(result: dict[str, Any]) -> str:
 
 def _plots_section(source: dict[str, Any] | list[Path], notes: list[str]) -> str:
     try:
-        from travelgym.analysis.plots import write_plots
+        from travelgym.suites.compass.analysis.plots import write_plots
     except ImportError:
-        notes.append("travelgym.analysis.plots is not installed: no figures")
+        notes.append("travelgym.suites.compass.analysis.plots is not installed: no figures")
         return ""
     import inspect
 
@@ -726,17 +728,6 @@ def write_report(
 
     if not run_dirs:
         raise RunDirError("no run directory given")
-    from travelgym.analysis.report_trips import SUITE as TRIPS
-    from travelgym.analysis.report_trips import run_suite, write_trip_report
-
-    suites = {Path(d): run_suite(Path(d)) for d in run_dirs}
-    if TRIPS in suites.values():
-        if set(suites.values()) != {TRIPS}:
-            listed = "; ".join(f"{d} ({s})" for d, s in suites.items())
-            raise RunDirError("cannot mix Behavior2Trip and COMPASS run directories in one "
-                              f"report: {listed}; write one report per suite")  # fmt: skip
-        return write_trip_report(list(run_dirs), out, data_dir=data_dir,
-                                 max_result_chars=max_result_chars, title=title)  # fmt: skip
 
     timings: dict[str, float] = {}
     notes: list[str] = []

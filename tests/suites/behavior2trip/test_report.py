@@ -12,19 +12,19 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from tests.analysis.test_report_browser import (  # noqa: F401 - chromium is a fixture
+from tests.report.test_report_browser import (  # noqa: F401 - chromium is a fixture
     NASTY,
     assert_no_console_errors,
     chromium,
     dump_dom,
     parse,
 )
-from travelgym.analysis.report import write_report
 from travelgym.cli import main
 from travelgym.runner.store import EPISODES, RunDirError
 from travelgym.suites.behavior2trip.checks import CHECK_IDS
 from travelgym.suites.behavior2trip.plan import parse_plan
 from travelgym.suites.behavior2trip.scoring import summarize
+from travelgym.suites.compass.report import write_report
 
 LIMIT = 6
 
@@ -33,19 +33,15 @@ LIMIT = 6
 def trips_run(tmp_path_factory):
     """A scripted Behavior2Trip run on 6 test instances (one instruction made hostile, one step
     given an invalid action) and its report."""
+    from travelgym.runner.batch import RunConfig, run_suite
     from travelgym.suites.behavior2trip.build import ensure_database
     from travelgym.suites.behavior2trip.instances import ensure_instances
-    from travelgym.suites.behavior2trip.runner import (
-        TripRunConfig,
-        parse_trip_agent,
-        run_behavior2trip,
-    )
 
     data_dir = tmp_path_factory.mktemp("trips-data")
     ensure_instances(ensure_database(data_dir=data_dir), data_dir)
     root = tmp_path_factory.mktemp("trips-report")
     run_dir = root / "scripted"
-    asyncio.run(run_behavior2trip(TripRunConfig(agent=parse_trip_agent("scripted"), out=run_dir,
+    asyncio.run(run_suite(RunConfig("behavior2trip", "scripted", out=run_dir,
                                                 limit=LIMIT, data_dir=data_dir, progress=False)))  # fmt: skip
     lines = (run_dir / EPISODES).read_text().splitlines()
     first = json.loads(lines[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from travelgym.core.errors import UserError
 from travelgym.suites.compass.trajectory import Episode
 
 # what must agree, and how to say it when it does not
@@ -20,7 +21,7 @@ POOLING_KEYS = {
 }
 
 
-class MixedRunsError(ValueError):
+class MixedRunsError(UserError, ValueError):
     """Runs of one agent differ in what they measured; the message names the runs and keys."""
 
 

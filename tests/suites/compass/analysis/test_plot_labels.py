@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from matplotlib import rc_context
 
-from tests.analysis.test_metrics import TASKS, three_episodes
-from travelgym.analysis.metrics import analyze_runs
-from travelgym.analysis.plots import write_plots
+from tests.suites.compass.analysis.test_metrics import TASKS, three_episodes
 from travelgym.runner.store import RunStore
+from travelgym.suites.compass.analysis.metrics import analyze_runs
+from travelgym.suites.compass.analysis.plots import write_plots
 
 NAMES = ["price $10-$20 $$", "x $^$ y", "_baseline", "50% off & <b>bold</b> \\alpha"]
 
@@ -40,7 +40,7 @@ def test_every_figure_is_drawn_with_every_name_verbatim(analysis, tmp_path):
 
 
 def test_report_keeps_its_figures_whatever_the_names(analysis, compass_db, tmp_path):
-    from travelgym.analysis.report import write_report
+    from travelgym.suites.compass.report import write_report
 
     dirs = [run["run_dir"] for run in analysis["runs"].values()][:2]  # "$$" among them
     result = write_report(dirs, tmp_path / "report.html", data_dir=compass_db.parent.parent)

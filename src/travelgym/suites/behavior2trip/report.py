@@ -1,5 +1,5 @@
 """The HTML report of Behavior2Trip run directories (``manifest.json`` with ``"suite":
-"behavior2trip"``); :func:`travelgym.analysis.report.write_report` hands such runs here.
+"behavior2trip"``); :func:`travelgym.suites.compass.report.write_report` hands such runs here.
 
 Like the COMPASS report the page is one self-contained file (inline CSS and JavaScript, the data
 as JSON in a ``<script type="application/json">`` element, every ``<`` escaped). It shows
@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from travelgym.analysis.report import (
+from travelgym.atomic import write_text_atomic
+from travelgym.report.assets import DOM_HELPERS_JS, ERROR_HOOK_JS, REPORT_CSS
+from travelgym.runner.integrity import tamper_notes
+from travelgym.runner.run_manifest import read_manifest
+from travelgym.runner.store import RunDirError
+from travelgym.suites.compass.report import (
     DEFAULT_MAX_RESULT_CHARS,
     MAX_ARGUMENT_CHARS,
     MAX_TEXT_CHARS,
@@ -35,11 +40,6 @@ from travelgym.analysis.report import (
     _json_text,
     embed_json,
 )
-from travelgym.analysis.report_assets import DOM_HELPERS_JS, ERROR_HOOK_JS, REPORT_CSS
-from travelgym.analysis.run_manifest import read_manifest
-from travelgym.atomic import write_text_atomic
-from travelgym.runner.integrity import tamper_notes
-from travelgym.runner.store import RunDirError
 
 SUITE = "behavior2trip"
 TRIP_METRICS = (("DR", "DR"), ("C_micro", "C micro"), ("C_macro", "C macro"),
@@ -62,13 +62,14 @@ class TripRun:
 
 
 def load_trip_runs(run_dirs: list[Path]) -> list[TripRun]:
-    from travelgym.suites.behavior2trip.runner import read_trip_episodes
+    from travelgym.runner.store import read_episodes
+    from travelgym.suites.behavior2trip.episode import TripEpisode
 
     runs = []
     for directory in run_dirs:
         directory = Path(directory)
         manifest = read_manifest(directory, required=True)
-        runs.append(TripRun(directory, manifest, read_trip_episodes(directory)))
+        runs.append(TripRun(directory, manifest, read_episodes(directory, TripEpisode)))
     labels = [r.manifest.get("agent") or r.directory.name for r in runs]
     for run, label in zip(runs, labels, strict=True):
         run.label = label if labels.count(label) == 1 else f"{label} ({run.directory.name})"

@@ -2,7 +2,7 @@
 
 Every metric is a pure function of episode records (and, for the constraint analysis, the
 tasks); nothing here needs a database or an LLM. The per-metric functions take the feature rows
-of :mod:`travelgym.analysis.features`; :func:`analyze_episodes` computes them all for one run
+of :mod:`travelgym.suites.compass.analysis.features`; :func:`analyze_episodes` computes them all for one run
 and :func:`analyze_runs` reads run directories, analyses each and compares them.
 
 Rates are percentages (0-100, two decimals). See ``docs/compass/metrics/`` for one page per
@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from travelgym.analysis.features import (
+from travelgym.suites.compass.analysis.features import (
     ERROR_CATEGORIES,
     HALLUCINATION_CATEGORIES,
     EpisodeFeatures,
     extract,
 )
-from travelgym.analysis.pooling import check_poolable, differences, run_identity
-from travelgym.analysis.stats import (
+from travelgym.suites.compass.analysis.pooling import check_poolable, differences, run_identity
+from travelgym.suites.compass.analysis.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     bin_index,
@@ -396,7 +396,7 @@ def _analyze_rows(
 
 def load_run(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
     """A run directory's manifest (empty when missing) and episodes."""
-    from travelgym.analysis.run_manifest import read_manifest
+    from travelgym.runner.run_manifest import read_manifest
     from travelgym.runner.store import read_episodes
 
     run_dir = Path(run_dir)
@@ -430,7 +430,7 @@ def analyze_runs(
     the given order as :func:`compare` of run i minus run j. ``stability`` groups runs of the
     same agent (repeated runs, Table 5); it is empty when every agent ran once. Runs of one
     agent over different task sets, task files or databases raise
-    :class:`~travelgym.analysis.pooling.MixedRunsError` unless ``allow_mixed`` (then their row
+    :class:`~travelgym.suites.compass.analysis.pooling.MixedRunsError` unless ``allow_mixed`` (then their row
     lists what differs under ``mixed``). Tasks default to the shipped task file.
     """
     from travelgym.suites.compass.ground_truth import tasks_sha256

@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from travelgym.analysis.report import embed_json, write_report
-from travelgym.analysis.report_assets import ERROR_HOOK_JS
-from travelgym.runner.batch import RunConfig, run_compass
+from travelgym.core.registry import get_suite
+from travelgym.report.assets import ERROR_HOOK_JS
+from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import EPISODES, read_episodes
 from travelgym.suites.compass.ground_truth import ensure_ground_truth
+from travelgym.suites.compass.report import embed_json, write_report
 from travelgym.suites.compass.scoring import PlanScore, summarize
 
 AGENTS = ("scripted:greedy", "scripted:exhaustive")
@@ -162,9 +163,9 @@ def report(tmp_path_factory, compass_db):
     root = tmp_path_factory.mktemp("report")
     dirs = []
     for agent in AGENTS:
-        spec = parse_agent_spec(agent)
+        spec = parse_agent_spec(get_suite("compass"), agent)
         out = root / spec.dirname
-        asyncio.run(run_compass(RunConfig(agent=spec, out=out, limit=TASKS, data_dir=data_dir,
+        asyncio.run(run_suite(RunConfig("compass", spec.text, out=out, limit=TASKS, data_dir=data_dir,
                                           progress=False)))  # fmt: skip
         dirs.append(out)
     lines = (dirs[0] / EPISODES).read_text().splitlines()

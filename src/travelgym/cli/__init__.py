@@ -1,0 +1,49 @@
+"""The ``travelgym`` command line: one entry point, one module per command group. Every
+command reaches its suite through the registry (:mod:`travelgym.core.registry`)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from travelgym import __version__
+from travelgym.clikit import GuardedGroup
+
+
+@click.group(cls=GuardedGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="travelgym")
+def main() -> None:
+    """travelgym: benchmarks and training environments for travel-planning LLM agents."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM exits through SystemExit, so that exit handlers run (a local llama.cpp
+        # server this process started is stopped; run directories are already fsynced)
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _register() -> None:
+    from travelgym.cli import analysis, data
+    from travelgym.cli.run import run
+    from travelgym.cli.score import score
+    from travelgym.training.cli import export  # training data (SFT export)
+    from travelgym.training.train_cli import train  # GRPO / SFT (the train extra)
+
+    data.register(main)
+    main.add_command(run)
+    main.add_command(score)
+    analysis.register(main)
+    main.add_command(export)
+    main.add_command(train)
+
+
+_register()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

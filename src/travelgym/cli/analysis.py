@@ -1,0 +1,166 @@
+"""Commands over finished run directories: ``analyze``, ``report`` and ``annotate``; the suite
+comes from the runs' manifests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from travelgym.cli.common import data_dir_option, emit_json
+from travelgym.clikit import InputPath, OutputPath
+from travelgym.core.registry import capable, require
+
+RUN_DIRS = click.Path(file_okay=False, exists=True, path_type=Path)
+
+
+def register(main: click.Group) -> None:
+    """Add this module's commands to ``main``."""
+    for command in (analyze, report, annotate):
+        main.add_command(command)
+
+
+@click.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIRS)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as JSON.")
+@click.option(
+    "--plots",
+    type=OutputPath("dir"),
+    default=None,
+    help="Write PNG and SVG counterparts of the paper's Figures 2-4 and 7-11 into this directory.",
+)
+@click.option(
+    "--episodes/--no-episodes",
+    default=True,
+    show_default=True,
+    help="Include the per-episode feature rows in the JSON.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=100),
+    default=2000,
+    show_default=True,
+    help="Bootstrap resamples for run comparisons.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed."
+)
+@click.option(
+    "--allow-mixed",
+    is_flag=True,
+    help="Pool runs of one agent into its stability row even when they differ in task set, "
+    "task file or database (the row then says so).",
+)
+def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episodes: bool,
+            resamples: int, seed: int, allow_mixed: bool) -> None:  # fmt: skip
+    """Compute the analysis metrics of RUN_DIRS (one agent each) and compare them."""
+    from travelgym.report.shell import suite_of_runs
+
+    suite = require(suite_of_runs(list(run_dirs)), "analyze")
+    try:
+        result = suite.analyze(list(run_dirs), resamples=resamples, seed=seed,
+                               allow_mixed=allow_mixed, plots=plots)  # fmt: skip
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not episodes:
+        for run in result["runs"].values():
+            run.pop("episodes", None)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(suite.format_analysis(result))
+    for p in result.get("plots", []):
+        click.echo(f"plot: {p}")
+
+
+@click.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIRS)
+@click.option(
+    "--out",
+    type=OutputPath("file"),
+    default=Path("report.html"),
+    show_default=True,
+    help="HTML file to write.",
+)
+@click.option(
+    "--max-result-chars",
+    type=click.IntRange(min=100),
+    default=2000,
+    show_default=True,
+    help="Cut tool results longer than this in the embedded data.",
+)
+@click.option("--no-analysis", is_flag=True, help="Leave out the analysis tables and figures.")
+@click.option("--title", default=None, help="Page title (default: the runs' agents).")
+@data_dir_option
+def report(run_dirs: tuple[Path, ...], out: Path, max_result_chars: int, no_analysis: bool,
+           title: str | None, data_dir: Path | None) -> None:  # fmt: skip
+    """Write one self-contained HTML report of RUN_DIRS: score tables, analysis, figures and a
+    trajectory viewer with per-turn verdicts."""
+    from travelgym.report.shell import write_report
+
+    try:
+        result = write_report(list(run_dirs), out, data_dir=data_dir,
+                              max_result_chars=max_result_chars,
+                              include_analysis=not no_analysis, title=title)  # fmt: skip
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    seconds = sum(result.timings.values())
+    click.echo(f"wrote {result.path} ({result.size_bytes / 2**20:.1f} MiB): {result.runs} run(s), "
+               f"{result.episodes} episode(s), {result.verdicts} plan verdict(s) in {seconds:.1f} s")  # fmt: skip
+
+
+@click.group()
+def annotate() -> None:
+    """Human annotation of the user simulator (COMPASS Appendix H, Table 3)."""
+
+
+@annotate.command("export")
+@click.argument("run_dir", type=RUN_DIRS)
+@click.option(
+    "--conversations",
+    type=click.IntRange(min=1),
+    default=45,
+    show_default=True,
+    help="Conversations to sample (all their user responses after the opening become rows).",
+)
+@click.option(
+    "--responses",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Keep a seeded sample of this many responses (default: all of them).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True
+)
+@click.option("--out", type=OutputPath("file"), required=True)
+def annotate_export(run_dir: Path, conversations: int, responses: int | None, seed: int, fmt: str,
+                    out: Path) -> None:  # fmt: skip
+    """Write an annotation sheet of RUN_DIR's user responses with empty error flags and rubrics."""
+    from travelgym.report.shell import suite_of_runs
+
+    suite = require(suite_of_runs([run_dir]), "annotate")
+    try:
+        line = suite.export_sheet(run_dir, out, conversations=conversations, seed=seed, fmt=fmt,
+                                  responses=responses)  # fmt: skip
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(line)
+
+
+@annotate.command("summarize")
+@click.argument("sheet", type=InputPath())
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+def annotate_summarize(sheet: Path, as_json: bool) -> None:
+    """Table 3 of a filled SHEET: error rates, rubric means, spreads and distributions."""
+    suites = capable("annotate")
+    if not suites:
+        raise click.ClickException("no installed suite supports annotation")
+    suite = require(suites[0], "annotate")  # sheets carry no suite; the annotating suite reads it
+    result = suite.summarize_sheet(sheet)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(suite.format_sheet_summary(result))

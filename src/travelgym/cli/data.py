@@ -1,0 +1,243 @@
+"""Commands over a suite's data, tools and tasks: ``suites``, ``build``, ``stats``, ``ingest``,
+``tools``, ``serve-mcp``, ``tasks``, ``solve`` and ``generate-tasks``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from travelgym.cli.common import (
+    allow_unsafe_sandbox,
+    data_dir_option,
+    emit_json,
+    scale_option,
+    seed_option,
+    suite_argument,
+    suite_options,
+    unsafe_sandbox_option,
+)
+from travelgym.clikit import InputPath, OutputPath, RuledCommand, RuledOption
+from travelgym.core.registry import all_suites, require
+
+
+def register(main: click.Group) -> None:
+    """Add this module's commands to ``main``."""
+    for command in (suites, build, stats, ingest, tools, serve_mcp, list_tasks, solve,
+                    generate_tasks_cmd):  # fmt: skip
+        main.add_command(command)
+
+
+@click.command("suites")
+@click.option("--json", "as_json", is_flag=True, help="Print the suites as JSON.")
+def suites(as_json: bool) -> None:
+    """List the installed benchmark suites and what each supports."""
+    from travelgym.core.suite import capabilities_of
+
+    rows = [{"name": s.name, "title": s.title, "description": s.description,
+             "options": list(s.Options.model_fields), "agents": s.agent_usage,
+             "default_agents": list(s.default_agents), "capabilities": capabilities_of(s)}
+            for s in all_suites()]  # fmt: skip
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        extra = f" (also: {', '.join(row['capabilities'])})" if row["capabilities"] else ""
+        click.echo(f"{row['name']}: {row['title']} — {row['description']}{extra}")
+
+
+@click.command(cls=RuledCommand)
+@suite_argument()
+@seed_option
+@scale_option
+@click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
+@click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
+@data_dir_option
+def build(
+    suite: str, seed: int, scale: str, force: bool, as_json: bool, data_dir: Path | None
+) -> None:
+    """Build SUITE's database where it is missing or stale, and print where it is."""
+    chosen, options = suite_options(suite, scale=scale)
+    result = chosen.build(options, seed, data_dir, force=force)
+    if as_json:
+        emit_json({"path": str(result.path), "built": result.built, **result.metadata})
+        return
+    state = "built" if result.built else "up to date"
+    click.echo(f"{suite} database {state}: {result.path}")
+    click.echo(f"content hash: {result.metadata['content_hash']}")
+
+
+@click.command(cls=RuledCommand)
+@suite_argument()
+@seed_option
+@scale_option
+@click.option(
+    "--db",
+    type=InputPath(sqlite=True),
+    default=None,
+    help="Describe this database file instead of the generated one.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.option(
+    "--plots",
+    type=OutputPath("dir"),
+    default=None,
+    help="Write PNG analogues of the paper's Figures 15-17 into this directory.",
+)
+@data_dir_option
+def stats(
+    suite: str,
+    seed: int,
+    scale: str,
+    db: Path | None,
+    as_json: bool,
+    plots: Path | None,
+    data_dir: Path | None,
+) -> None:
+    """Print table counts and calibration figures of SUITE's database."""
+    chosen, options = suite_options(suite, scale=scale)
+    result = chosen.stats(options, seed, db, data_dir, plots)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(chosen.format_stats(result))
+
+
+@click.command()
+@suite_argument("ingest")
+@click.argument("raw_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--out",
+    "out",
+    type=OutputPath("file"),
+    required=True,
+    help="SQLite file to write.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
+def ingest(suite: str, raw_dir: Path, out: Path, as_json: bool) -> None:
+    """Normalise raw Booking.com-API-shaped JSON responses in RAW_DIR into a database."""
+    meta = require(suite, "ingest").ingest(raw_dir, out)
+    if as_json:
+        emit_json({"path": str(out), **meta})
+    else:
+        click.echo(f"ingested {raw_dir} -> {out}")
+        click.echo(f"content hash: {meta['content_hash']}")
+
+
+@click.command()
+@suite_argument()
+@click.option("--markdown", is_flag=True, help="Print the Markdown tool reference instead of JSON.")
+def tools(suite: str, markdown: bool) -> None:
+    """Print SUITE's tool schemas (OpenAI function-calling JSON) or their Markdown reference."""
+    chosen, _ = suite_options(suite)
+    if markdown:
+        click.echo(chosen.tool_reference(), nl=False)
+    else:
+        emit_json(chosen.tool_registry().openai_schemas())
+
+
+@click.command("serve-mcp", cls=RuledCommand)
+@suite_argument()
+@seed_option
+@scale_option
+@click.option(
+    "--db",
+    type=InputPath(sqlite=True),
+    default=None,
+    help="Serve this database file instead of the generated one.",
+)
+@data_dir_option
+@unsafe_sandbox_option
+def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path | None,
+              unsafe_sandbox: bool) -> None:  # fmt: skip
+    """Serve SUITE's tools as an MCP server over stdin/stdout (one episode per connection)."""
+    from travelgym import sandbox
+    from travelgym.toolkit.mcp_server import run_stdio
+
+    chosen, options = suite_options(suite, scale=scale)
+    if chosen.tools_run_code:
+        allow_unsafe_sandbox(unsafe_sandbox)
+        try:
+            kind = sandbox.require().kind
+        except sandbox.SandboxUnavailable as exc:
+            kind = None
+            click.echo(f"warning: the Python tool will refuse every call: {exc}", err=True)
+        if kind == "unsafe":
+            click.echo("warning: the Python tool runs model code WITHOUT a sandbox", err=True)
+    contexts, instructions = chosen.tool_server(options, seed, db, data_dir)
+    run_stdio(chosen.tool_registry(), contexts, name=f"travelgym-{suite}",
+              instructions=instructions)  # fmt: skip
+
+
+@click.command("tasks", cls=RuledCommand)
+@suite_argument()
+@click.option(
+    "--level", cls=RuledOption, suite_option=True, type=click.IntRange(1, 3), default=None,
+    help="Only this level.",
+)  # fmt: skip
+@click.option(
+    "--split", cls=RuledOption, suite_option=True, type=click.Choice(["train", "test"]),
+    default=None, help="the instance split (default: test).",
+)  # fmt: skip
+@click.option(
+    "--difficulty", cls=RuledOption, suite_option=True,
+    type=click.Choice(["easy", "medium", "hard"]), default=None,
+    help="only instances of this difficulty.",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of full task objects.")
+@click.option(
+    "--tasks-file",
+    cls=RuledOption,
+    suite_option=True,
+    type=InputPath(),
+    default=None,
+    help="Task file (default: the one shipped with travelgym).",
+)
+def list_tasks(suite: str, level: int | None, split: str | None, difficulty: str | None,
+               as_json: bool, tasks_file: Path | None) -> None:  # fmt: skip
+    """List SUITE's tasks."""
+    chosen, options = suite_options(suite, level=level, split=split, difficulty=difficulty,
+                                    tasks_file=tasks_file)  # fmt: skip
+    tasks = chosen.list_tasks(options)
+    if as_json:
+        emit_json([t.model_dump(mode="json") for t in tasks])
+        return
+    click.echo(chosen.format_tasks(tasks))
+
+
+@click.command()
+@suite_argument("solve")
+@click.option("--task", "task_ids", multiple=True, help="Only this task (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of ground truths.")
+@seed_option
+@data_dir_option
+def solve(
+    suite: str, task_ids: tuple[str, ...], as_json: bool, seed: int, data_dir: Path | None
+) -> None:
+    """Compute (or reuse) the exact ground truth of every task and print it."""
+    from travelgym.core.errors import UserError
+
+    chosen = require(suite, "solve")
+    try:
+        path, truths = chosen.solve(list(task_ids), seed, data_dir)
+    except UserError as exc:
+        raise click.BadParameter(str(exc), param_hint="--task") from exc
+    if as_json:
+        emit_json([t.model_dump(mode="json") for t in truths])
+        return
+    click.echo(chosen.format_solution(path, truths))
+
+
+@click.command("generate-tasks")
+@suite_argument("generate-tasks")
+@click.option("--out", type=OutputPath("file"), required=True)
+@click.option(
+    "--task-seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Task generator seed (default: the seed of the shipped task set).",
+)
+@data_dir_option
+def generate_tasks_cmd(suite: str, out: Path, task_seed: int | None, data_dir: Path | None) -> None:
+    """Regenerate the task set (seed-0 database) into OUT, with its manifest."""
+    click.echo(require(suite, "generate-tasks").generate_tasks(out, task_seed, data_dir))

@@ -1,0 +1,81 @@
+"""``travelgym score``: an answers file or a run directory, scored by its suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from travelgym.cli.common import data_dir_option, emit_json, seed_option
+from travelgym.clikit import InputPath
+from travelgym.core.registry import all_suites, get_suite, suite_names
+
+
+def detect_suite(answers: Path) -> str | None:
+    """The suite of an answers file or run directory: the run manifest's ``suite``, else the
+    suite whose answer keys (``Suite.answer_markers``) the first entry carries; ``None`` when
+    unknown."""
+    if answers.is_dir():
+        try:
+            manifest = json.loads((answers / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            manifest = None
+        if isinstance(manifest, dict) and manifest.get("suite") in suite_names():
+            return manifest["suite"]
+        answers = answers / "episodes.jsonl"
+    from travelgym.jsonl import JsonLinesError, iter_json_lines
+
+    try:
+        first = next((entry for _, entry in iter_json_lines(answers)), None)
+    except JsonLinesError:
+        return None  # the reader of the chosen suite names the problem
+    if not isinstance(first, dict):
+        return None
+    if first.get("suite") in suite_names():
+        return first["suite"]
+    found = [s.name for s in all_suites() if any(k in first for k in s.answer_markers)]
+    return found[0] if len(found) == 1 else None
+
+
+def chosen_suite(answers: Path, suite: str | None) -> str:
+    """``--suite`` if given and not contradicted by ANSWERS, else the detected suite (else the
+    first installed one, whose reader then says what is wrong)."""
+    detected = detect_suite(answers)
+    if suite is not None and detected is not None and suite != detected:
+        raise click.UsageError(f"{answers} holds {detected} answers, not {suite}: drop --suite "
+                               f"or use --suite {detected}")  # fmt: skip
+    return suite or detected or suite_names()[0]
+
+
+@click.command()
+@click.argument("answers", type=InputPath(dir_okay=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the full score JSON.")
+@click.option(
+    "--suite",
+    type=click.Choice(suite_names()),
+    default=None,
+    help="Which benchmark (default: detected from the run manifest or the answers).",
+)
+@seed_option
+@data_dir_option
+def score(
+    answers: Path, as_json: bool, suite: str | None, seed: int, data_dir: Path | None
+) -> None:
+    """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
+    from travelgym.runner.integrity import tampering
+
+    tampered = tampering(answers) if answers.is_dir() else None
+    if tampered:
+        click.echo(f"warning: TAMPERED run: {tampered}", err=True)
+    chosen = get_suite(chosen_suite(answers, suite))
+    notes: list[str] = []  # an unfinished run directory: how many episodes are missing
+    result = chosen.score(answers, seed, data_dir, notes)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if as_json:
+        emit_json({**result, "tampered": tampered})
+        return
+    click.echo(chosen.format_score(result))
+    if tampered:
+        click.echo(f"TAMPERED: {tampered}")

@@ -1,0 +1,27 @@
+"""The core of travelgym: the :class:`Suite` protocol every benchmark implements, the shared
+episode fields, and the registry that finds installed suites."""
+
+from travelgym.core.episode import EpisodeBase
+from travelgym.core.errors import UnknownSuite, Unsupported, UserError
+from travelgym.core.registry import all_suites, capable, get_suite, require, suite_names
+from travelgym.core.suite import (
+    AgentFactory,
+    AgentKind,
+    Annotation,
+    BuiltData,
+    ExactGroundTruth,
+    ProgressTally,
+    RawIngest,
+    RunAnalysis,
+    Suite,
+    SuiteOptions,
+    SuiteRun,
+    TaskGeneration,
+)
+
+__all__ = [
+    "AgentFactory", "AgentKind", "Annotation", "RunAnalysis", "BuiltData", "EpisodeBase", "ExactGroundTruth",
+    "ProgressTally", "RawIngest", "Suite", "SuiteOptions", "SuiteRun", "TaskGeneration",
+    "UnknownSuite", "Unsupported", "UserError", "all_suites", "capable", "get_suite",
+    "require", "suite_names",
+]  # fmt: skip

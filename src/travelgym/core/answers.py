@@ -1,0 +1,19 @@
+"""Checks every suite's answer scoring shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from travelgym.core.errors import UserError
+
+
+def refuse_nothing_known(answers: Path, entries: list[dict], known: set[str], key: str) -> None:
+    """A :class:`UserError` when ANSWERS scores nothing: no entries, or none naming a known
+    task (``key``: the entries' task field, e.g. ``task_id``)."""
+    if not entries:
+        raise UserError(f"{answers}: no answers in it")
+    unknown = [e[key] for e in entries if e[key] not in known]
+    if len(unknown) == len(entries):
+        shown = ", ".join(map(repr, dict.fromkeys(unknown[:5])))
+        raise UserError(f"{answers}: none of its {len(entries)} answer(s) names a "
+                        f"known {key.replace('_', ' ')} (e.g. {shown})")  # fmt: skip

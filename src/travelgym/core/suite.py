@@ -1,0 +1,292 @@
+"""The Suite protocol: what a benchmark gives the shared layers (runner, CLI, MCP, report,
+training), so that none of them ever names a benchmark.
+
+A suite is a package that subclasses :class:`Suite` and registers the class under the
+``travelgym.suites`` entry-point group. The protocol covers what every suite has (data, tools,
+tasks, agents, episodes, scores); what only some suites can do is a separate small capability
+class (:class:`ExactGroundTruth`, :class:`RawIngest`, :class:`TaskGeneration`,
+:class:`RunAnalysis`) that the suite also derives from, so a command asks the registry which
+suites support it (:func:`travelgym.core.registry.capable`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from travelgym.core.episode import EpisodeBase
+
+
+class SuiteOptions(BaseModel):
+    """A suite's own flags (``--level``, ``--split``...), shared by its commands. A field the
+    model does not have is a validation error: a flag of another suite is never ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One ``KIND[:ARG]`` form of a suite's agent specs. ``arg``: the argument's metavar
+    (``None``: the kind takes no argument); ``choices``: the only arguments allowed."""
+
+    name: str
+    arg: str | None = "MODEL"
+    choices: tuple[str, ...] = ()
+    runs_code: bool = False  # its agents run model-written code (needs the sandbox)
+    calls_llm: bool = True
+
+
+@dataclass(frozen=True)
+class BuiltData:
+    """A suite's database as built (or found current): where it is and its metadata."""
+
+    path: Path
+    metadata: dict[str, str]
+    built: bool
+
+
+@dataclass
+class AgentFactory:
+    """Makes a fresh agent per episode; ``clients`` are closed by the runner at the end."""
+
+    make: Callable[[], Any]
+    clients: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class ProgressTally:
+    """Running figures for the progress bar: a suite adds ``(label, test)`` pairs and the tally
+    shows the share of episodes passing each test, plus tokens when ``show_tokens``."""
+
+    tests: Sequence[tuple[str, Callable[[dict[str, Any]], bool], int]]
+    show_tokens: bool = False
+    n: int = 0
+    tokens: int = 0
+    passed: dict[str, int] = field(default_factory=dict)
+
+    def add(self, score: dict[str, Any] | None, tokens: int = 0) -> None:
+        """Count one finished episode (its score dict, ``None`` when unscored)."""
+        self.n += 1
+        self.tokens += tokens
+        for label, test, _ in self.tests:
+            self.passed[label] = self.passed.get(label, 0) + bool(test(score or {}))
+
+    def postfix(self) -> dict[str, Any]:
+        """The progress bar's postfix (percentages so far)."""
+        out: dict[str, Any] = {}
+        for label, _, digits in self.tests:
+            out[label] = f"{100 * self.passed.get(label, 0) / max(1, self.n):.{digits}f}%"
+        if self.show_tokens:
+            out["tokens"] = self.tokens
+        return out
+
+
+class SuiteRun(ABC):
+    """One run's prepared data (database, tasks, what scoring needs), opened by
+    :meth:`Suite.open_run` and closed by the runner."""
+
+    db_path: Path
+    db_hash: str
+    tasks_sha256: str
+    tasks: list[Any]  # the selected tasks, each with a ``task_id``
+    trials: int = 1
+
+    @abstractmethod
+    def manifest(self) -> dict[str, Any]:
+        """The suite's own fields of the run's ``manifest.json`` (options that change results)."""
+
+    @abstractmethod
+    def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
+                      seed: int = 0) -> AgentFactory:  # fmt: skip
+        """A factory of fresh agents for ``spec`` (:class:`~travelgym.runner.specs.AgentSpec`);
+        ``seed``: the run seed (scripted agents that sample draw from it)."""
+
+    @abstractmethod
+    async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> EpisodeBase:
+        """Run one episode of ``agent`` on ``task`` and score it. Never raises for an agent's,
+        a tool's or a model's failure: the episode records it."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional: most runs hold nothing to release
+        """Release what the run opened (connections, a simulated user's client)."""
+
+
+class Suite(ABC):
+    """A benchmark behind one interface. Subclasses set the class attributes and implement the
+    methods; expensive imports stay inside the methods, so listing suites stays cheap."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str] = ""
+    order: ClassVar[int] = 100  # where listings put it (then by name)
+    Options: ClassVar[type[SuiteOptions]] = SuiteOptions
+    episode_model: ClassVar[type[EpisodeBase]]
+    episode_format: ClassVar[str] = "1"  # the current format_version of its episode lines
+    # format_version -> function upgrading a line's dict to the next version
+    episode_upgraders: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+    agent_kinds: ClassVar[tuple[AgentKind, ...]]
+    agent_usage: ClassVar[str]  # the spec forms, for error messages and help
+    default_agents: ClassVar[tuple[str, ...]]
+    answer_markers: ClassVar[tuple[str, ...]] = ()  # keys only this suite's answers carry
+    summary_details: ClassVar[tuple[str, ...]] = ()  # summary keys left out of ``run --json``
+    tools_run_code: ClassVar[bool] = False  # a tool runs model-written code (the sandbox)
+
+    def options(self, **given: Any) -> SuiteOptions:
+        """The suite's options from the flags given (``None`` values mean "not given")."""
+        return self.Options(**{k: v for k, v in given.items() if v is not None})
+
+    def options_call_llm(self, options: SuiteOptions) -> bool:
+        """Whether the options make the run call an LLM besides the agent (a simulated user)."""
+        return False
+
+    # data
+    @abstractmethod
+    def build(self, options: SuiteOptions, seed: int, data_dir: Path | None,
+              force: bool = False) -> BuiltData:  # fmt: skip
+        """Build the suite's database where it is missing or stale."""
+
+    @abstractmethod
+    def stats(self, options: SuiteOptions, seed: int, db: Path | None, data_dir: Path | None,
+              plots: Path | None) -> dict[str, Any]:  # fmt: skip
+        """Statistics of the database (``db`` or the generated one), plots written to ``plots``."""
+
+    @abstractmethod
+    def format_stats(self, result: dict[str, Any]) -> str:
+        """:meth:`stats` as text."""
+
+    # tools
+    @abstractmethod
+    def tool_registry(self) -> Any:
+        """The suite's :class:`~travelgym.toolkit.registry.ToolRegistry`."""
+
+    @abstractmethod
+    def tool_reference(self) -> str:
+        """The tools' Markdown reference."""
+
+    @abstractmethod
+    def tool_server(self, options: SuiteOptions, seed: int, db: Path | None,
+                    data_dir: Path | None) -> tuple[Callable[[], Any], str]:  # fmt: skip
+        """``(context factory, instructions)`` for serving the tools (one context per MCP
+        connection)."""
+
+    # tasks
+    @abstractmethod
+    def list_tasks(self, options: SuiteOptions) -> list[Any]:
+        """Every task the options select (for ``travelgym tasks``)."""
+
+    @abstractmethod
+    def format_tasks(self, tasks: list[Any]) -> str:
+        """:meth:`list_tasks` as a table."""
+
+    # runs
+    @abstractmethod
+    def open_run(self, options: SuiteOptions, task_ids: list[str] | None, limit: int | None,
+                 db_seed: int, data_dir: Path | None) -> SuiteRun:  # fmt: skip
+        """Prepare a run: build data where missing, choose the tasks (explicit ids in order,
+        else by the options, then the first ``limit``)."""
+
+    @abstractmethod
+    def tally(self) -> ProgressTally:
+        """The progress bar's running figures."""
+
+    @abstractmethod
+    def summarize(self, run_dir: Path) -> dict[str, Any]:
+        """The score summary of a run directory's episodes."""
+
+    @abstractmethod
+    def format_results(self, results: dict[str, dict[str, Any]]) -> str:
+        """Summaries by agent label, as the table ``travelgym run`` prints."""
+
+    # scores
+    @abstractmethod
+    def score(self, answers: Path, seed: int, data_dir: Path | None,
+              notes: list[str]) -> dict[str, Any]:  # fmt: skip
+        """Score an answers file or a run directory (``notes``: what is missing, e.g. episodes
+        of a killed run)."""
+
+    @abstractmethod
+    def format_score(self, result: dict[str, Any]) -> str:
+        """:meth:`score` as text."""
+
+    # report
+    @abstractmethod
+    def write_report(self, run_dirs: list[Path], out: Path, *, data_dir: Path | None,
+                     max_result_chars: int, include_analysis: bool, title: str | None) -> Any:  # fmt: skip
+        """Write the self-contained HTML report of ``run_dirs`` (all of this suite)."""
+
+
+class ExactGroundTruth(ABC):
+    """Capability: an exact ground truth per task (``travelgym solve``)."""
+
+    @abstractmethod
+    def solve(self, task_ids: Sequence[str], seed: int,
+              data_dir: Path | None) -> tuple[Path, list[Any]]:  # fmt: skip
+        """``(where the ground truth is stored, the chosen tasks' ground truths)``."""
+
+    @abstractmethod
+    def format_solution(self, path: Path, truths: list[Any]) -> str:
+        """:meth:`solve` as text."""
+
+
+class RawIngest(ABC):
+    """Capability: normalise raw data into the suite's database (``travelgym ingest``)."""
+
+    @abstractmethod
+    def ingest(self, raw_dir: Path, out: Path) -> dict[str, Any]:
+        """Write ``out`` from ``raw_dir``; return its metadata (with ``content_hash``)."""
+
+
+class TaskGeneration(ABC):
+    """Capability: regenerate the task file (``travelgym generate-tasks``)."""
+
+    @abstractmethod
+    def generate_tasks(self, out: Path, task_seed: int | None, data_dir: Path | None) -> str:
+        """Write a task file to ``out``; return a one-line summary."""
+
+
+class RunAnalysis(ABC):
+    """Capability: the paper's analyses over run directories (``travelgym analyze``)."""
+
+    @abstractmethod
+    def analyze(self, run_dirs: Sequence[Path], *, resamples: int, seed: int,
+                allow_mixed: bool, plots: Path | None) -> dict[str, Any]:  # fmt: skip
+        """Every metric of the runs (and their comparisons); figures written to ``plots``."""
+
+    @abstractmethod
+    def format_analysis(self, result: dict[str, Any]) -> str:
+        """:meth:`analyze` as text."""
+
+
+class Annotation(ABC):
+    """Capability: human annotation sheets of a run (``travelgym annotate``)."""
+
+    @abstractmethod
+    def export_sheet(self, run_dir: Path, out: Path, *, conversations: int, seed: int, fmt: str,
+                     responses: int | None) -> str:  # fmt: skip
+        """Write an annotation sheet; return a one-line summary."""
+
+    @abstractmethod
+    def summarize_sheet(self, sheet: Path) -> dict[str, Any]:
+        """The statistics of a filled sheet."""
+
+    @abstractmethod
+    def format_sheet_summary(self, result: dict[str, Any]) -> str:
+        """:meth:`summarize_sheet` as text."""
+
+
+CAPABILITIES: dict[str, type] = {
+    "solve": ExactGroundTruth,
+    "ingest": RawIngest,
+    "generate-tasks": TaskGeneration,
+    "analyze": RunAnalysis,
+    "annotate": Annotation,
+}
+
+
+def capabilities_of(suite: Suite) -> list[str]:
+    """The capability names ``suite`` supports, in :data:`CAPABILITIES` order."""
+    return [name for name, cap in CAPABILITIES.items() if isinstance(suite, cap)]

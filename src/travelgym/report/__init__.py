@@ -1,0 +1,1 @@
+"""The report shell: one self-contained HTML page over run directories of any suite."""

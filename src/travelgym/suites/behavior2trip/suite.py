@@ -1,0 +1,253 @@
+"""Behavior2Trip behind the Suite protocol: one planning episode per instance, in which the agent
+infers preferences from a behaviour trajectory, uses 9 tools and delivers a multi-day plan
+scored by the 32 rule checks."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from travelgym.core.suite import (
+    AgentFactory,
+    AgentKind,
+    BuiltData,
+    ProgressTally,
+    Suite,
+    SuiteOptions,
+    SuiteRun,
+)
+from travelgym.suites.behavior2trip.episode import TripEpisode
+
+SPLITS = ("train", "test")
+
+
+class TripOptions(SuiteOptions):
+    """Behavior2Trip's own flags."""
+
+    split: Literal["train", "test"] = "test"
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    max_steps: int = Field(default=25, ge=1, le=200)
+    scale: Literal["small", "full"] = "small"
+
+
+def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None):
+    """(database, instances of ``split``, the instance file's sha256), built when missing."""
+    from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+    from travelgym.suites.compass.tasks import read_manifest
+
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: choose train or test")
+    db = ensure_database(seed=db_seed, data_dir=data_dir)
+    path = ensure_instances(db, data_dir)[split]
+    return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
+
+
+def select_instances(instances: list, ids: list[str] | None, difficulty: str | None,
+                     limit: int | None) -> list:  # fmt: skip
+    """Instances by explicit ids (in that order), else by difficulty; then the first ``limit``.
+    With a limit and no difficulty the instances are interleaved Easy/Medium/Hard, so a small
+    sample covers every level."""
+    if ids:
+        by_id = {x.instance_id: x for x in instances}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
+        chosen = [by_id[i] for i in ids]
+    elif difficulty is not None:
+        chosen = [x for x in instances if x.difficulty == difficulty]
+    elif limit is not None:
+        levels: dict[str, list] = {}
+        for x in instances:
+            levels.setdefault(x.difficulty, []).append(x)
+        chosen = [x for row in itertools.zip_longest(*levels.values()) for x in row if x]
+    else:
+        chosen = list(instances)
+    return chosen[:limit] if limit is not None else chosen
+
+
+def agent_factory(spec: Any, base_url: str | None = None, client_options: dict | None = None,
+                  max_steps: int = 25) -> AgentFactory:  # fmt: skip
+    """Fresh Behavior2Trip agents for ``spec``: ``scripted``, ``react:MODEL``, ``b2t:MODEL``,
+    ``local:GGUF`` (the B2T agent on a llama.cpp server this process runs) or ``hf:CKPT`` (the
+    B2T agent on a transformers checkpoint, e.g. a GRPO output)."""
+    if spec.kind == "scripted":
+        from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
+
+        return AgentFactory(ScriptedTripAgent)
+    from travelgym.runner.specs import make_model_client
+
+    model = spec.text if spec.kind in ("local", "hf") else spec.arg
+    client = make_model_client(model, base_url, client_options)
+    if spec.kind == "react":
+        from travelgym.suites.behavior2trip.agents.react import ReactAgent as cls
+    else:
+        from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent as cls
+    return AgentFactory(lambda: cls(client, max_steps=max_steps), [client])
+
+
+class Behavior2TripRun(SuiteRun):
+    """One Behavior2Trip run: the POI database, the chosen instances, the checks' caches."""
+
+    def __init__(self, options: TripOptions, task_ids, limit, db_seed, data_dir) -> None:
+        from travelgym.db import connect_readonly
+        from travelgym.suites.behavior2trip.checks import PlanDB
+
+        db, instances, sha = load_split(options.split, db_seed, data_dir)
+        self.options = options
+        self.tasks = select_instances(instances, task_ids, options.difficulty, limit)
+        self.db_path, self.db_hash, self.tasks_sha256 = db.path, db.metadata["content_hash"], sha
+        self.conn = connect_readonly(db.path)
+        self.score_db = PlanDB(self.conn)  # its look-up caches serve every episode
+
+    def manifest(self) -> dict[str, Any]:
+        return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
+                "max_turns": self.options.max_steps}  # fmt: skip
+
+    def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
+        return agent_factory(spec, base_url, client_options, self.options.max_steps)
+
+    async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> TripEpisode:
+        from travelgym.suites.behavior2trip.episode import run_trip_episode
+
+        return await run_trip_episode(task, agent, self.conn, seed=seed, trial=trial,
+                                      score_db=self.score_db)  # fmt: skip
+
+    async def aclose(self) -> None:
+        self.conn.close()
+
+
+class Behavior2TripSuite(Suite):
+    """Behavior2Trip (behaviour-aware personalised trip planning)."""
+
+    name = "behavior2trip"
+    title = "Behavior2Trip"
+    description = ("an agent infers preferences from click/favourite/book behaviour and plans a "
+                   "multi-day trip in one of 24 Chinese cities with 9 tools; 32 rule checks")  # fmt: skip
+    order = 1
+    Options = TripOptions
+    episode_model = TripEpisode
+    agent_kinds = (
+        AgentKind("scripted", None, calls_llm=False),
+        AgentKind("react", runs_code=True),
+        AgentKind("b2t", runs_code=True),
+        AgentKind("local", "GGUF", runs_code=True),
+        AgentKind("hf", "CKPT", runs_code=True),
+    )
+    agent_usage = "scripted, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
+    default_agents = ("scripted",)
+    answer_markers = ("instance_id", "answer", "final_answer")
+    summary_details = ("instances",)
+    tools_run_code = True  # the Python tool
+
+    def build(self, options, seed, data_dir, force=False) -> BuiltData:
+        from travelgym.suites.behavior2trip.build import ensure_database
+
+        built = ensure_database(scale=options.scale, seed=seed, data_dir=data_dir, force=force)
+        return BuiltData(built.path, built.metadata, built.built)
+
+    def stats(self, options, seed, db, data_dir, plots) -> dict[str, Any]:
+        from travelgym.suites.behavior2trip.instances import instance_stats
+        from travelgym.suites.behavior2trip.stats import database_stats
+
+        path = db if db is not None else self.build(options, seed, data_dir).path
+        return {"path": str(path), **database_stats(path),
+                "instances": instance_stats(data_dir=data_dir)}  # fmt: skip
+
+    def format_stats(self, result: dict[str, Any]) -> str:
+        lines = [f"database: {result['path']}", f"content hash: {result['content_hash']}"]
+        lines += [f"  {table:<22} {count:>9,}" for table, count in result["counts"].items()]
+        lines.append(f"  {'total':<22} {result['total_records']:>9,}")
+        lines.append("every preference value covered in every city: "
+                     f"{result['coverage']['complete']}")  # fmt: skip
+        return "\n".join(lines)
+
+    def tool_registry(self):
+        from travelgym.suites.behavior2trip.tools import trips_registry
+
+        return trips_registry()
+
+    def tool_reference(self) -> str:
+        from travelgym.suites.behavior2trip.tools import render_reference
+
+        return render_reference()
+
+    def tool_server(self, options, seed, db, data_dir):
+        from travelgym.suites.behavior2trip.tools import TOOLS_INTRO, TripsContext
+
+        path = db if db is not None else self.build(options, seed, data_dir).path
+        return (lambda: TripsContext.from_path(path)), TOOLS_INTRO
+
+    def list_tasks(self, options: TripOptions) -> list[Any]:
+        _, instances, _ = load_split(options.split)
+        return [x for x in instances if options.difficulty in (None, x.difficulty)]
+
+    def format_tasks(self, tasks: list[Any]) -> str:
+        lines = [f"{'instance':<22} {'difficulty':<10} {'from':<10} {'to':<10} {'days':>4}"]
+        for x in tasks:
+            ask = x.instruction
+            lines.append(f"{x.instance_id:<22} {x.difficulty:<10} {ask.departure_city:<10} "
+                         f"{ask.destination_city:<10} {ask.days:>4}")  # fmt: skip
+        lines.append(f"{len(tasks)} instances")
+        return "\n".join(lines)
+
+    def open_run(self, options, task_ids, limit, db_seed, data_dir) -> Behavior2TripRun:
+        return Behavior2TripRun(options, task_ids, limit, db_seed, data_dir)
+
+    def tally(self) -> ProgressTally:
+        return ProgressTally([("DR", lambda s: s.get("delivered"), 0),
+                              ("Final", lambda s: s.get("final"), 1)])  # fmt: skip
+
+    def summarize(self, run_dir: Path) -> dict[str, Any]:
+        from travelgym.suites.behavior2trip.scoring import summarize_run
+
+        return summarize_run(read_outcomes(run_dir))
+
+    def format_results(self, results: dict[str, dict[str, Any]]) -> str:
+        from travelgym.suites.behavior2trip.scoring import format_trips_table
+
+        return format_trips_table(results)
+
+    def score(self, answers, seed, data_dir, notes) -> dict[str, Any]:
+        from travelgym.core.answers import refuse_nothing_known
+        from travelgym.core.errors import UserError
+        from travelgym.suites.behavior2trip.build import ensure_database
+        from travelgym.suites.behavior2trip.instances import ensure_instances, read_instances
+        from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
+
+        entries = read_answers(answers, notes)
+        if not entries:
+            raise UserError(f"{answers}: no answers in it")
+        db = ensure_database(seed=seed, data_dir=data_dir)
+        instances = {}
+        wanted = {e["instance_id"] for e in entries}
+        for path in ensure_instances(db, data_dir).values():
+            instances.update({x.instance_id: x for x in read_instances(path, wanted)})
+        refuse_nothing_known(answers, entries, set(instances), "instance_id")
+        return score_answers(entries, instances, db.path)
+
+    def format_score(self, result: dict[str, Any]) -> str:
+        from travelgym.suites.behavior2trip.scoring import format_score_table
+
+        return format_score_table(result)
+
+    def write_report(self, run_dirs, out, *, data_dir, max_result_chars, include_analysis,
+                     title):  # fmt: skip
+        from travelgym.suites.behavior2trip.report import write_trip_report
+
+        return write_trip_report(list(run_dirs), out, data_dir=data_dir,
+                                 max_result_chars=max_result_chars, title=title)  # fmt: skip
+
+
+def read_outcomes(directory: Path) -> list[dict[str, Any]]:
+    """The light part of every complete episode (score, termination, invalid actions), read
+    strictly (:func:`~travelgym.runner.store.read_run`); ``[]`` before the first episode."""
+    from travelgym.runner.store import EPISODES, read_run
+
+    if not (Path(directory) / EPISODES).exists():
+        return []
+    run = read_run(directory, Behavior2TripSuite.name, as_dicts=True)
+    return [{k: e.get(k) for k in ("score", "termination", "p_action")} for e in run.episodes]

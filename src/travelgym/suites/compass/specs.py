@@ -1,0 +1,50 @@
+"""COMPASS's agents and simulated users from their specs."""
+
+from __future__ import annotations
+
+from travelgym.core.suite import AgentFactory
+from travelgym.runner.specs import AgentSpec, SpecError, make_model_client
+
+
+def agent_factory(spec: AgentSpec, base_url: str | None = None,
+                  client_options: dict | None = None, seed: int = 0) -> AgentFactory:  # fmt: skip
+    """Fresh COMPASS agents for ``spec`` (``scripted:NAME``, ``llm:MODEL``, ``code:MODEL``,
+    ``local:GGUF``, ``hf:CKPT``)."""
+    if spec.kind == "scripted":
+        from travelgym.suites.compass.agents.scripted import ScriptedAgent
+
+        return AgentFactory(lambda: ScriptedAgent(spec.arg, seed=seed))
+    model = spec.text if spec.kind in ("local", "hf") else spec.arg
+    client = make_model_client(model, base_url, client_options)
+    if spec.kind == "code":
+        from travelgym.suites.compass.agents.code_agent import CodeAgent
+
+        return AgentFactory(lambda: CodeAgent(client), [client])
+    from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
+
+    return AgentFactory(lambda: LLMToolAgent(client), [client])
+
+
+def parse_user_spec(text: str) -> tuple[str, str | None]:
+    """``template``, ``llm:MODEL``, ``local:GGUF`` or ``hf:CKPT`` -> (backend kind, model for
+    make_client)."""
+    if text == "template":
+        return "template", None
+    kind, sep, model = (text or "").partition(":")
+    if kind == "llm" and sep and model:
+        return "llm", model
+    if kind in ("local", "hf") and sep and model:
+        return "llm", text
+    raise SpecError(f"bad user spec {text!r}: use template, llm:MODEL, local:smollm2 or hf:CKPT")
+
+
+def user_backend(text: str, base_url: str | None = None, client_options: dict | None = None):
+    """The simulated user's backend for a user spec."""
+    kind, model = parse_user_spec(text)
+    if kind == "template":
+        from travelgym.suites.compass.user.template import TemplateUserBackend
+
+        return TemplateUserBackend()
+    from travelgym.suites.compass.user.llm_backend import LLMUserBackend
+
+    return LLMUserBackend(make_model_client(model, base_url, client_options))

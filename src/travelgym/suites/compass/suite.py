@@ -1,0 +1,312 @@
+"""COMPASS behind the Suite protocol: multi-turn conversations with a simulated user over the
+national-parks booking database, scored exactly against the exhaustive ground truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from travelgym.core.suite import (
+    AgentFactory,
+    AgentKind,
+    Annotation,
+    BuiltData,
+    ExactGroundTruth,
+    ProgressTally,
+    RawIngest,
+    RunAnalysis,
+    Suite,
+    SuiteOptions,
+    SuiteRun,
+    TaskGeneration,
+)
+from travelgym.suites.compass.trajectory import Episode
+
+SCRIPTED = ("greedy", "sampled", "exhaustive")
+DEFAULT_MAX_TURNS = 30
+
+
+class CompassOptions(SuiteOptions):
+    """COMPASS's own flags."""
+
+    user: str = "template"  # the simulated user: template, llm:MODEL, local:GGUF, hf:CKPT
+    level: int | None = Field(default=None, ge=1, le=3)
+    trials: int = Field(default=1, ge=1, le=100)
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=2, le=200)
+    tasks_file: Path | None = None  # for ``tasks``: another task file than the shipped one
+
+
+class CompassRun(SuiteRun):
+    """One COMPASS run: database, ground truth, the chosen tasks, the simulated user."""
+
+    def __init__(self, options: CompassOptions, task_ids: list[str] | None, limit: int | None,
+                 db_seed: int, data_dir: Path | None) -> None:  # fmt: skip
+        from travelgym.db import connect_readonly
+        from travelgym.suites.compass.build import ensure_database
+        from travelgym.suites.compass.ground_truth import ensure_ground_truth, tasks_sha256
+        from travelgym.suites.compass.tasks import PACKAGE_TASKS, load_tasks
+
+        db = ensure_database(seed=db_seed, data_dir=data_dir)
+        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
+        self.options = options
+        self.tasks = select_tasks(load_tasks(), task_ids, options.level, limit)
+        self.trials = options.trials
+        self.db_path, self.db_hash = db.path, db.metadata["content_hash"]
+        self.tasks_sha256 = tasks_sha256(PACKAGE_TASKS)
+        self.conn = connect_readonly(db.path)
+        self.backend: Any = None
+        self.label = ""
+
+    def manifest(self) -> dict[str, Any]:
+        return {"user": self.options.user, "max_turns": self.options.max_turns}
+
+    def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
+                      seed: int = 0) -> AgentFactory:  # fmt: skip
+        from travelgym.suites.compass.specs import agent_factory, user_backend
+
+        self.label = spec.text
+        factory = agent_factory(spec, base_url, client_options, seed)
+        self.backend = user_backend(self.options.user, base_url, client_options)
+        user_client = getattr(self.backend, "client", None)
+        if user_client is not None:
+            factory.clients.append(user_client)
+        return factory
+
+    async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> Episode:
+        from travelgym.suites.compass.episode import run_episode
+
+        episode = await run_episode(task, agent, self.backend, self.conn,
+                                    self.truths[task.task_id], seed=seed, trial=trial,
+                                    max_turns=self.options.max_turns,
+                                    user_name=self.options.user)  # fmt: skip
+        episode.agent = self.label
+        return episode
+
+    async def aclose(self) -> None:
+        self.conn.close()
+
+
+def select_tasks(tasks: list, ids: list[str] | None, level: int | None, limit: int | None) -> list:
+    """Tasks by explicit ids (in the given order), else by level, then the first ``limit``."""
+    if ids:
+        by_id = {t.task_id: t for t in tasks}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ValueError(f"unknown task id(s): {', '.join(unknown)}")
+        chosen = [by_id[i] for i in ids]
+    else:
+        chosen = [t for t in tasks if level is None or t.level == level]
+    return chosen[:limit] if limit is not None else chosen
+
+
+class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalysis, Annotation):
+    """COMPASS (constrained optimisation through multi-turn planning)."""
+
+    name = "compass"
+    title = "COMPASS"
+    description = ("an agent talks with a simulated user, searches 20 US national parks' "
+                   "bookings with 18 tools and recommends the optimal feasible package")  # fmt: skip
+    order = 0
+    Options = CompassOptions
+    episode_model = Episode
+    agent_kinds = (
+        AgentKind("scripted", "NAME", SCRIPTED, calls_llm=False),
+        AgentKind("llm"),
+        AgentKind("code", runs_code=True),
+        AgentKind("local", "GGUF"),
+        AgentKind("hf", "CKPT"),
+    )
+    agent_usage = ("scripted:greedy, scripted:sampled, scripted:exhaustive, llm:MODEL, "
+                   "code:MODEL, local:smollm2 or hf:CKPT")  # fmt: skip
+    default_agents = tuple(f"scripted:{s}" for s in SCRIPTED)
+    answer_markers = ("recommendation", "final_recommendation")
+    summary_details = ("tasks",)
+
+    def options_call_llm(self, options: CompassOptions) -> bool:
+        from travelgym.suites.compass.specs import parse_user_spec
+
+        return parse_user_spec(options.user)[0] != "template"
+
+    def build(self, options, seed, data_dir, force=False) -> BuiltData:
+        from travelgym.suites.compass.build import ensure_database
+
+        built = ensure_database(seed=seed, data_dir=data_dir, force=force)
+        return BuiltData(built.path, built.metadata, built.built)
+
+    def stats(self, options, seed, db, data_dir, plots) -> dict[str, Any]:
+        from travelgym.suites.compass.stats import compute_stats
+
+        path = db if db is not None else self.build(options, seed, data_dir).path
+        result = compute_stats(path)
+        result["path"] = str(path)
+        if plots is not None:
+            from travelgym.suites.compass.plots import write_plots
+
+            result["plots"] = [str(p) for p in write_plots(path, plots)]
+        return result
+
+    def format_stats(self, result: dict[str, Any]) -> str:
+        cal = result["calibration"]
+        lines = [f"database: {result['path']}", f"content hash: {result['content_hash']}"]
+        lines += [f"  {table:<22} {count:>9,}" for table, count in result["counts"].items()]
+        lines.append(f"weekend/weekday price ratio: {cal['weekend_weekday_price_ratio']}")
+        lines.append(f"most expensive parks: {', '.join(cal['parks_by_mean_price'][:3])}")
+        lines.append(f"direct flight share: {cal['direct_share']}")
+        lines += [f"plot: {p}" for p in result.get("plots", [])]
+        return "\n".join(lines)
+
+    def tool_registry(self):
+        from travelgym.suites.compass.tools import compass_registry
+
+        return compass_registry()
+
+    def tool_reference(self) -> str:
+        from travelgym.suites.compass.tools import TOOLS_INTRO
+        from travelgym.toolkit.docs import render_markdown
+
+        return render_markdown(self.tool_registry(), "COMPASS tool reference", TOOLS_INTRO)
+
+    def tool_server(self, options, seed, db, data_dir):
+        from travelgym.suites.compass.tools import TOOLS_INTRO, CompassContext
+
+        path = db if db is not None else self.build(options, seed, data_dir).path
+        return (lambda: CompassContext.from_path(path)), TOOLS_INTRO
+
+    def list_tasks(self, options: CompassOptions) -> list[Any]:
+        from travelgym.suites.compass.tasks import load_tasks
+
+        try:
+            tasks = load_tasks(options.tasks_file)
+        except (OSError, ValueError, RecursionError) as exc:
+            from travelgym.core.errors import UserError
+
+            path = options.tasks_file
+            where = "" if path is None or str(path) in str(exc) else f"{path}: "
+            raise UserError(f"{where}{exc}") from exc
+        return [t for t in tasks if options.level is None or t.level == options.level]
+
+    def format_tasks(self, tasks: list[Any]) -> str:
+        lines = [f"{'task':<13} {'level':>5}  {'objective':<32} {'constraints':>11}  park"]
+        for t in tasks:
+            objective = (
+                getattr(t.objective, "metric", None) or f"{len(t.objective.features)} features"
+            )
+            lines.append(f"{t.task_id:<13} {t.level:>5}  {t.objective.type + ': ' + objective:<32}"
+                         f" {len(t.constraints):>11}  {', '.join(t.park.park_ids)}")  # fmt: skip
+        lines.append(f"{len(tasks)} tasks")
+        return "\n".join(lines)
+
+    def open_run(self, options, task_ids, limit, db_seed, data_dir) -> CompassRun:
+        return CompassRun(options, task_ids, limit, db_seed, data_dir)
+
+    def tally(self) -> ProgressTally:
+        return ProgressTally([("FR", lambda s: s.get("feasible"), 0),
+                              ("OR5", lambda s: s.get("top", {}).get("5"), 0)],
+                             show_tokens=True)  # fmt: skip
+
+    def summarize(self, run_dir: Path) -> dict[str, Any]:
+        from travelgym.runner.store import read_episodes
+        from travelgym.suites.compass.scoring import PlanScore, summarize
+
+        episodes = read_episodes(run_dir, Episode)
+        return summarize([PlanScore.model_validate(e.score) for e in episodes if e.score])
+
+    def format_results(self, results: dict[str, dict[str, Any]]) -> str:
+        from travelgym.suites.compass.tables import format_agents_table
+
+        return format_agents_table(results)
+
+    def score(self, answers: Path, seed: int, data_dir: Path | None,
+              notes: list[str]) -> dict[str, Any]:  # fmt: skip
+        from travelgym.core.answers import refuse_nothing_known
+        from travelgym.db import connect_readonly
+        from travelgym.suites.compass.answers import read_answers
+        from travelgym.suites.compass.ground_truth import ensure_ground_truth
+        from travelgym.suites.compass.scoring import score_answers
+        from travelgym.suites.compass.tasks import load_tasks
+
+        entries = read_answers(answers, notes)
+        tasks = {t.task_id: t for t in load_tasks()}
+        refuse_nothing_known(answers, entries, set(tasks), "task_id")
+        _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
+        conn = connect_readonly(self.build(self.options(), seed, data_dir).path)
+        try:
+            return score_answers(conn, tasks, truths, entries)
+        finally:
+            conn.close()
+
+    def format_score(self, result: dict[str, Any]) -> str:
+        from travelgym.suites.compass.tables import format_score_table
+
+        return format_score_table(result)
+
+    # capabilities
+    def solve(self, task_ids, seed, data_dir):
+        from travelgym.core.errors import UserError
+        from travelgym.suites.compass.ground_truth import ensure_ground_truth
+
+        path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
+        unknown = [t for t in task_ids if t not in truths]
+        if unknown:
+            raise UserError(f"unknown task id(s): {', '.join(unknown)}")
+        return path, [truths[t] for t in task_ids] if task_ids else list(truths.values())
+
+    def format_solution(self, path, truths) -> str:
+        lines = [f"ground truth: {path}"]
+        lines += [f"{t.task_id}: |X_feas| = {t.feasible_count:,}, optimum = {t.optimum_value}"
+                  for t in truths]  # fmt: skip
+        return "\n".join(lines)
+
+    def ingest(self, raw_dir: Path, out: Path) -> dict[str, Any]:
+        from travelgym.suites.compass.ingest import ingest_raw
+
+        return ingest_raw(raw_dir, out)
+
+    def generate_tasks(self, out: Path, task_seed: int | None, data_dir: Path | None) -> str:
+        from travelgym.suites.compass.taskgen import write_task_file
+
+        meta = write_task_file(out, task_seed=task_seed, data_dir=data_dir)
+        return f"wrote {meta['count']} tasks to {out} (sha256 {meta['sha256'][:12]})"
+
+    def write_report(self, run_dirs, out, *, data_dir, max_result_chars, include_analysis,
+                     title):  # fmt: skip
+        from travelgym.suites.compass.report import write_report
+
+        return write_report(run_dirs, out, data_dir=data_dir, max_result_chars=max_result_chars,
+                            include_analysis=include_analysis, title=title)  # fmt: skip
+
+    def analyze(self, run_dirs, *, resamples, seed, allow_mixed, plots):
+        from travelgym.suites.compass.analysis.metrics import analyze_runs
+
+        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed,
+                              allow_mixed=allow_mixed)  # fmt: skip
+        if plots is not None:
+            from travelgym.suites.compass.analysis.plots import write_plots
+
+            result["plots"] = [str(p) for p in write_plots(result, plots)]
+        return result
+
+    def format_analysis(self, result):
+        from travelgym.suites.compass.analysis.summary import format_analysis
+
+        return format_analysis(result)
+
+    def export_sheet(self, run_dir, out, *, conversations, seed, fmt, responses):
+        from travelgym.suites.compass.analysis.annotate import export_sheet
+
+        result = export_sheet(run_dir, out, conversations=conversations, seed=seed, fmt=fmt,
+                              responses=responses)  # fmt: skip
+        return (f"wrote {result.rows} response(s) from {result.conversations} conversation(s) "
+                f"(of {result.eligible} eligible) to {result.path}")  # fmt: skip
+
+    def summarize_sheet(self, sheet):
+        from travelgym.suites.compass.analysis.annotate import summarize_sheet
+
+        return summarize_sheet(sheet)
+
+    def format_sheet_summary(self, result):
+        from travelgym.suites.compass.analysis.annotate import format_summary
+
+        return format_summary(result)
