@@ -12,9 +12,10 @@ import time
 import traceback
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from travelgym.llm.protocol import LLMError, Usage, count_repairs
+from travelgym.core.episode import EpisodeBase
+from travelgym.llm.protocol import LLMError, count_repairs
 from travelgym.llm.text import serialisable
 from travelgym.suites.behavior2trip.agents.base import (
     InvalidAction,
@@ -29,7 +30,7 @@ TRIP_EPISODE_FORMAT_VERSION = "1"
 Termination = Literal["answered", "step_limit", "error"]
 
 
-class TripEpisode(BaseModel):
+class TripEpisode(EpisodeBase):
     """Everything one episode produced, JSON-serialisable (one line of ``episodes.jsonl``).
 
     ``task_id`` repeats ``instance_id`` (the run store keys episodes by task and trial).
@@ -37,30 +38,18 @@ class TripEpisode(BaseModel):
     """
 
     format_version: str = TRIP_EPISODE_FORMAT_VERSION
-    episode_id: str
     suite: Literal["behavior2trip"] = "behavior2trip"
-    task_id: str
     instance_id: str
     split: str
     difficulty: str
-    trial: int = 0
-    agent: str
-    seed: int = 0
     instruction: str = ""
     steps: list[TripStep] = Field(default_factory=list)
-    messages: list[dict[str, Any]] = Field(default_factory=list)
     final_answer: str | None = None  # the delivered plan as "<answer>...</answer>"
     termination: Termination = "step_limit"
-    error: str | None = None
     invalid_actions: int = 0
     p_action: int = 0
     memory: dict[str, Any] = Field(default_factory=dict)  # the memory at the end
-    usage: Usage = Field(default_factory=Usage)
-    llm_calls: int = 0
     tool_calls: int = 0
-    duration_s: float = 0.0
-    score: dict[str, Any] | None = None
-    repairs: dict[str, int] = Field(default_factory=dict)  # repairs of each kind, all steps
 
     @property
     def invalid_action_log(self) -> list[InvalidAction]:

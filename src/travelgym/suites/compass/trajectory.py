@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from travelgym.core.episode import EpisodeBase
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.llm.text import clean_arguments, clean_text
 
@@ -86,29 +87,18 @@ class Turn(BaseModel):
     repairs: list[Repair] = Field(default_factory=list)  # what was repaired in this turn's replies
 
 
-class Episode(BaseModel):
+class Episode(EpisodeBase):
     """One conversation between a simulated user and an agent on one task, plus its score."""
 
     format_version: str = TRAJECTORY_FORMAT_VERSION
-    episode_id: str
     suite: str = "compass"
-    task_id: str
-    trial: int = 0
-    agent: str
     user: str
     seed: int
     persona: dict[str, Any] = Field(default_factory=dict)
     turns: list[Turn] = Field(default_factory=list)
-    messages: list[dict[str, Any]] = Field(default_factory=list)  # the agent's chat, if any
     final_recommendation: dict[str, Any] | None = None
     termination: Literal["accepted", "turn_limit", "error"] = "turn_limit"
-    error: str | None = None
     revealed_all_turn: int | None = None  # t*: the user turn at which every constraint is known
-    usage: Usage = Field(default_factory=Usage)
-    llm_calls: int = 0
-    duration_s: float = 0.0
-    score: dict[str, Any] | None = None
-    repairs: dict[str, int] = Field(default_factory=dict)  # repairs of each kind, all turns
 
     @property
     def recommendation(self) -> dict[str, Any] | None:
