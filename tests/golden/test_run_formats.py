@@ -1,0 +1,119 @@
+"""What ``travelgym run`` writes and prints: the run directory's files, ``manifest.json``,
+one ``episodes.jsonl`` line, ``integrity.jsonl``, the ``run --json`` summary; and
+``build --json``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.golden.golden import (
+    AGENT_DIRS,
+    CHECKED_IN,
+    canonical,
+    check_json,
+    invoke_json,
+    key_paths,
+    mask,
+    read_jsonl,
+    skeleton,
+)
+
+SUITES = ["compass", "behavior2trip"]
+
+# values that differ from run to run or machine to machine; their keys and types stay frozen
+MANIFEST_VOLATILE = ("created", "travelgym_version")
+
+# free-form maps inside an episode line: the arguments of a tool call
+EPISODE_MAPS = ("turns[].tool_calls[].arguments", "steps[].tool_calls[].arguments")
+
+
+def _sandbox_entry(entry: dict) -> str:
+    """The manifest's / integrity line's ``sandbox``: its keys follow the machine (bubblewrap
+    found or not), so only the frozen part is checked; a scripted agent runs no code."""
+    assert {"boundary", "used"} <= set(entry) <= {"boundary", "python", "reason", "used"}, entry
+    assert isinstance(entry["boundary"], str)
+    assert entry["used"] == "no"
+    return "<machine-dependent: boundary, used=no, python or reason>"
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_run_directory_layout(golden, suite):
+    """One directory per agent inside --out, named after the agent, holding exactly these files."""
+    run = golden.fresh(suite)
+    assert sorted(p.name for p in run.out.iterdir()) == [AGENT_DIRS[suite]]
+    check_json(f"run_dir_files_{suite}.json", sorted(p.name for p in run.run_dir.iterdir()))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_manifest(golden, suite):
+    """Keys, types and the deterministic values (suite, agent, task ids, seeds, hashes)."""
+    manifest = json.loads((golden.fresh(suite).run_dir / "manifest.json").read_text())
+    manifest["sandbox"] = _sandbox_entry(manifest["sandbox"])
+    check_json(f"manifest_{suite}.json", mask(manifest, MANIFEST_VOLATILE))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_checked_in_manifest_matches_a_fresh_one(golden, suite):
+    """The checked-in run directory is of the same format as a fresh run's."""
+    fresh = json.loads((golden.fresh(suite).run_dir / "manifest.json").read_text())
+    old = json.loads((CHECKED_IN[suite] / "manifest.json").read_text())
+    for entry in (fresh, old):
+        entry["sandbox"] = _sandbox_entry(entry["sandbox"])
+    assert mask(fresh, MANIFEST_VOLATILE) == mask(old, MANIFEST_VOLATILE)
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_integrity_line(golden, suite):
+    lines = read_jsonl(golden.fresh(suite).run_dir / "integrity.jsonl")
+    assert len(lines) == 1  # one line per session
+    line = lines[0]
+    assert line["sha256_start"] == line["sha256_end"]
+    line["sandbox"] = _sandbox_entry(line["sandbox"])
+    masked = mask(line, ("started", "ended", "sha256_start", "sha256_end"))
+    check_json(f"integrity_line_{suite}.json", masked)
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_episode_line(golden, suite):
+    """The first episode line: format_version, identity fields, and every key path (the turn /
+    step records, their tool-call records, the score record) with its type."""
+    episodes = read_jsonl(golden.fresh(suite).run_dir / "episodes.jsonl")
+    assert len(episodes) == 3
+    first = episodes[0]
+    identity = {k: first[k] for k in ("format_version", "suite", "episode_id", "task_id",
+                                      "trial", "agent", "seed", "termination")}  # fmt: skip
+    check_json(f"episode_line_{suite}.json", {
+        "identity": identity,
+        "key_paths": key_paths(first, EPISODE_MAPS),
+        "top_level_types": skeleton({k: v for k, v in first.items() if not isinstance(v, dict | list)}),
+    })  # fmt: skip
+    # every line of the run has the same top-level keys
+    assert all(set(e) == set(first) for e in episodes)
+    assert [e["format_version"] for e in episodes] == [first["format_version"]] * 3
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_run_json_shape(golden, suite):
+    """``run --json``: {agent spec: summary}; keys and types of the summary frozen."""
+    printed = golden.fresh(suite).json
+    check_json(f"run_json_shape_{suite}.json", skeleton(printed))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_run_json_figures_are_the_score_figures(golden, suite):
+    """The aggregates ``run --json`` prints are those ``score --json`` gives for the run."""
+    (summary,) = golden.fresh(suite).json.values()
+    scored = golden.score(suite, golden.fresh(suite).run_dir)
+    shared = {"overall", "by_level", "by_objective", "by_difficulty"} & set(summary)
+    assert shared and shared <= set(scored)
+    assert canonical({k: summary[k] for k in shared}) == canonical({k: scored[k] for k in shared})
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_build_json(golden, suite):
+    """``build --json`` of the (already built) default database: metadata incl. content hash."""
+    printed = invoke_json("build", suite, "--json", data_dir=golden.data_dir(suite))
+    assert printed["built"] is False
+    check_json(f"build_json_{suite}.json", mask(printed, ("path",)))

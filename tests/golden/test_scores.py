@@ -1,0 +1,54 @@
+"""The key contract: run directories written by the release before the Suite refactor (checked
+in under ``runs/``), and answers files, give the same ``score --json`` figures, exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.golden.golden import (
+    ANSWERS,
+    SNAPSHOTS,
+    canonical,
+    check_json,
+    check_text,
+    invoke,
+)
+
+SUITES = ["compass", "behavior2trip"]
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_score_of_the_checked_in_run(golden, suite):
+    """Every figure (aggregates, per-task / per-instance verdicts and checks), exactly."""
+    assert golden.checked_in_score(suite)["tampered"] is None
+    check_json(f"score_run_{suite}.json", golden.checked_in_score(suite))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_score_detects_the_suite_of_a_run(golden, suite):
+    """``--suite`` is optional for a run directory; giving it changes nothing."""
+    given = golden.score(suite, golden.checked_in(suite), "--suite", suite)
+    assert canonical(given) == canonical(golden.checked_in_score(suite))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_score_of_an_answers_file(golden, suite):
+    """``answers/SUITE_answers.jsonl``: answers of the checked-in run plus a wrong, an empty
+    (or unreadable) and an unknown one; the figures and the ``errors`` list, exactly."""
+    path = ANSWERS / f"{suite}_answers.jsonl"
+    check_json(f"score_answers_{suite}.json", golden.score(suite, path))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_score_table_of_the_checked_in_run(golden, suite):
+    """The plain-text table ``score`` prints without ``--json``."""
+    text = invoke("score", golden.checked_in(suite), data_dir=golden.data_dir(suite)).stdout
+    check_text(SNAPSHOTS / f"score_table_{suite}.txt", text)
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_a_fresh_run_reproduces_the_checked_in_figures(golden, suite):
+    """The same agent, tasks and seeds run by the code under test score exactly as the
+    checked-in run of the old release: the runners' behaviour did not change."""
+    fresh = golden.score(suite, golden.fresh(suite).run_dir)
+    assert canonical(fresh) == canonical(golden.checked_in_score(suite))
