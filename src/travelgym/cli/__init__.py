@@ -28,22 +28,18 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _register() -> None:
-    from travelgym.cli import analysis, data
-    from travelgym.cli.run import run
-    from travelgym.cli.score import score
-    from travelgym.training.cli import export  # training data (SFT export)
-    from travelgym.training.train_cli import train  # GRPO / SFT (the train extra)
+from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main
+from travelgym.cli.running import run  # noqa: E402
+from travelgym.cli.scoring import score  # noqa: E402
+from travelgym.training.cli import export  # noqa: E402 - training data (SFT export)
+from travelgym.training.train_cli import train  # noqa: E402 - GRPO / SFT (the train extra)
 
-    data.register(main)
-    main.add_command(run)
-    main.add_command(score)
-    analysis.register(main)
-    main.add_command(export)
-    main.add_command(train)
-
-
-_register()
+data.register(main)
+main.add_command(run)
+main.add_command(score)
+analysis.register(main)
+main.add_command(export)
+main.add_command(train)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

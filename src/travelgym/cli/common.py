@@ -13,10 +13,24 @@ from travelgym.clikit import OutputPath
 from travelgym.core.registry import capable, get_suite, suite_names
 
 
+class SuiteChoice(click.Choice):
+    """A choice of the installed suites that have ``capability`` (all of them for ``None``);
+    an installed suite without it is refused by name."""
+
+    def __init__(self, capability: str | None = None) -> None:
+        super().__init__(suite_names() if capability is None else capable(capability))
+        self.capability = capability
+
+    def convert(self, value, param, ctx):
+        if self.capability is not None and value in suite_names() and value not in self.choices:
+            self.fail(f"{value} does not support {self.capability} (suites that do: "
+                      f"{', '.join(self.choices) or 'none'})", param, ctx)  # fmt: skip
+        return super().convert(value, param, ctx)
+
+
 def suite_argument(capability: str | None = None):
     """The ``SUITE`` argument: a choice of the installed suites (those with ``capability``)."""
-    names = suite_names() if capability is None else capable(capability)
-    return click.argument("suite", type=click.Choice(names))
+    return click.argument("suite", type=SuiteChoice(capability))
 
 
 def data_dir_option(func):

@@ -1,0 +1,198 @@
+"""``TripEnv``: Behavior2Trip as a Gymnasium-style text environment for RL (paper Section 4).
+
+An action is one assistant message in the B2T-Agent format (``<think>``, parallel
+``<tool_call>``, ``<memory>``, ``<answer>``). It is applied by
+:func:`~travelgym.suites.behavior2trip.agents.b2t_step.apply_b2t_message`, the very code the B2T-Agent uses at
+inference, so a rollout here and an episode of ``travelgym run behavior2trip --agent b2t:MODEL``
+record the same steps. The reward is 0 until the episode ends (an ``<answer>``, or ``max_turns``
+messages), then the B2T ``R_total`` of :func:`~travelgym.suites.behavior2trip.training.b2t_reward`.
+The suite gives it to the shared training code through
+:meth:`~travelgym.core.suite.Suite.training_env`.
+
+Ablation switches: ``memory=False`` leaves the memory module out of the system prompt and makes
+every ``<memory>`` operation an invalid action (answered with an error, so ``P_action`` = -1);
+``penalty=False`` drops ``P_action`` from the reward. See ``docs/training/environments.md``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
+from travelgym.suites.behavior2trip.agents.b2t_format import Memory
+from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
+from travelgym.suites.behavior2trip.agents.base import DEFAULT_MAX_STEPS, TripRequest, TripsEnv
+from travelgym.suites.behavior2trip.checks import PlanDB
+from travelgym.suites.behavior2trip.episode import TripEpisode, build_trip_episode, score_answer
+from travelgym.suites.behavior2trip.training import Gate, RewardBreakdown, b2t_reward
+from travelgym.training.base import EnvStateError, SyncAPI, open_database
+
+
+class TripEnv(SyncAPI):
+    """Behavior2Trip episodes over ``instances`` (a list of
+    :class:`~travelgym.suites.behavior2trip.instances.Instance`) and the POI database ``db`` (a connection, a
+    path or what ``ensure_database`` returns).
+
+    ``reset(seed=None, options=None) -> (observation, info)``: the observation is the chat so
+    far, ``[system, user]`` messages (the B2T prompt, then the behaviour trajectory and the
+    instruction). ``options``: ``instance_id`` or ``index`` (else a seeded random instance) and
+    ``trial``. ``step(action) -> (observation, reward, terminated, truncated, info)``: the
+    observation is the next user message's text (empty after an answer)."""
+
+    task_key = "instance_id"  # the reset option naming an instance (the training-env interface)
+
+    def __init__(self, db: Any, instances: Sequence[Any], *, max_turns: int = DEFAULT_MAX_STEPS,
+                 memory: bool = True, penalty: bool = True, gate: Gate = "format",
+                 keep_results: bool = True, seed: int = 0, agent_name: str = "policy") -> None:  # fmt: skip
+        if not instances:
+            raise ValueError("TripEnv needs at least one instance")
+        if max_turns < 1:
+            raise ValueError("max_turns must be at least 1")
+        self.conn, self._owns_conn = open_database(db)
+        self.instances = list(instances)
+        self._by_id = {x.instance_id: x for x in self.instances}
+        self.score_db = PlanDB(self.conn)  # its caches serve every episode
+        self.max_turns, self.memory_enabled = max_turns, memory
+        self.penalty, self.gate = penalty, gate
+        self.keep_results, self.agent_name = keep_results, agent_name
+        self._rng = random.Random(seed)
+        self.instance: Any = None
+        self._reset_state()
+
+    @classmethod
+    def from_split(cls, split: str = "train", *, db_seed: int = 0,
+                   data_dir: str | Path | None = None, difficulty: str | None = None,
+                   limit: int | None = None, **kwargs: Any) -> TripEnv:  # fmt: skip
+        """An environment over a split of the shipped instances (database and instances built
+        when missing), optionally one difficulty and the first ``limit`` instances."""
+        from travelgym.suites.behavior2trip.suite import load_split, select_instances
+
+        db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None)
+        return cls(db, select_instances(instances, None, difficulty, limit), **kwargs)
+
+    def _reset_state(self) -> None:
+        self.tools: TripsEnv | None = None
+        self.memory: Memory | None = None
+        self.turn, self.trial, self.seed = 0, 0, 0
+        self.done = False
+        self.answer: str | None = None
+        self.termination = "step_limit"
+        self.score: dict[str, Any] | None = None
+        self.reward: RewardBreakdown | None = None
+        self._started = time.perf_counter()
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The whole chat of the current episode (system, user, assistant, user, ...)."""
+        return self.tools.messages if self.tools is not None else []
+
+    @property
+    def item_ids(self) -> list[str]:
+        """The ids of the environment's instances, in order."""
+        return [x.instance_id for x in self.instances]
+
+    def rollout_chat(self) -> Any:
+        """The chat view :func:`~travelgym.training.rollout.run_rollout` drives."""
+        from travelgym.suites.behavior2trip.training import TripChat
+
+        return TripChat(self)
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The names of the 9 tools an action may call."""
+        from travelgym.suites.behavior2trip.tools import trips_registry
+
+        return trips_registry().names
+
+    def _choose(self, options: dict[str, Any]) -> Any:
+        if "instance_id" in options:
+            iid = options["instance_id"]
+            if iid not in self._by_id:
+                raise KeyError(f"unknown instance_id {iid!r}")
+            return self._by_id[iid]
+        if "index" in options:
+            return self.instances[int(options["index"])]
+        return self.instances[self._rng.randrange(len(self.instances))]
+
+    async def areset(self, seed: int | None = None,
+                     options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """:meth:`reset` for async code."""
+        options = dict(options or {})
+        if seed is not None:
+            self._rng = random.Random(seed)
+        instance = self._choose(options)
+        self._reset_state()
+        self.instance, self.trial = instance, int(options.get("trial", 0))
+        self.seed = seed if seed is not None else 0
+        self.tools = TripsEnv(self.conn, keep_results=self.keep_results)
+        self.memory = Memory() if self.memory_enabled else None
+        self.tools.memory = self.memory.data if self.memory is not None else {}
+        self.tools.messages = initial_messages(TripRequest.of(instance), self.memory_enabled)
+        info = {"instance_id": instance.instance_id, "difficulty": instance.difficulty,
+                "split": instance.split, "max_turns": self.max_turns,
+                "memory": self.memory_enabled, "penalty": self.penalty}  # fmt: skip
+        return [dict(m) for m in self.tools.messages], info
+
+    def reset(self, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """Start an episode: ``(observation, info)``; see the class docstring."""
+        return self._run(self.areset(seed=seed, options=options))
+
+    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` for async code."""
+        if self.tools is None or self.done:
+            raise EnvStateError("call reset() before step() (the episode has ended)")
+        if not isinstance(action, str):
+            raise TypeError(f"a TripEnv action is the assistant message text, not {type(action)}")
+        result = await apply_b2t_message(self.tools, self.memory, action)
+        self.turn += 1
+        terminated = result.answer is not None
+        truncated = not terminated and self.turn >= self.max_turns
+        info: dict[str, Any] = {
+            "turn": self.turn,
+            "invalid_actions": [a.model_dump() for a in result.invalid_actions],
+            "tool_calls": len(result.step.tool_calls),
+            "from_tools": result.from_tools,
+            "from_memory": result.from_memory,
+            "answered": terminated,
+        }
+        reward = 0.0
+        if terminated or truncated:
+            if terminated:
+                self.answer, self.termination = f"<answer>{result.answer}</answer>", "answered"
+            self.done = True
+            self.score = score_answer(self.instance, self.answer, self.score_db)
+            invalid = sum(len(s.invalid_actions) for s in self.tools.steps)
+            self.reward = b2t_reward(self.score, invalid, penalty=self.penalty, gate=self.gate)
+            reward = self.reward.total
+            info["reward_breakdown"] = self.reward.model_dump()
+            info["score"] = self.score
+        return result.observation or "", reward, terminated, truncated, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.
+        ``info``: ``turn``, this step's ``invalid_actions``, ``tool_calls``, ``from_tools``,
+        ``from_memory``, ``answered``; at the end also ``reward_breakdown`` and ``score``."""
+        return self._run(self.astep(action))
+
+    def episode(self) -> TripEpisode:
+        """The current episode as a :class:`TripEpisode` (what ``travelgym run`` stores), scored
+        once it has ended; an episode in progress is unscored."""
+        if self.tools is None:
+            raise EnvStateError("no episode yet: call reset()")
+        episode = build_trip_episode(self.instance, self.tools, self.agent_name, self.answer,
+                                     self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
+        episode.score = self.score
+        episode.duration_s = round(time.perf_counter() - self._started, 4)
+        return episode
+
+    def close(self) -> None:
+        """Release the event loop and the database connection the environment opened."""
+        self._close_loop()
+        if self._owns_conn:
+            self.conn.close()
+            self._owns_conn = False

@@ -1,0 +1,253 @@
+"""``CompassEnv``: COMPASS as a Gymnasium-style chat environment with native tool calls.
+
+An action is one assistant message, as an OpenAI-style dict (``{"role": "assistant",
+"content": ..., "tool_calls": [...]}``), a :class:`~travelgym.llm.protocol.ChatMessage` or a
+plain string. It is applied by :func:`~travelgym.suites.compass.agents.llm_agent.apply_assistant_message`, the
+code the LLM tool-calling agent runs: tool calls are executed and answered with tool messages;
+a message without tool calls ends the agent's turn, is read in the JSON response format
+(message + recommendation) and goes to the simulated user, whose reply is the next observation.
+The conversation is a :class:`~travelgym.suites.compass.episode.CompassSession`, as in ``travelgym run
+compass``: it ends when the user accepts (terminated), on an error (terminated) or at the user's
+turn limit (truncated). The reward is 0 until then, then
+:func:`~travelgym.suites.compass.training.compass_reward` of the scored final recommendation
+(with its exact rank unless ``rank=False``). This class is not the tool environment of the same
+name in :mod:`travelgym.suites.compass.env`, which it uses. The suite gives it to the shared
+training code through :meth:`~travelgym.core.suite.Suite.training_env`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from travelgym.llm.protocol import ChatMessage, ToolCall
+from travelgym.suites.compass.agents.llm_agent import (
+    MAX_STEPS_PER_TURN,
+    SYSTEM_PROMPT,
+    apply_assistant_message,
+    step_limit_reply,
+)
+from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, CompassSession
+from travelgym.suites.compass.scoring import PlanScore
+from travelgym.suites.compass.solver import Ranking, build_components
+from travelgym.suites.compass.tasks import GroundTruth, Task
+from travelgym.suites.compass.tools import compass_registry
+from travelgym.suites.compass.training import CompassReward, compass_reward
+from travelgym.suites.compass.trajectory import Episode
+from travelgym.training.base import EnvStateError, SyncAPI, open_database
+
+
+class CompassEnv(SyncAPI):
+    """COMPASS conversations over ``tasks`` with their ground ``truths`` (task id -> truth) on
+    the database ``db`` (a connection, a path or what ``ensure_database`` returns).
+
+    ``user``: ``"template"`` (default, offline), ``"llm:MODEL"`` or a user backend object.
+    ``reset(seed=None, options=None) -> (observation, info)``: the observation is
+    ``[system, user]`` chat messages; the tools the model may call are ``env.tools`` (also in
+    ``info["tools"]``). ``options``: ``task_id`` or ``index`` (else a seeded random task) and
+    ``trial``. ``step(action) -> (observation, reward, terminated, truncated, info)``: the
+    observation is the list of new messages (tool messages, and the user's reply when the
+    turn ended)."""
+
+    task_key = "task_id"  # the reset option naming a task (the training-env interface)
+
+    def __init__(self, db: Any, tasks: Sequence[Task], truths: dict[str, GroundTruth], *,
+                 user: Any = "template", max_turns: int = DEFAULT_MAX_TURNS,
+                 max_steps_per_turn: int = MAX_STEPS_PER_TURN, rank: bool = True, seed: int = 0,
+                 base_url: str | None = None, agent_name: str = "policy") -> None:  # fmt: skip
+        if not tasks:
+            raise ValueError("CompassEnv needs at least one task")
+        missing = [t.task_id for t in tasks if t.task_id not in truths]
+        if missing:
+            raise ValueError(f"no ground truth for {', '.join(missing[:5])}")
+        self.conn, self._owns_conn = open_database(db)
+        self.tasks, self.truths = list(tasks), truths
+        self._by_id = {t.task_id: t for t in self.tasks}
+        if isinstance(user, str):
+            from travelgym.suites.compass.specs import user_backend
+
+            self.user_backend, self.user_name = user_backend(user, base_url), user
+            self._owned_client = getattr(self.user_backend, "client", None)
+        else:
+            self.user_backend, self.user_name = user, getattr(user, "name", "custom")
+            self._owned_client = None
+        self.max_turns, self.max_steps_per_turn, self.rank = max_turns, max_steps_per_turn, rank
+        self.agent_name = agent_name
+        self.tools: list[dict[str, Any]] = compass_registry().openai_schemas()
+        self._rng = random.Random(seed)
+        self.session: CompassSession | None = None
+        self._steps_in_turn, self._turn_started = 0, time.perf_counter()
+        self._messages: list[ChatMessage] = []
+        self.score: PlanScore | None = None
+        self.reward: CompassReward | None = None
+
+    @classmethod
+    def from_data(cls, *, db_seed: int = 0, data_dir: str | Path | None = None,
+                  level: int | None = None, task_ids: list[str] | None = None,
+                  limit: int | None = None, **kwargs: Any) -> CompassEnv:  # fmt: skip
+        """An environment over the shipped tasks (database and ground truth built when
+        missing), optionally one level, explicit ids and the first ``limit`` tasks."""
+        from travelgym.suites.compass.build import ensure_database
+        from travelgym.suites.compass.ground_truth import ensure_ground_truth
+        from travelgym.suites.compass.suite import select_tasks
+        from travelgym.suites.compass.tasks import load_tasks
+
+        db = ensure_database(seed=db_seed, data_dir=data_dir)
+        _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
+        return cls(db, select_tasks(load_tasks(), task_ids, level, limit), truths, **kwargs)
+
+    @property
+    def item_ids(self) -> list[str]:
+        """The ids of the environment's tasks, in order."""
+        return [t.task_id for t in self.tasks]
+
+    def rollout_chat(self) -> Any:
+        """The prompted-chat view :func:`~travelgym.training.rollout.run_rollout` drives."""
+        from travelgym.suites.compass.training import CompassChat
+
+        return CompassChat(self)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The agent's chat of the current episode, as the LLM agent's transcript."""
+        return [m.to_openai() for m in self._messages]
+
+    @property
+    def done(self) -> bool:
+        return self.session is None or self.reward is not None
+
+    def _choose(self, options: dict[str, Any]) -> Task:
+        if "task_id" in options:
+            if options["task_id"] not in self._by_id:
+                raise KeyError(f"unknown task_id {options['task_id']!r}")
+            return self._by_id[options["task_id"]]
+        if "index" in options:
+            return self.tasks[int(options["index"])]
+        return self.tasks[self._rng.randrange(len(self.tasks))]
+
+    async def areset(self, seed: int | None = None,
+                     options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """:meth:`reset` for async code."""
+        options = dict(options or {})
+        if seed is not None:
+            self._rng = random.Random(seed)
+        task = self._choose(options)
+        self.session = CompassSession(task, self.user_backend, self.conn,
+                                      self.truths[task.task_id], agent_name=self.agent_name,
+                                      seed=seed if seed is not None else 0,
+                                      trial=int(options.get("trial", 0)),
+                                      max_turns=self.max_turns, user_name=self.user_name)  # fmt: skip
+        self.score, self.reward = None, None
+        self._steps_in_turn, self._turn_started = 0, time.perf_counter()
+        said = await self.session.open()
+        self._messages = [ChatMessage(role="system", content=SYSTEM_PROMPT),
+                          ChatMessage(role="user", content=said.text)]  # fmt: skip
+        info = {"task_id": task.task_id, "level": task.level, "max_turns": self.max_turns,
+                "user": self.user_name, "tools": self.tools}  # fmt: skip
+        return self.messages, info
+
+    def reset(self, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """Start a conversation: ``(observation, info)``; see the class docstring."""
+        return self._run(self.areset(seed=seed, options=options))
+
+    async def astep(self, action: Any) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:
+        """:meth:`step` for async code."""
+        session = self.session
+        if session is None or self.done:
+            raise EnvStateError("call reset() before step() (the episode has ended)")
+        message = to_assistant_message(action, f"call_{len(self._messages)}")
+        self._messages.append(message)
+        tool_messages, reply = apply_assistant_message(session.env, message)
+        self._steps_in_turn += 1
+        self._messages.extend(tool_messages)
+        observation = [m.to_openai() for m in tool_messages]
+        info: dict[str, Any] = {"tool_calls": len(message.tool_calls), "turn_ended": False}
+        if reply is None and self._steps_in_turn >= self.max_steps_per_turn:
+            reply = step_limit_reply(self.max_steps_per_turn)
+        if reply is None:
+            return observation, 0.0, False, False, info
+        reply.llm_calls = self._steps_in_turn  # one model message per step
+        info.update(turn_ended=True, reply_error=reply.error, recommendation=reply.recommendation)
+        try:
+            said = await session.respond(reply, self._turn_started)
+            observation.append({"role": "user", "content": said.text})
+            if not session.over:
+                self._messages.append(ChatMessage(role="user", content=said.text))
+        except Exception as exc:  # noqa: BLE001 - recorded in the episode, as in run_episode
+            session.failed(exc)
+        self._steps_in_turn, self._turn_started = 0, time.perf_counter()
+        if not session.over:
+            return observation, 0.0, False, False, info
+        task = session.task
+        ranking = Ranking(task, build_components(self.conn, task)) if self.rank else None
+        self.score = session.finish(self.messages, ranking)
+        self.reward = compass_reward(self.score)
+        termination = session.episode.termination
+        info.update(termination=termination, reward=self.reward.model_dump(),
+                    score=self.score.model_dump())  # fmt: skip
+        truncated = termination == "turn_limit"
+        return observation, self.reward.total, not truncated, truncated, info
+
+    def step(self, action: Any) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:
+        """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.
+        ``info``: ``tool_calls``, ``turn_ended`` (and then the parsed ``recommendation`` and any
+        ``reply_error``); at the end also ``termination``, ``reward`` and ``score``."""
+        return self._run(self.astep(action))
+
+    def episode(self) -> Episode:
+        """The current conversation as an :class:`~travelgym.suites.compass.trajectory.Episode` (what
+        ``travelgym run compass`` stores), scored once it has ended."""
+        if self.session is None:
+            raise EnvStateError("no episode yet: call reset()")
+        episode = self.session.episode.model_copy(deep=True)
+        if self.reward is None:
+            episode.messages = self.messages
+        return episode
+
+    def close(self) -> None:
+        """Release the event loop, the LLM user's client and the database connection the
+        environment opened (the client only outside a running event loop)."""
+        client, self._owned_client = self._owned_client, None
+        if client is not None and hasattr(client, "aclose"):
+            with contextlib.suppress(EnvStateError):
+                self._run(client.aclose())
+        self._close_loop()
+        if self._owns_conn:
+            self.conn.close()
+            self._owns_conn = False
+
+
+def to_assistant_message(action: Any, id_prefix: str = "call") -> ChatMessage:
+    """An assistant :class:`ChatMessage` from a string, a ChatMessage or an OpenAI-style dict
+    (tool calls ``{"id", "type": "function", "function": {"name", "arguments"}}`` or flat
+    ``{"id", "name", "arguments"}``; arguments as JSON text or an object; missing ids are
+    made up from ``id_prefix``)."""
+    if isinstance(action, ChatMessage):
+        if action.role != "assistant":
+            raise ValueError(f"an action is an assistant message, not a {action.role!r} one")
+        return action
+    if isinstance(action, str):
+        return ChatMessage(role="assistant", content=action)
+    if not isinstance(action, dict):
+        raise TypeError(f"an action is a string or an assistant message dict, not {type(action)}")
+    if action.get("role", "assistant") != "assistant":
+        raise ValueError(f"an action is an assistant message, not a {action.get('role')!r} one")
+    calls = []
+    for i, raw in enumerate(action.get("tool_calls") or []):
+        fn = raw.get("function", raw) if isinstance(raw, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise ValueError(f"tool call {i} has no function name: {raw!r}")
+        args = fn.get("arguments", "{}")
+        if not isinstance(args, str):
+            args = json.dumps(args, ensure_ascii=False)
+        calls.append(ToolCall(id=str(raw.get("id") or f"{id_prefix}_{i}"), name=fn["name"],
+                              arguments=args))  # fmt: skip
+    content = action.get("content")
+    return ChatMessage(role="assistant", content=content if isinstance(content, str) else None,
+                       tool_calls=calls)  # fmt: skip

@@ -1,0 +1,114 @@
+"""A suite from another installed package appears through the ``travelgym.suites`` entry-point
+group and runs end to end (``suites``, ``run``, ``score``, ``report``, ``serve-mcp``) with no
+change to travelgym: the shared layers know suites only through the protocol."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+import travelgym
+from tests.core.toy_suite import SOURCE
+
+TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def toy_env(tmp_path_factory):
+    """An environment whose Python path holds a package ``toysuite`` with its distribution
+    metadata registering ``toy = toysuite:ToySuite`` in the ``travelgym.suites`` group."""
+    site = tmp_path_factory.mktemp("site")
+    (site / "toysuite").mkdir()
+    (site / "toysuite" / "__init__.py").write_text(SOURCE)
+    info = site / "toysuite-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toysuite\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[travelgym.suites]\ntoy = toysuite:ToySuite\n")
+    source = Path(travelgym.__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
+    data = tmp_path_factory.mktemp("data")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(source), str(repo)]),
+           "TRAVELGYM_DATA_DIR": str(data)}  # fmt: skip
+    return env
+
+
+def cli(env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "travelgym.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT_S)  # fmt: skip
+
+
+def test_the_installed_suite_is_listed_with_the_projects_own(toy_env):
+    done = cli(toy_env, "suites", "--json")
+    assert done.returncode == 0, done.stderr
+    names = [row["name"] for row in json.loads(done.stdout)]
+    assert names[-1] == "toy" and {"compass", "behavior2trip"} <= set(names)
+    toy = json.loads(done.stdout)[-1]
+    assert toy["options"] == ["offset"] and toy["capabilities"] == []
+    # a capability the toy lacks is refused by the command's suite choice
+    refused = cli(toy_env, "solve", "toy")
+    assert (
+        refused.returncode == 2
+        and "toy does not support solve (suites that do: compass)" in refused.stderr
+    )
+
+
+def test_run_score_and_report_end_to_end(toy_env, tmp_path):
+    out = tmp_path / "runs"
+    done = cli(toy_env, "run", "toy", "--agent", "scripted:right", "--agent", "scripted:wrong",
+               "--limit", "4", "--out", str(out), "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "scripted:right: 4 episodes in" in done.stdout
+    assert "scripted:right: 100.0% of 4" in done.stdout
+    assert "scripted:wrong: 0.0% of 4" in done.stdout
+    run_dir = out / "scripted-right"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["suite"] == "toy" and manifest["task_ids"] == [f"toy-{i}" for i in range(4)]
+    lines = [json.loads(x) for x in (run_dir / "episodes.jsonl").read_text().splitlines()]
+    assert [x["task_id"] for x in sorted(lines, key=lambda x: x["task_id"])] == manifest["task_ids"]
+
+    scored = cli(toy_env, "score", str(run_dir), "--json")
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout) == {"n": 4, "accuracy": 100.0, "tampered": None}
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"task_id": "toy-1", "sum": 11}\n{"task_id": "toy-2", "sum": 3}\n')
+    scored = cli(toy_env, "score", str(answers))
+    assert scored.returncode == 0 and scored.stdout.strip() == "accuracy 50.0% (n = 2)"
+
+    resumed = cli(toy_env, "run", "toy", "--agent", "scripted:right", "--limit", "4", "--out",
+                  str(out), "--resume", "--no-progress")  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert len((run_dir / "episodes.jsonl").read_text().splitlines()) == 4  # nothing twice
+
+    report = tmp_path / "report.html"
+    done = cli(toy_env, "report", str(run_dir), str(out / "scripted-wrong"), "--out", str(report))
+    assert done.returncode == 0, done.stderr
+    html = report.read_text()
+    assert "Toy report" in html and "scripted-wrong" in html
+
+    foreign = cli(toy_env, "run", "toy", "--max-turns", "3", "--out", str(tmp_path / "x"))
+    assert foreign.returncode == 2 and "--max-turns applies to compass only" in foreign.stderr
+
+
+def test_serve_mcp_serves_the_suites_tool(toy_env, tmp_path):
+    async def session() -> tuple[list[str], dict, str | None]:
+        params = StdioServerParameters(command=sys.executable,
+                                       args=["-m", "travelgym.cli", "serve-mcp", "toy"],
+                                       env=toy_env)  # fmt: skip
+        with (tmp_path / "stderr.txt").open("w") as errlog, anyio.fail_after(TIMEOUT_S):
+            async with Client(stdio_client(params, errlog=errlog),
+                              read_timeout_seconds=TIMEOUT_S) as client:  # fmt: skip
+                names = [t.name for t in (await client.list_tools()).tools]
+                result = await client.call_tool("add", {"a": 2, "b": 40})
+                return names, json.loads(result.content[0].text), client.instructions
+
+    names, payload, instructions = anyio.run(session)
+    assert names == ["add"] and payload == {"sum": 42}
+    assert instructions == "Toy tools: add two numbers."

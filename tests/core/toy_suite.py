@@ -1,0 +1,168 @@
+"""The source of a minimal third suite, installed by tests into a temporary package: one toy
+task kind (add two numbers), one tool, one scripted agent, one scorer. It uses only travelgym's
+public protocol, as a suite in another package would."""
+
+SOURCE = r'''
+"""Toy: add two numbers with the ``add`` tool."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from travelgym.core import AgentFactory, AgentKind, BuiltData, EpisodeBase, ProgressTally, Suite
+from travelgym.core import SuiteOptions, SuiteRun
+from travelgym.paths import suite_dir
+from travelgym.toolkit.registry import ToolContext, ToolRegistry
+
+
+class ToyTask(BaseModel):
+    task_id: str
+    a: int
+    b: int
+
+
+TASKS = [ToyTask(task_id=f"toy-{i}", a=i, b=10 * i) for i in range(5)]
+
+
+class ToyContext(ToolContext):
+    calls = 0
+
+
+def add(a: int, b: int, ctx: ToyContext) -> dict:
+    """Add two integers.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
+    ctx.calls += 1
+    return {"sum": a + b}
+
+
+class ToyEpisode(EpisodeBase):
+    format_version: str = "1"
+    suite: Literal["toy"] = "toy"
+    termination: Literal["answered", "error"] = "answered"
+    answer: int | None = None
+
+
+class ToyAgent:
+    def __init__(self, wrong: bool) -> None:
+        self.wrong = wrong
+
+    def solve(self, task: ToyTask, registry: ToolRegistry, ctx: ToyContext) -> int:
+        result = registry.call("add", {"a": task.a, "b": task.b}, ctx)
+        return result.payload()["sum"] + (1 if self.wrong else 0)
+
+
+class ToyOptions(SuiteOptions):
+    offset: int = 0
+
+
+class ToyRun(SuiteRun):
+    def __init__(self, task_ids, limit, data_dir) -> None:
+        self.db_path = ToySuite().build(ToyOptions(), 0, data_dir).path
+        self.db_hash, self.tasks_sha256 = "toy-db", "toy-tasks"
+        chosen = [t for t in TASKS if not task_ids or t.task_id in task_ids]
+        self.tasks = chosen[:limit] if limit else chosen
+
+    def manifest(self) -> dict[str, Any]:
+        return {}
+
+    def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
+        return AgentFactory(lambda: ToyAgent(spec.arg == "wrong"))
+
+    async def episode(self, task, agent, trial, seed) -> ToyEpisode:
+        answer = agent.solve(task, ToySuite().tool_registry(), ToyContext())
+        return ToyEpisode(episode_id=f"{task.task_id}#{trial}", task_id=task.task_id,
+                          trial=trial, agent="toy", seed=seed, answer=answer,
+                          score={"correct": answer == task.a + task.b})
+
+
+def score_entries(entries: list[dict]) -> dict[str, Any]:
+    by_id = {t.task_id: t for t in TASKS}
+    right = [e.get("answer", e.get("sum")) == by_id[e["task_id"]].a + by_id[e["task_id"]].b
+             for e in entries]
+    return {"n": len(right), "accuracy": round(100 * sum(right) / max(1, len(right)), 1)}
+
+
+class ToySuite(Suite):
+    name = "toy"
+    title = "Toy"
+    description = "add two numbers"
+    Options = ToyOptions
+    episode_model = ToyEpisode
+    agent_kinds = (AgentKind("scripted", "NAME", ("right", "wrong"), calls_llm=False),)
+    agent_usage = "scripted:right or scripted:wrong"
+    default_agents = ("scripted:right",)
+    answer_markers = ("sum",)  # answers files: {"task_id": ..., "sum": ...}
+
+    def build(self, options, seed, data_dir, force=False) -> BuiltData:
+        path = suite_dir(self.name, data_dir) / "toy.sqlite"
+        if force or not path.exists():
+            with sqlite3.connect(path) as conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
+            return BuiltData(path, {"content_hash": "toy-db"}, True)
+        return BuiltData(path, {"content_hash": "toy-db"}, False)
+
+    def stats(self, options, seed, db, data_dir, plots):
+        return {"tasks": len(TASKS)}
+
+    def format_stats(self, result):
+        return f"{result['tasks']} toy tasks"
+
+    def tool_registry(self) -> ToolRegistry:
+        return ToolRegistry([add])
+
+    def tool_reference(self) -> str:
+        return "# Toy tools\n\nadd(a, b)\n"
+
+    def tool_server(self, options, seed, db, data_dir):
+        return ToyContext, "Toy tools: add two numbers."
+
+    def list_tasks(self, options):
+        return TASKS
+
+    def format_tasks(self, tasks):
+        return "\n".join(f"{t.task_id}: {t.a} + {t.b}" for t in tasks)
+
+    def open_run(self, options, task_ids, limit, db_seed, data_dir) -> ToyRun:
+        return ToyRun(task_ids, limit, data_dir)
+
+    def tally(self) -> ProgressTally:
+        return ProgressTally([("correct", lambda s: s.get("correct"), 0)])
+
+    def summarize(self, run_dir: Path) -> dict[str, Any]:
+        from travelgym.runner.store import read_run
+
+        episodes = read_run(run_dir, self.name, as_dicts=True).episodes
+        return score_entries(episodes)
+
+    def format_results(self, results):
+        return "\n".join(f"{agent}: {r['accuracy']:.1f}% of {r['n']}" for agent, r in results.items())
+
+    def score(self, answers, seed, data_dir, notes):
+        if answers.is_dir():
+            return self.summarize(answers)
+        entries = [json.loads(line) for line in answers.read_text().splitlines() if line.strip()]
+        return score_entries(entries)
+
+    def format_score(self, result):
+        return f"accuracy {result['accuracy']:.1f}% (n = {result['n']})"
+
+    def write_report(self, run_dirs, out, *, data_dir, max_result_chars, include_analysis, title):
+        from types import SimpleNamespace
+
+        rows = [(d, self.summarize(d)) for d in run_dirs]
+        body = "".join(f"<tr><td>{d.name}</td><td>{s['accuracy']}</td></tr>" for d, s in rows)
+        html = f"<html><body><h1>Toy report</h1><table>{body}</table></body></html>"
+        out.write_text(html)
+        return SimpleNamespace(path=out, size_bytes=len(html), runs=len(rows),
+                               episodes=sum(s["n"] for _, s in rows), verdicts=0, notes=[],
+                               timings={"total_s": 0.0})
+'''
