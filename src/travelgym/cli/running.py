@@ -36,9 +36,9 @@ def _agent_help() -> str:
     "--user",
     cls=RuledOption,
     suite_option=True,
-    default=None,
-    help="template, llm:MODEL, local:smollm2 / local:PATH.gguf or hf:CHECKPOINT_DIR "
-    "(default: template).",
+    default="template",
+    show_default=True,
+    help="template, llm:MODEL, local:smollm2 / local:PATH.gguf or hf:CHECKPOINT_DIR.",
 )
 @click.option(
     "--tasks",
@@ -63,8 +63,8 @@ def _agent_help() -> str:
     cls=RuledOption,
     suite_option=True,
     type=click.IntRange(1, 100),
-    default=None,
-    help="episodes per task (default: 1).",
+    default=1,
+    show_default=True,
 )
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed.")
@@ -96,8 +96,8 @@ def _agent_help() -> str:
     suite_option=True,
     counterpart="max_steps",
     type=click.IntRange(2, 200),
-    default=None,
-    help="conversation turns per episode (default: 30).",
+    default=30,
+    show_default=True,
 )
 @click.option(
     "--max-calls", type=click.IntRange(min=1), default=None, help="Cap on LLM calls per run."

@@ -51,16 +51,6 @@ class RuledOption(click.Option):
 
         return tuple(s.name for s in all_suites() if self.name in s.Options.model_fields)
 
-    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        """The help line, prefixed with the suites the option belongs to."""
-        plain = self.help
-        if self.suites:
-            only = f"{' and '.join(self.suites)} only"
-            self.help = f"{only}: {plain}" if plain else f"{only}."
-        try:
-            return super().get_help_record(ctx)
-        finally:
-            self.help = plain
 
 
 def is_used(ctx: click.Context, name: str) -> bool:
@@ -102,7 +92,27 @@ def broken_rule(ctx: click.Context) -> str | None:
 
 
 class RuledCommand(click.Command):
-    """A command that checks its :class:`RuledOption` rules before running."""
+    """A command that checks its :class:`RuledOption` rules before running, and lists the
+    options that belong to some suites only in one help section per suite."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Common options first, then a section of options per suite (``compass options``)."""
+        common: list[tuple[str, str]] = []
+        by_suite: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            suites = param.suites if isinstance(param, RuledOption) else ()
+            if suites:
+                by_suite.setdefault(" and ".join(suites), []).append(record)
+            else:
+                common.append(record)
+        with formatter.section("Options"):
+            formatter.write_dl(common)
+        for suites, records in by_suite.items():
+            with formatter.section(f"{suites} options"):
+                formatter.write_dl(records)
 
     def invoke(self, ctx: click.Context) -> Any:
         """Raise a usage error for a broken rule, else run the command."""

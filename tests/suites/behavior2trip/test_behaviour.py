@@ -13,13 +13,12 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from travelgym.llm import OpenAIChatClient
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.behaviour import (
-    CandidatePool,
     DeterministicBackend,
-    PoiCatalog,
     build_pool,
     generate_trajectory,
-    validate_trajectory,
 )
+from travelgym.suites.behavior2trip.behaviour_pool import CandidatePool, PoiCatalog
+from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
 from travelgym.suites.behavior2trip.preferences import Poi, poi_matches
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES, Profile, rng_for, sample_profile
 from travelgym.suites.behavior2trip.roleplay import (

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from travelgym.suites.behavior2trip.behaviour import PoiCatalog, validate_trajectory
+from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
+from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
 from travelgym.suites.behavior2trip.instances import (
     INSTANCE_FORMAT_VERSION,
     INSTANCE_GENERATOR_VERSION,

@@ -7,237 +7,32 @@ trip blocks (transport, then hotel, then attractions, dining and entertainment).
 walks each thread through one to three sessions: clicks first, favourites of some clicked POIs,
 and bookings of favourites in the thread's last session; noise POIs are only clicked, one at a
 time, between matched actions. :func:`validate_trajectory` checks the Figure 9 rules and returns
-the violations (``"rule: detail"``).
+the violations (``"rule: detail"``); the pools live in :mod:`.behaviour_pool`, the rules in
+:mod:`.behaviour_rules`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
-
-from travelgym.suites.behavior2trip import vocab
+from travelgym.suites.behavior2trip.actions import (
+    CATEGORY_FOCUS,
+    FOCUS_RANK,
+    YEAR,
+    Action,
+)
+from travelgym.suites.behavior2trip.behaviour_pool import (
+    CandidatePool,
+    PoiCatalog,
+    PoolError,
+    Thread,
+    signature,
+)
 from travelgym.suites.behavior2trip.preferences import (
-    City,
     Poi,
-    PoiType,
-    Preferences,
-    poi_matches,
 )
 from travelgym.suites.behavior2trip.profiles import Draws, Profile
-
-ActionType = Literal["click", "add_to_favorites", "book"]
-ACTION_TYPES = ("click", "add_to_favorites", "book")
-FOCUS_RANK = {"transport": 0, "hotel": 1, "attraction": 2, "restaurant": 2, "entertainment": 2}
-CATEGORY_FOCUS = {"hotel_preferences": "hotel", "attraction_preferences": "attraction",
-                  "dining_requirements": "restaurant", "transportation_preferences": "transport"}  # fmt: skip
-YEAR = 2024
-
-
-class Action(BaseModel):
-    """One logged user action (Figure 1 / Figure 6)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    session: int
-    action_type: ActionType
-    timestamp: str  # ISO 8601, seconds, local time
-    poi_id: str
-    poi_name: str
-    poi_type: PoiType
-    city: City  # where the POI is (transport: the arrival city)
-    categories: list[str]  # the POI's vocabulary labels (star level, cuisine, type, seat, ...)
-    price: float | None = None  # CNY: per night, per person, ticket or fare
-    origin: City | None = None  # transport: the departure city
-
-
-# --- the POI tables in memory ------------------------------------------------------------------
-
-
-class PoiCatalog:
-    """Every POI and transport service, grouped by (focus, city, origin) and indexed by kind.
-
-    Built once (from the database or from a list of :class:`Poi`); all pool queries are
-    in-memory dictionary look-ups.
-    """
-
-    def __init__(self, pois: Iterable[Poi]) -> None:
-        self.pois: dict[str, Poi] = {}
-        self.groups: dict[tuple, list[Poi]] = {}
-        self.index: dict[tuple, dict[str, list[Poi]]] = {}
-        for poi in pois:
-            if poi.poi_id in self.pois:
-                raise ValueError(f"duplicate POI id {poi.poi_id}")
-            self.pois[poi.poi_id] = poi
-            key = (poi.focus, poi.city, poi.origin)
-            self.groups.setdefault(key, []).append(poi)
-            self.index.setdefault(key, {}).setdefault(poi.kind, []).append(poi)
-        self.cities = tuple(c for c in vocab.CITIES if any(k[1] == c for k in self.groups))
-        self._memo: dict[tuple, list[Poi]] = {}
-
-    @classmethod
-    def from_database(cls, path: str | os.PathLike[str]) -> PoiCatalog:
-        """Load the POI tables of a Behavior2Trip database (one query per table)."""
-        from travelgym.db import connect_readonly
-
-        conn = connect_readonly(path)
-        try:
-            return cls(_rows(conn))
-        finally:
-            conn.close()
-
-    def group(self, focus: str, city: str, origin: str | None = None) -> list[Poi]:
-        return self.groups.get((focus, city, origin if focus == "transport" else None), [])
-
-    def matched(self, focus: str, city: str, origin: str | None, prefs: Preferences) -> list[Poi]:
-        """POIs of ``focus`` in ``city`` (transport: from ``origin``) matching ``prefs`` (the
-        same verdict as :func:`~travelgym.suites.behavior2trip.preferences.poi_matches`). Memoised: treat the
-        returned list as read-only."""
-        return self.matched_sig(focus, city, origin, signature(prefs, focus))
-
-    def matched_sig(
-        self, focus: str, city: str, origin: str | None, sig: tuple | None
-    ) -> list[Poi]:
-        """:meth:`matched` for a precomputed :func:`signature`."""
-        key = (focus, city, origin if focus == "transport" else None)
-        if sig is None:
-            return self.groups.get(key, [])
-        cached = self._memo.get((key, sig))
-        if cached is None:
-            index = self.index.get(key, {})
-            cands = [p for k in sig[0] for p in index.get(k, ())]
-            cached = self._memo[(key, sig)] = _filter(focus, sig, cands)
-        return cached
-
-    def unmatched(self, focus: str, city: str, origin: str | None, prefs: Preferences) -> list[Poi]:
-        """POIs of the same group that go against ``prefs`` (noise candidates)."""
-        return [p for p in self.group(focus, city, origin) if not poi_matches(prefs, p)]
-
-
-def signature(prefs: Preferences, focus: str) -> tuple | None:
-    """A hashable key of the preferences governing ``focus`` (None: inactive); its first item
-    is the tuple of accepted ``kind`` values."""
-    if focus == "hotel" and (h := prefs.hotel_preferences):
-        return tuple(h.star_requirement), frozenset(h.essential_facilities)
-    if focus == "restaurant" and (r := prefs.dining_requirements):
-        return tuple(r.cuisine_preferences), r.price_level, r.dining_environment
-    if focus == "attraction" and (a := prefs.attraction_preferences):
-        return tuple(a.preferred_attraction_types), a.walking_tolerance
-    if focus == "transport" and (t := prefs.transportation_preferences):
-        return (t.intercity_transport,), t.seat_class
-    return None
-
-
-def _filter(focus: str, sig: tuple, cands: list[Poi]) -> list[Poi]:
-    """The secondary-attribute test of :func:`poi_matches`, inlined for speed."""
-    if focus == "hotel":
-        need = sig[1]
-        return [p for p in cands if need.issubset(p.facilities)]
-    if focus == "restaurant":
-        _, price, env = sig
-        return [
-            p
-            for p in cands
-            if (price is None or p.level == price) and (env is None or p.env == env)
-        ]
-    if focus == "attraction":
-        if sig[1] is None:
-            return cands
-        limit = WALK_RANK[sig[1]]
-        return [p for p in cands if p.level is None or WALK_RANK[p.level] <= limit]
-    seat = sig[1]
-    return [p for p in cands if seat is None or p.level == seat]
-
-
-WALK_RANK = {w: i for i, w in enumerate(vocab.WALKING_TOLERANCE)}
-
-
-def _rows(conn) -> Iterable[Poi]:
-    for r in conn.execute(
-        "SELECT hotel_id, name, city, secondary_category, facilities, avg_price FROM hotels ORDER BY hotel_id"
-    ):
-        yield Poi(r[0], r[1], "hotel", r[2], r[5], r[3], facilities=tuple(json.loads(r[4])))
-    for r in conn.execute(
-        "SELECT restaurant_id, name, city, secondary_category, price_level, dining_environment, avg_price FROM restaurants ORDER BY restaurant_id"
-    ):
-        yield Poi(r[0], r[1], "restaurant", r[2], r[6], r[3], r[4], r[5])
-    for r in conn.execute(
-        "SELECT attraction_id, name, city, attraction_type, walking_level, avg_price FROM attractions ORDER BY attraction_id"
-    ):
-        yield Poi(r[0], r[1], "attraction", r[2], r[5], r[3], r[4])
-    for r in conn.execute(
-        "SELECT entertainment_id, name, city, secondary_category, avg_price FROM entertainment ORDER BY entertainment_id"
-    ):
-        yield Poi(r[0], r[1], "entertainment", r[2], r[4], r[3])
-    cabins = {"Economy Class": "Y", "Business Class": "C"}
-    for r in conn.execute(
-        "SELECT flight_number, airline, dep_city, arr_city, cabin_class, MIN(adult_total)"
-        " FROM flights GROUP BY flight_number, dep_city, arr_city, cabin_class"
-        " ORDER BY flight_number, dep_city, arr_city, cabin_class"
-    ):
-        name = f"{r[1]} {r[0]} {r[2]}-{r[3]}"
-        yield Poi(
-            f"{r[0]}-{cabins[r[4]]}", name, "flight", r[3], r[5], "Airplane", r[4], origin=r[2]
-        )
-    for r in conn.execute(
-        "SELECT train_number, train_type, dep_city, arr_city, dep_station, arr_station,"
-        " fare_second_class, fare_first_class FROM trains ORDER BY train_id"
-    ):
-        name = f"{r[0]} {r[4]}-{r[5]}"
-        yield Poi(f"{r[0]}-2", name, "train", r[3], r[6], r[1], "Second Class Seat", origin=r[2])
-        if r[7] is not None:
-            yield Poi(f"{r[0]}-1", name, "train", r[3], r[7], r[1], "First Class Seat", origin=r[2])
-    for r in conn.execute(
-        "SELECT bus_number, dep_city, arr_city, dep_station, arr_station, fare FROM buses ORDER BY bus_id"
-    ):
-        yield Poi(
-            r[0], f"Coach {r[0]} {r[3]}-{r[4]}", "bus", r[2], r[5], "Long-distance Bus", origin=r[1]
-        )
-
-
-@dataclass
-class Thread:
-    """A browsing intent: one category (``focus``) in one city."""
-
-    city: str
-    focus: str
-    matched: list[Poi]
-    noise: list[Poi] = field(default_factory=list)
-
-
-@dataclass
-class CandidatePool:
-    """Figure 9's candidate POI pool for one profile, organised by thread."""
-
-    profile_id: str
-    difficulty: str
-    threads: list[Thread]
-    max_noise: int  # most noise clicks a trajectory may hold
-
-    def __post_init__(self) -> None:
-        self.by_id: dict[str, tuple[Poi, bool]] = {}
-        for t in self.threads:
-            for poi in t.matched:
-                self.by_id[poi.poi_id] = (poi, False)
-            for poi in t.noise:
-                self.by_id[poi.poi_id] = (poi, True)
-
-    @property
-    def matched(self) -> list[Poi]:
-        return [p for t in self.threads for p in t.matched]
-
-    @property
-    def noise(self) -> list[Poi]:
-        return [p for t in self.threads for p in t.noise]
-
-
-class PoolError(ValueError):
-    """The database cannot supply a pool for this profile (its preferences are too rare)."""
-
 
 # --- calibration (Table 2) --------------------------------------------------------------------
 
@@ -532,111 +327,3 @@ def poi_of(action: Action) -> Poi:
         level = cats[1]
     return Poi(action.poi_id, action.poi_name, action.poi_type, action.city, action.price or 0.0,
                cats[0], level, env, facilities, action.origin)  # fmt: skip
-
-
-# --- validation --------------------------------------------------------------------------------
-
-
-def validate_trajectory(
-    actions: Sequence[Action], pool: CandidatePool, partial: bool = False
-) -> list[str]:
-    """The Figure 9 rules a trajectory breaks, as ``"rule: detail"`` strings (``[]``: valid).
-
-    Rules: ``unknown_poi`` / ``poi_mismatch`` (realism: only pool POIs, as the pool describes
-    them), ``funnel`` (click before favourite before book), ``rebooked`` (cross-session
-    continuity), ``noise_action`` (noise POIs only clicked), ``noise_clustered`` (no two noise
-    clicks in a row), ``noise_budget``, ``timestamp`` (strictly increasing, in 2024),
-    ``session_order``, ``session_city`` (one city per session), ``session_topic`` (one category
-    per session), ``plan_order`` (transport and hotel before attractions and dining in a city
-    block), ``commitment`` (a thread books only in its last session), ``category_diversity``
-    (two or more categories) and ``no_booking`` (a final decision exists). With ``partial``
-    (a trajectory still being written) the last two are not checked.
-    """
-    problems: list[str] = []
-    state: dict[str, int] = {}  # poi_id -> 1 clicked, 2 favourited, 3 booked
-    prev_ts = ""
-    prev_noise = False
-    prev_session = 0
-    noise_clicks = 0
-    sessions: dict[int, list[tuple[str, str, bool]]] = {}  # session -> (city, focus, booked)
-    for i, a in enumerate(actions):
-        entry = pool.by_id.get(a.poi_id)
-        if a.session < prev_session or a.session > prev_session + 1:
-            problems.append(
-                f"session_order: action {i} jumps from session {prev_session} to {a.session}"
-            )
-        prev_session = a.session
-        if not _valid_ts(a.timestamp):
-            problems.append(f"timestamp: action {i} has {a.timestamp!r}, not a {YEAR} timestamp")
-        elif a.timestamp <= prev_ts:
-            problems.append(f"timestamp: action {i} at {a.timestamp} is not after {prev_ts}")
-        prev_ts = max(prev_ts, a.timestamp)
-        if entry is None:
-            problems.append(f"unknown_poi: action {i} uses {a.poi_id}, not in the candidate pool")
-            prev_noise = False
-            continue
-        poi, noise = entry
-        if (a.poi_name, a.poi_type, a.city) != (poi.name, poi.poi_type, poi.city):
-            problems.append(f"poi_mismatch: action {i} describes {a.poi_id} unlike the pool")
-        level = state.get(a.poi_id, 0)
-        if a.action_type == "click":
-            state[a.poi_id] = max(level, 1)
-        elif a.action_type == "add_to_favorites":
-            if level < 1:
-                problems.append(f"funnel: {a.poi_id} favourited before it was clicked (action {i})")
-            state[a.poi_id] = max(level, 2)
-        else:
-            if level == 3:
-                problems.append(f"rebooked: {a.poi_id} booked again (action {i})")
-            elif level < 2:
-                problems.append(f"funnel: {a.poi_id} booked before it was favourited (action {i})")
-            state[a.poi_id] = 3
-        if noise:
-            if a.action_type != "click":
-                problems.append(
-                    f"noise_action: noise POI {a.poi_id} got {a.action_type} (action {i})"
-                )
-            else:
-                noise_clicks += 1
-            if prev_noise:
-                problems.append(f"noise_clustered: noise clicks in a row at actions {i - 1}, {i}")
-        prev_noise = noise
-        sessions.setdefault(a.session, []).append((poi.city, poi.focus, a.action_type == "book"))
-    if noise_clicks > pool.max_noise:
-        problems.append(f"noise_budget: {noise_clicks} noise clicks, at most {pool.max_noise}")
-    problems += _session_rules(sessions, partial)
-    if not partial and not any(a.action_type == "book" for a in actions):
-        problems.append("no_booking: the trajectory never books")
-    return problems
-
-
-def _valid_ts(ts: str) -> bool:
-    try:
-        return dt.datetime.fromisoformat(ts).year == YEAR
-    except (TypeError, ValueError):
-        return False
-
-
-def _session_rules(sessions: dict[int, list[tuple[str, str, bool]]], partial: bool) -> list[str]:
-    problems = []
-    summary = []  # (session, city, focus, has_book)
-    for s, rows in sessions.items():
-        cities = {r[0] for r in rows}
-        foci = {r[1] for r in rows}
-        if len(cities) > 1:
-            problems.append(f"session_city: session {s} spans {', '.join(sorted(cities))}")
-        if len(foci) > 1:
-            problems.append(f"session_topic: session {s} mixes {', '.join(sorted(foci))}")
-        summary.append((s, rows[0][0], rows[0][1], any(r[2] for r in rows)))
-    for prev, cur in zip(summary, summary[1:], strict=False):
-        if prev[1] == cur[1] and FOCUS_RANK[cur[2]] < FOCUS_RANK[prev[2]]:
-            problems.append(
-                f"plan_order: session {cur[0]} plans {cur[2]} after {prev[2]} in {cur[1]}"
-            )
-        if prev[1:3] == cur[1:3] and prev[3] and not cur[3]:
-            problems.append(
-                f"commitment: session {cur[0]} explores {cur[2]} in {cur[1]} after booking"
-            )
-    if not partial and sessions and len({r[2] for r in summary}) < 2:
-        problems.append("category_diversity: the trajectory covers a single category")
-    return problems

@@ -19,18 +19,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from travelgym.paths import suite_dir
-from travelgym.suites.behavior2trip.behaviour import (
-    SPECS,
-    Action,
+from travelgym.suites.behavior2trip.actions import Action
+from travelgym.suites.behavior2trip.behaviour import SPECS, build_pool, generate_trajectory, poi_of
+from travelgym.suites.behavior2trip.behaviour_pool import (
     CandidatePool,
     PoiCatalog,
     PoolError,
     Thread,
-    build_pool,
-    generate_trajectory,
-    poi_of,
-    validate_trajectory,
 )
+from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
 from travelgym.suites.behavior2trip.instruction import Instruction, make_instruction
 from travelgym.suites.behavior2trip.preferences import (
     Experience,

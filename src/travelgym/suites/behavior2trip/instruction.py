@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from travelgym.suites.behavior2trip.behaviour import CATEGORY_FOCUS, Action, PoiCatalog, signature
+from travelgym.suites.behavior2trip.actions import CATEGORY_FOCUS, Action
+from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog, signature
 from travelgym.suites.behavior2trip.preferences import City
 from travelgym.suites.behavior2trip.profiles import Draws, Profile
 from travelgym.suites.behavior2trip.schema import DATES

@@ -19,14 +19,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
-from travelgym.suites.behavior2trip.behaviour import (
-    Action,
-    CandidatePool,
-    Clock,
-    Thread,
-    make_action,
-    validate_trajectory,
-)
+from travelgym.suites.behavior2trip.actions import Action
+from travelgym.suites.behavior2trip.behaviour import Clock, make_action
+from travelgym.suites.behavior2trip.behaviour_pool import CandidatePool, Thread
+from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
 from travelgym.suites.behavior2trip.preferences import Poi
 from travelgym.suites.behavior2trip.profiles import Draws, Issue, Profile, check_profile
 

@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from travelgym.llm.protocol import Repair, Usage
-from travelgym.suites.behavior2trip.behaviour import Action
+from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.instruction import Instruction
 from travelgym.suites.behavior2trip.tools import trips_registry

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from travelgym.suites.behavior2trip import vocab
-from travelgym.suites.behavior2trip.behaviour import Action
+from travelgym.suites.behavior2trip.actions import Action
 
 WEIGHT = {"click": 1, "add_to_favorites": 2, "book": 3}
 TRANSPORT_TYPES = ("flight", "train", "bus")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from travelgym.suites.behavior2trip.behaviour import Action
+from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.tools import trips_registry
 
 
