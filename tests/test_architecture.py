@@ -74,3 +74,82 @@ def test_the_check_catches_what_it_forbids(tmp_path):
     finally:
         PACKAGE = saved
     assert len(found) == 3, found
+
+
+def module_graph() -> dict[str, set[str]]:
+    """travelgym's modules and the travelgym modules each imports at module level."""
+    paths = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        paths[name] = path
+    graph = {}
+    for name, path in paths.items():
+        found = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom) and node.module:
+                subs = {f"{node.module}.{a.name}" for a in node.names} & set(paths)
+                found |= subs or {node.module}  # ``from pkg import module`` needs the module
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        graph[name] = {m for m in found if m in paths and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while component[-1:] != [v]:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles():
+    assert cycles(module_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_modules_stay_small():
+    sizes = {p.relative_to(PACKAGE.parent): len(p.read_text().splitlines())
+             for p in PACKAGE.rglob("*.py")}  # fmt: skip
+    assert not {str(p): n for p, n in sizes.items() if n > 500}
+
+
+def test_suites_do_not_import_each_other():
+    """A suite package depends on the shared layers only, never on another suite."""
+    found = []
+    for suite_dir in sorted(p for p in SUITES.iterdir() if (p / "__init__.py").exists()):
+        for path in suite_dir.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                for target in filter(None, [module, *names]):
+                    other = target.split(".")[2] if target.startswith("travelgym.suites.") else None
+                    if other and other != suite_dir.name:
+                        found.append(f"{path.relative_to(PACKAGE.parent)}: imports {target}")
+    assert not found, "\n".join(found)

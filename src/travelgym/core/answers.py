@@ -7,6 +7,11 @@ from pathlib import Path
 from travelgym.core.errors import UserError
 
 
+def is_trial_number(value: object) -> bool:
+    """Whether ``value`` is a valid trial index (an int >= 0; a bool is no trial)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def refuse_nothing_known(answers: Path, entries: list[dict], known: set[str], key: str) -> None:
     """A :class:`UserError` when ANSWERS scores nothing: no entries, or none naming a known
     task (``key``: the entries' task field, e.g. ``task_id``)."""

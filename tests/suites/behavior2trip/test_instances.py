@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from travelgym.datafiles import read_manifest
 from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
 from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
 from travelgym.suites.behavior2trip.instances import (
@@ -30,7 +31,6 @@ from travelgym.suites.behavior2trip.instances import (
 )
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES, check_profile
 from travelgym.suites.behavior2trip.schema import DATES
-from travelgym.suites.compass.tasks import read_manifest
 
 TOLERANCE = 0.15
 

@@ -8,16 +8,11 @@ import json
 
 import pytest
 
+from travelgym.datafiles import dump_jsonl, read_manifest
 from travelgym.db import connect_readonly, read_metadata
 from travelgym.suites.compass.constraints import CONSTRAINT_ADAPTER
 from travelgym.suites.compass.taskgen import DEFAULT_TASK_SEED, generate_tasks
-from travelgym.suites.compass.tasks import (
-    PACKAGE_TASKS,
-    Task,
-    dump_jsonl,
-    load_tasks,
-    read_manifest,
-)
+from travelgym.suites.compass.tasks import PACKAGE_TASKS, Task, load_tasks
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from travelgym.datafiles import manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.behaviour import SPECS, build_pool, generate_trajectory, poi_of
@@ -41,7 +42,6 @@ from travelgym.suites.behavior2trip.profiles import (
     rng_for,
     sample_profile,
 )
-from travelgym.suites.compass.tasks import manifest_path, read_manifest, write_manifest
 
 INSTANCE_FORMAT_VERSION = "1"
 INSTANCE_GENERATOR_VERSION = "1.0.0"

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
+from travelgym.core.answers import is_trial_number
 from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
 from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, run_checks
@@ -27,7 +28,6 @@ from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.judge import JudgeVerdict
 from travelgym.suites.behavior2trip.plan import parse_plan
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES
-from travelgym.suites.compass.answers import is_trial_number
 
 RUN_FILE = "episodes.jsonl"
 ANSWER_FIELD = "answer"  # answers JSONL: {"instance_id": ..., "answer": "<final text>"}

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from travelgym.core.answers import is_trial_number
 from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
 
 
 class AnswerFileError(UserError, ValueError):
     """An answers file that cannot be read; the message names the file and line."""
-
-
-def is_trial_number(value: object) -> bool:
-    """Whether ``value`` is a valid trial index (an int >= 0; a bool is no trial)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:

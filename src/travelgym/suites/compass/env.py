@@ -7,11 +7,11 @@ import sqlite3
 import time
 from typing import Any
 
+from travelgym.core.records import ToolCallRecord, clean_tool_call
 from travelgym.llm.protocol import Repair
 from travelgym.sandbox.bridge import ToolBridge
 from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.tools import compass_registry
-from travelgym.suites.compass.trajectory import ToolCallRecord, clean_tool_call
 from travelgym.toolkit.errors import ToolResult
 
 

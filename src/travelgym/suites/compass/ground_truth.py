@@ -6,6 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
+from travelgym.datafiles import dump_jsonl, manifest_path, read_manifest, write_manifest
 from travelgym.db import connect_readonly
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
@@ -15,12 +16,8 @@ from travelgym.suites.compass.tasks import (
     PACKAGE_TASKS,
     GroundTruth,
     Task,
-    dump_jsonl,
     load_ground_truth,
     load_tasks,
-    manifest_path,
-    read_manifest,
-    write_manifest,
 )
 
 

@@ -244,9 +244,10 @@ def write_task_file(out, task_seed: int | None = None, data_dir=None) -> dict:
     """Generate the tasks on the seed-0 database and write them with a manifest."""
     from pathlib import Path
 
+    from travelgym.datafiles import dump_jsonl, write_manifest
     from travelgym.db import connect_readonly
     from travelgym.suites.compass.build import ensure_database
-    from travelgym.suites.compass.tasks import TASK_FORMAT_VERSION, dump_jsonl, write_manifest
+    from travelgym.suites.compass.tasks import TASK_FORMAT_VERSION
 
     seed = DEFAULT_TASK_SEED if task_seed is None else task_seed
     db = ensure_database(seed=0, data_dir=data_dir)

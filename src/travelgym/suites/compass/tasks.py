@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from travelgym.datafiles import manifest_path
 from travelgym.suites.compass.constraints import (
     Budget,
     Constraint,
@@ -110,28 +111,6 @@ class GroundTruth(BaseModel):
     optimum_value: float | None  # the objective's metric in its own unit (dollars for costs)
     thresholds: dict[str, float]  # "5" / "10" / "20" -> utility of the element at that rank
     optimal_plan: dict[str, str | None]  # {"hotel": ..., "flight": ..., "permit": ...}
-
-
-def dump_jsonl(items: list[BaseModel], path: Path) -> str:
-    """Write models as JSONL (one compact, key-stable line each); return the file's sha256."""
-    text = "".join(item.model_dump_json() + "\n" for item in items)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def manifest_path(path: Path) -> Path:
-    return path.with_name(path.stem + ".manifest.json")
-
-
-def write_manifest(path: Path, meta: dict) -> None:
-    manifest_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-
-
-def read_manifest(path: Path) -> dict:
-    return json.loads(manifest_path(path).read_text())
 
 
 def load_tasks(path: Path | None = None) -> list[Task]:

@@ -9,6 +9,7 @@ import math
 import pytest
 from click.testing import CliRunner
 
+from travelgym.core.records import ToolCallRecord
 from travelgym.runner.store import RunStore
 from travelgym.suites.compass.analysis.features import call_signature, constraint_outcome, extract
 from travelgym.suites.compass.analysis.metrics import (
@@ -26,7 +27,7 @@ from travelgym.suites.compass.analysis.stats import (
     two_proportion_ztest,
 )
 from travelgym.suites.compass.tasks import Task
-from travelgym.suites.compass.trajectory import DialogueAct, Episode, ToolCallRecord, Turn
+from travelgym.suites.compass.trajectory import DialogueAct, Episode, Turn
 
 # ------------------------------------------------------------------------------ fixtures
 

@@ -11,12 +11,12 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from travelgym.core.records import ToolCallRecord, clean_tool_call
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.instruction import Instruction
 from travelgym.suites.behavior2trip.tools import trips_registry
-from travelgym.suites.compass.trajectory import ToolCallRecord, clean_tool_call
 
 DEFAULT_MAX_STEPS = 25  # Figure 6: ReAct runs out at 25 turns
 MAX_RESULT_CHARS = 12_000

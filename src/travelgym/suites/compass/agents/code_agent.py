@@ -7,12 +7,13 @@ import asyncio
 import json
 from typing import Any
 
+from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
 from travelgym.sandbox import SandboxLimits, SandboxUnavailable, Workspace, run_code
 from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
 from travelgym.suites.compass.env import CompassEnv
-from travelgym.suites.compass.trajectory import DialogueAct, ToolCallRecord
+from travelgym.suites.compass.trajectory import DialogueAct
 from travelgym.toolkit.codegen import describe_tools
 
 MAX_STEPS_PER_TURN = 16

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
 from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
 from travelgym.suites.compass.env import CompassEnv
-from travelgym.suites.compass.trajectory import DialogueAct, ToolCallRecord
+from travelgym.suites.compass.trajectory import DialogueAct
 
 MAX_STEPS_PER_TURN = 24
 MAX_TOOL_RESULT_CHARS = 12_000
