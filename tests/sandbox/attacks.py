@@ -80,16 +80,27 @@ for path in guesses:
     else:
         note("files", read(path))
 
-seen = 0
-for top, dirs, files in os.walk("/"):
-    dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/dev")]
-    for name in files:
-        seen += 1
-        full = os.path.join(top, name)
-        note("walk", full)
-        if name.endswith((".jsonl", ".json", ".sqlite", ".db")):
-            note("walk", read(full))
-    if seen > 50000:
+# the likely places first (the 50,000-file budget could go on a toolchain under /root before a
+# walk of "/" reached /tmp), each directory once
+seen, walked = 0, set()
+starts = [h for h in HINTS if os.path.isdir(h)] + ["/tmp", "/var/tmp", "/data", "/srv", "/opt",
+                                                   "/home", "/root", "/"]
+for start in starts:
+    for top, dirs, files in os.walk(start):
+        if os.path.realpath(top) in walked:
+            dirs[:] = []
+            continue
+        walked.add(os.path.realpath(top))
+        dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/dev")]
+        for name in files:
+            seen += 1
+            full = os.path.join(top, name)
+            note("walk", full)
+            if name.endswith((".jsonl", ".json", ".sqlite", ".db")):
+                note("walk", read(full))
+        if seen > 50000 or len(found["walk"]) >= 20:
+            break
+    if seen > 50000 or len(found["walk"]) >= 20:
         break
 
 for pid in [p for p in os.listdir("/proc") if p.isdigit()] + ["self"]:

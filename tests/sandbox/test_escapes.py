@@ -53,14 +53,17 @@ def _sha(path: Path) -> str:
 
 
 @LAYERS
-def test_reads_outside_the_working_directory_find_nothing(audit, compass_db, trips_db):
+def test_reads_outside_the_working_directory_find_nothing(audit, compass_db, trips_db,
+                                                          answer_files):  # fmt: skip
     package = Path(travelgym.__file__).resolve().parent
+    assert all(path.is_file() for path in answer_files.values())  # built before the attack
     secrets = [
         str(compass_db),
         str(compass_db.parent),  # the data directory: ground truth lives beside the database
         *map(str, sorted(compass_db.parent.glob("*"))),
         str(trips_db),
         *map(str, sorted(Path(trips_db).parent.glob("*"))),
+        *map(str, answer_files.values()),
         str(package),
         str(PACKAGE_TASKS),
         str(Path.home()),
@@ -74,10 +77,102 @@ def test_reads_outside_the_working_directory_find_nothing(audit, compass_db, tri
         "/root",
         "/tmp",
     ]
+    assert {str(p) for p in answer_files.values()} <= set(secrets)
     result = run(_probe(secrets), audit=audit)
     assert result.ok, result
     verdicts = json.loads(result.stdout)
     assert all(v.startswith("DENIED") for v in verdicts.values()), verdicts
+
+
+_HUNT_ANSWER_FILES = r"""
+import json, os
+names, dirs, held, needles = __NAMES__, __DIRS__, __HELD__, [bytes.fromhex(h) for h in __NEEDLES__]
+out = {'walked': 0, 'walk': [], 'proc': [], 'links': [], 'content': []}
+
+
+def look(where, data):
+    if any(n in data for n in needles):
+        out['content'].append(where)
+
+
+for top, subdirs, files in os.walk('/'):
+    subdirs[:] = [d for d in subdirs if os.path.join(top, d) not in ('/proc', '/sys', '/dev')]
+    for name in files:
+        out['walked'] += 1
+        if name in names or top in dirs:
+            out['walk'].append(os.path.join(top, name))
+        try:
+            with open(os.path.join(top, name), 'rb') as fh:
+                look(os.path.join(top, name), fh.read(1 << 16))
+        except OSError:
+            pass
+pids = sorted({p for p in os.listdir('/proc') if p.isdigit()} | set(__HOST_PIDS__) | {'self'})
+for pid in pids:
+    for fd in [*held, *range(64)]:
+        target = f'/proc/{pid}/fd/{fd}'
+        try:
+            link = os.readlink(target)
+        except OSError:
+            continue
+        if os.path.basename(link) in names or os.path.dirname(link) in dirs:
+            out['links'].append(link)
+        try:
+            with open(target, 'rb') as fh:
+                data = fh.read(1 << 16)
+            out['proc'].append(target)
+            look(target, data)
+        except OSError:
+            pass
+    for link in ('cwd', 'root'):
+        for sub in ['', *sorted(set(__FULL__))]:
+            path = f'/proc/{pid}/{link}' + sub
+            try:
+                if os.path.isdir(path):
+                    entries = os.listdir(path)
+                    if any(e in names for e in entries):
+                        out['links'].append(path)
+                else:
+                    with open(path, 'rb') as fh:
+                        look(path, fh.read(1 << 16))
+                    out['links'].append(path)
+            except OSError:
+                pass
+print(json.dumps(out))
+"""
+
+
+@LAYERS
+def test_the_answer_files_are_there_and_no_route_reaches_them(audit, answer_files):
+    """Ground truth and instance files exist on the host, the test process holds each open
+    (so /proc/<parent>/fd/N would be a way in), and inside the sandbox no walk of the file
+    system, no /proc/<pid>/fd link, and no cwd or root link of any visible or host process
+    reaches them or their content."""
+    files = list(answer_files.values())
+    held = [os.open(path, os.O_RDONLY) for path in files]
+    try:
+        needles = []
+        for path, fd in zip(files, held, strict=True):  # the parent really has them open
+            assert os.readlink(f"/proc/self/fd/{fd}") == str(path)
+            head = Path(f"/proc/{os.getpid()}/fd/{fd}").read_bytes()[:48]
+            assert head and head == path.read_bytes()[:48]
+            needles.append(head.hex())
+        source = (
+            _HUNT_ANSWER_FILES.replace("__NAMES__", repr(sorted({p.name for p in files})))
+            .replace("__DIRS__", repr(sorted({str(p.parent) for p in files})))
+            .replace("__HELD__", repr(held))
+            .replace("__NEEDLES__", repr(needles))
+            .replace("__HOST_PIDS__", repr([str(os.getpid()), str(os.getppid())]))
+            .replace("__FULL__", repr([str(p) for p in files]))
+        )
+        result = run(source, audit=audit, limits=SandboxLimits(30, 20))
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert result.ok, result
+    found = json.loads(result.stdout)
+    assert found["walked"] > 100  # the walk really covered the sandbox's file system
+    assert found["proc"], found  # and /proc/<pid>/fd was readable (the sandbox's own fds)
+    assert (found["walk"], found["links"], found["content"]) == ([], [], []), found
 
 
 @LAYERS
@@ -150,6 +245,134 @@ def test_the_database_cannot_be_written_by_any_route(audit, compass_db, tmp_path
         assert not result.ok, source
     assert _sha(compass_db) == before
     assert not Path(db + "-wal").exists() and not Path(db + "-journal").exists()
+
+
+# each route ends by printing DONE; TARGET is the database path (or, in the control, a file in
+# the working directory), "evil" a replacement the code wrote first
+WRITE_ROUTES = {
+    "copy-then-rename": "os.rename('evil', TARGET)",
+    "copy-then-replace": "os.replace('evil', TARGET)",
+    "shutil.move": "shutil.move('evil', TARGET)",
+    "shutil.copyfile-over": "shutil.copyfile('evil', TARGET)",
+    "hard-link-then-write": "os.link(TARGET, 'hard')\nopen('hard', 'r+b').write(b'garbage')",
+    "hard-link-beside-then-rename": "os.link('evil', TARGET + '.new')\n"
+                                    "os.rename(TARGET + '.new', TARGET)",
+    "create-shm": "open(TARGET + '-shm', 'wb').write(b'garbage')",
+    "create-journal": "open(TARGET + '-journal', 'wb').write(b'garbage')",
+    "create-wal": "os.close(os.open(TARGET + '-wal', os.O_CREAT | os.O_WRONLY, 0o666))",
+    "symlink-journal": "os.symlink('/work/evil', TARGET + '-journal')",
+    "truncate": "os.truncate(TARGET, 0)",
+}  # fmt: skip
+_WRITE_PRELUDE = "import os, shutil\nTARGET = {target!r}\nopen('evil', 'wb').write(b'garbage')\n"
+INJECTIONS = (
+    "x'; PRAGMA query_only=0; DELETE FROM hotels; --",
+    "x\"); ATTACH DATABASE 'file:/work/x?mode=rwc' AS y; CREATE TABLE y.t(a); --",
+    "1 OR 1=1; UPDATE pois SET name='pwned'; --",
+    "PRAGMA query_only = 0",
+)
+_INJECT = r"""
+import inspect, json, tools
+payloads, calls, answers = __PAYLOADS__, 0, []
+def plausible(name, annotation):
+    if 'date' in name:
+        return '2025-08-10'
+    return 2 if annotation in (int, 'int', float, 'float') else 'Zion'
+for name in tools.__all__:
+    if name == 'Python':
+        continue
+    params = inspect.signature(getattr(tools, name)).parameters.values()
+    base = {p.name: (p.default if p.default is not inspect.Parameter.empty
+                     else plausible(p.name, p.annotation)) for p in params}
+    for p in params:
+        if isinstance(base[p.name], int) and not isinstance(base[p.name], bool):
+            continue
+        for payload in payloads:
+            answers.append(getattr(tools, name)(**{**base, p.name: payload}))
+            calls += 1
+print(json.dumps({'calls': calls, 'errors': sum('error' in a for a in answers if isinstance(a, dict))}))
+"""
+
+
+def _suite_db(suite: str, compass_db: Path, trips_db: Path, tmp_path: Path):
+    """A private copy of the suite's database (an escape must never spoil the shared one),
+    its registry and a context on it."""
+    from travelgym.suites.behavior2trip.tools import TripsContext, trips_registry
+    from travelgym.suites.compass.tools import CompassContext, compass_registry
+
+    source = compass_db if suite == "compass" else Path(trips_db)
+    copy = tmp_path / suite / source.name
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes())
+    if suite == "compass":
+        return copy, compass_registry(), CompassContext.from_path(copy)
+    return copy, trips_registry(), TripsContext.from_path(copy)
+
+
+@LAYERS
+@pytest.mark.parametrize("suite", ["compass", "behavior2trip"])
+def test_more_database_write_routes_leave_it_byte_identical(audit, suite, compass_db, trips_db,
+                                                            tmp_path):  # fmt: skip
+    import sqlite3
+
+    from travelgym.sandbox import ToolBridge
+
+    db, registry, context = _suite_db(suite, compass_db, trips_db, tmp_path)
+    before, beside = _sha(db), sorted(os.listdir(db.parent))
+    for route, body in WRITE_ROUTES.items():  # control: each route works on a file it can reach
+        control = run(_WRITE_PRELUDE.format(target="/work/control.sqlite")
+                      + "open(TARGET, 'wb').write(b'original')\n" + body + "\nprint('DONE')",
+                      audit=audit)  # fmt: skip
+        assert control.ok and control.stdout == "DONE\n", (route, control)
+    for route, body in WRITE_ROUTES.items():
+        workspace = Workspace()
+        result = run(_WRITE_PRELUDE.format(target=str(db)) + body + "\nprint('DONE')",
+                     audit=audit, workspace=workspace)  # fmt: skip
+        assert not result.ok and "DONE" not in result.stdout, (route, result)
+        after = run("print(open('evil', 'rb').read())", workspace=workspace)
+        assert after.ok and after.stdout == "b'garbage'\n"  # the episode goes on
+    recorded: list = []
+    bridge = ToolBridge(registry, context, lambda *call: recorded.append(call[0]))
+    injected = run(_INJECT.replace("__PAYLOADS__", repr(list(INJECTIONS))), audit=audit,
+                   tools=bridge, limits=SandboxLimits(60, 30))  # fmt: skip
+    assert injected.ok, injected
+    counts = json.loads(injected.stdout)
+    assert counts["calls"] >= 4 * len(INJECTIONS) and len(recorded) == counts["calls"]
+    # the bridge's own connection cannot write its database either, even with query_only off
+    table = context.conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchone()[0]
+    with pytest.raises(sqlite3.OperationalError, match="query_only|readonly"):
+        context.conn.execute(f'DELETE FROM "{table}"')
+    context.conn.execute("PRAGMA query_only = 0")
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        context.conn.execute(f'DELETE FROM "{table}"')
+    context.close()
+    assert _sha(db) == before
+    assert sorted(os.listdir(db.parent)) == beside  # no -shm, -journal, -wal or .new beside it
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="travelgym.db.connect_readonly allows ATTACH ... mode=rw "
+    "once query_only is off; no tool runs SQL text, so code cannot reach it",
+)
+def test_the_bridge_connection_refuses_a_writable_attach(compass_db, tmp_path):
+    """Defence in depth: were a tool ever to run SQL text, ``PRAGMA query_only = 0`` and an
+    ``ATTACH`` of the database file with ``mode=rw`` would write it through the tools'
+    "read-only" connection (found by this audit; the fix belongs in ``travelgym.db``, e.g.
+    ``conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)``)."""
+    import sqlite3
+
+    db, _, context = _suite_db("compass", compass_db, compass_db, tmp_path)
+    before = _sha(db)
+    try:
+        context.conn.execute("PRAGMA query_only = 0")
+        context.conn.execute(f"ATTACH DATABASE 'file:{db}?mode=rw' AS again")
+        context.conn.execute("DELETE FROM again.hotels")
+        context.conn.commit()
+    except sqlite3.OperationalError:
+        pass
+    finally:
+        context.close()
+    assert _sha(db) == before
 
 
 @LAYERS

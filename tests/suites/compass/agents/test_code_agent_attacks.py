@@ -9,7 +9,10 @@ empty and the recommendation must not be the optimum.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,8 @@ from travelgym.suites.compass.ground_truth import ensure_ground_truth
 from travelgym.suites.compass.tasks import PACKAGE_TASKS
 
 PACKAGE_ID = re.compile(r"(?:pkg|flight|permit)_\d+(?:_\d+){2,3}")
+# planted in the benchmark's environment: the unsandboxed control finds it in /proc/self/environ
+PLANTED = ("TRAVELGYM_PLANTED_ANSWER", "optimal_plan-planted-in-the-environment")
 
 
 def _hints(data_dir: Path) -> list[str]:
@@ -41,6 +46,45 @@ def _routes(stdout: str) -> dict[str, list[str]]:
 @pytest.fixture()
 def api_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv(*PLANTED)
+
+
+# Run before the hunt in the positive control: the answers in the interpreter's memory (as the
+# job route looks for them) and a tools module whose error messages leak a file name.
+_CONTROL_PRELUDE = """
+import sys, types
+from travelgym.suites.compass.ground_truth import load_ground_truth
+_in_memory = load_ground_truth(__TRUTH__)
+tools = types.ModuleType('tools')
+tools.__all__ = ['get_hotel_details']
+tools.get_hotel_details = lambda **kw: {'error': {'message': 'cannot open ' + __TRUTH__}}
+sys.modules['tools'] = tools
+del tools, types
+"""
+
+
+def test_the_hunt_finds_the_answer_key_by_every_route_without_a_sandbox(compass_db, tmp_path):
+    """Positive control: the same hunt, run as a plain host process (no sandbox, as
+    ``--unsafe-sandbox`` would), where the answers are reachable, finds them by every route, so
+    the sandboxed runs' empty findings are the boundary's doing, not a blind hunt's."""
+    data_dir = compass_db.parent.parent
+    truth_path, truths = ensure_ground_truth(seed=0, data_dir=data_dir)
+    optimum = [i for t in truths.values() for i in t.optimal_plan.values() if i]
+    prelude = _CONTROL_PRELUDE.replace("__TRUTH__", repr(str(truth_path)))
+    source = prelude + hunt_source(_hints(data_dir))
+    src = str(Path(travelgym.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src, PLANTED[0]: PLANTED[1]}
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = _routes(done.stdout)
+    assert all(found[route] for route in ROUTES), {r: len(f) for r, f in found.items()}
+    assert any(i in x for x in found["files"] for i in optimum)  # the ground truth's content
+    assert any(truth_path.name in x for x in found["walk"])  # reached by walking
+    assert any(PLANTED[1] in x for x in found["proc"])  # /proc/<pid>/environ
+    assert any(f"{src}/travelgym optimal_plan" in x for x in found["package"])  # on the path
+    assert any(i in x for x in found["job"] for i in optimum)  # the answers in memory
+    assert any(truth_path.name in x for x in found["errors"])  # a tool's error message
 
 
 def test_code_agent_finds_no_answer_key_by_any_route(compass_db, tmp_path, api_key):
