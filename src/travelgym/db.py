@@ -11,14 +11,32 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+# what a read-only connection may compile: reads only (no writes, no schema changes, no ATTACH,
+# no PRAGMA that sets a value), so even a caller running SQL text cannot lift its limits
+_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
+                           sqlite3.SQLITE_RECURSIVE})  # fmt: skip
+
+
+def _read_only(action: int, arg1: str | None, arg2: str | None, db: str | None,
+               source: str | None) -> int:  # fmt: skip
+    if action in _READ_ACTIONS or (action == sqlite3.SQLITE_PRAGMA and arg2 is None):
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
 def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """Open a database read-only (``mode=ro`` URI): tools can never write through it."""
+    """Open a database read-only: a ``mode=ro`` URI, ``query_only``, no attached databases, and
+    an authorizer that refuses every statement but reads (``PRAGMA query_only = 0`` followed by
+    ``ATTACH 'file:...?mode=rw'`` cannot write through it either)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"database not found: {path}")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA query_only = ON")
+    if hasattr(conn, "setlimit"):  # Python 3.11+
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    conn.set_authorizer(_read_only)
     return conn
 
 

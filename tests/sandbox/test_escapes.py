@@ -349,29 +349,27 @@ def test_more_database_write_routes_leave_it_byte_identical(audit, suite, compas
     assert sorted(os.listdir(db.parent)) == beside  # no -shm, -journal, -wal or .new beside it
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="travelgym.db.connect_readonly allows ATTACH ... mode=rw "
-    "once query_only is off; no tool runs SQL text, so code cannot reach it",
-)
 def test_the_bridge_connection_refuses_a_writable_attach(compass_db, tmp_path):
-    """Defence in depth: were a tool ever to run SQL text, ``PRAGMA query_only = 0`` and an
-    ``ATTACH`` of the database file with ``mode=rw`` would write it through the tools'
-    "read-only" connection (found by this audit; the fix belongs in ``travelgym.db``, e.g.
-    ``conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)``)."""
+    """Defence in depth: were a tool ever to run SQL text, neither ``PRAGMA query_only = 0`` nor
+    an ``ATTACH`` of the database file with ``mode=rw`` gets through the tools' read-only
+    connection (its authorizer refuses both; no attached databases are allowed)."""
     import sqlite3
 
     db, _, context = _suite_db("compass", compass_db, compass_db, tmp_path)
     before = _sha(db)
+    refused = []
     try:
-        context.conn.execute("PRAGMA query_only = 0")
-        context.conn.execute(f"ATTACH DATABASE 'file:{db}?mode=rw' AS again")
-        context.conn.execute("DELETE FROM again.hotels")
+        for sql in ("PRAGMA query_only = 0", f"ATTACH DATABASE 'file:{db}?mode=rw' AS again",
+                    "DELETE FROM again.hotels", "DELETE FROM hotels", "CREATE TABLE x (y)"):  # fmt: skip
+            try:
+                context.conn.execute(sql)
+            except sqlite3.DatabaseError as exc:
+                refused.append("not authorized" in str(exc) or "no such table" in str(exc))
         context.conn.commit()
-    except sqlite3.OperationalError:
-        pass
+        assert context.conn.execute("SELECT count(*) FROM hotels").fetchone()[0] > 0  # reads work
     finally:
         context.close()
+    assert refused == [True] * 5, refused
     assert _sha(db) == before
 
 
