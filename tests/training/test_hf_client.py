@@ -10,11 +10,12 @@ import json
 import pytest
 
 from tests.training.support import need_train_extra
+from travelgym.core.registry import get_suite
 from travelgym.llm.factory import make_client
 from travelgym.llm.hf_client import HFChatClient, chat_text, encode, resolve_checkpoint
 from travelgym.llm.protocol import ChatMessage, LLMError
-from travelgym.runner.specs import SpecError, parse_agent_spec, parse_user_spec
-from travelgym.suites.behavior2trip.runner import parse_trip_agent
+from travelgym.runner.specs import SpecError, parse_agent_spec
+from travelgym.suites.compass.specs import parse_user_spec
 
 pytestmark = pytest.mark.train
 
@@ -123,12 +124,12 @@ def test_context_limit_and_bad_references(client, tiny_dir, tmp_path):
 
 
 def test_agent_specs():
-    spec = parse_agent_spec("hf:/ckpt/dir")
+    spec = parse_agent_spec(get_suite("compass"), "hf:/ckpt/dir")
     assert (spec.kind, spec.arg, spec.dirname) == ("hf", "/ckpt/dir", "hf-_ckpt_dir")
-    trip = parse_trip_agent("hf:/ckpt/dir")
+    trip = parse_agent_spec(get_suite("behavior2trip"), "hf:/ckpt/dir")
     assert (trip.kind, trip.model) == ("hf", "/ckpt/dir")
     with pytest.raises(SpecError, match="hf:CKPT"):
-        parse_agent_spec("hf:")
+        parse_agent_spec(get_suite("compass"), "hf:")
     assert parse_user_spec("hf:/ckpt/dir") == ("llm", "hf:/ckpt/dir")
 
 

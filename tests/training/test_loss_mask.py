@@ -13,11 +13,11 @@ from tests.training.support import need_train_extra
 from travelgym.llm.hf_client import chat_text, encode
 from travelgym.llm.prompted_tools import to_prompted_messages
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.behavior2trip.training_env import TripEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
-from travelgym.training.compass_env import CompassEnv
+from travelgym.suites.compass.training_env import CompassEnv
 from travelgym.training.rollout import run_rollout, tokenize_chat
-from travelgym.training.trip_env import TripEnv
 
 pytestmark = pytest.mark.train
 

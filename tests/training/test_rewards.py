@@ -8,13 +8,10 @@ import pytest
 
 from travelgym.suites.behavior2trip.checks.base import CheckResult
 from travelgym.suites.behavior2trip.scoring import InstanceResult
+from travelgym.suites.behavior2trip.training import b2t_episode_reward, b2t_reward
 from travelgym.suites.compass.scoring import PlanScore
-from travelgym.training.rewards import (
-    b2t_episode_reward,
-    b2t_reward,
-    compass_episode_reward,
-    compass_reward,
-)
+from travelgym.suites.compass.training import compass_episode_reward, compass_reward
+from travelgym.training.rewards import episode_reward
 
 
 def result(c_pass: int, c_total: int, upc_pass: int, upc_total: int, *, delivered: bool = True,
@@ -133,3 +130,13 @@ def test_compass_episode_reward_reads_the_stored_score():
     assert compass_episode_reward({"episode_id": "t#0", "score": stored}).total == 0.75
     with pytest.raises(ValueError, match="no score"):
         compass_episode_reward({"episode_id": "t#0", "score": None})
+
+
+def test_episode_reward_finds_the_suites_reward():
+    stored = plan_score(top=(False, True, True)).model_dump()
+    assert episode_reward({"suite": "compass", "episode_id": "t#0", "score": stored}).total == 0.75
+    score = result(20, 22, 2, 4).model_dump(mode="json")
+    episode = {"suite": "behavior2trip", "episode_id": "e#0", "score": score, "invalid_actions": 1}
+    assert episode_reward(episode).total == pytest.approx(-1 + 20 / 22 + 0.5)
+    assert episode_reward(episode, penalty=False).total == pytest.approx(20 / 22 + 0.5)
+    assert episode_reward({**episode, "suite": "x"}, "behavior2trip").r_format == 1.0

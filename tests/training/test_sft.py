@@ -12,20 +12,18 @@ import pytest
 from click.testing import CliRunner
 
 from travelgym.cli import main
-from travelgym.runner.batch import RunConfig, run_compass
-from travelgym.runner.specs import parse_agent_spec
+from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.store import EPISODES, MANIFEST, RunStore
 from travelgym.suites.behavior2trip.agents.b2t_format import parse_message
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
-from travelgym.suites.behavior2trip.runner import TripRunConfig, parse_trip_agent, run_behavior2trip
 from travelgym.suites.behavior2trip.tools import trips_registry
+from travelgym.suites.behavior2trip.training_env import TripEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.tools import compass_registry
+from travelgym.suites.compass.training_env import CompassEnv
 from travelgym.training.chat import chat_problems, sharegpt_problems
-from travelgym.training.compass_env import CompassEnv
 from travelgym.training.sft import ExportError, export_sft, read_run
-from travelgym.training.trip_env import TripEnv
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +36,9 @@ def runs(tmp_path_factory, compass_db, trips_database):
     (data / "compass").symlink_to(compass_db.parent, target_is_directory=True)
     (data / "behavior2trip").symlink_to(trips_database.path.parent, target_is_directory=True)
     ensure_instances(trips_database, data)
-    asyncio.run(run_compass(RunConfig(agent=parse_agent_spec("scripted:exhaustive"),
-                                      out=root / "compass", limit=2, data_dir=data,
+    asyncio.run(run_suite(RunConfig("compass", "scripted:exhaustive", out=root / "compass", limit=2, data_dir=data,
                                       progress=False)))  # fmt: skip
-    asyncio.run(run_behavior2trip(TripRunConfig(agent=parse_trip_agent("scripted"),
-                                                out=root / "trips", limit=2, data_dir=data,
+    asyncio.run(run_suite(RunConfig("behavior2trip", "scripted", out=root / "trips", limit=2, data_dir=data,
                                                 progress=False)))  # fmt: skip
     return {"compass": (root / "compass", data), "trips": (root / "trips", data)}
 

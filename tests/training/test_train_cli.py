@@ -20,11 +20,12 @@ HEAVY = ("torch", "transformers", "trl", "datasets", "accelerate", "tokenizers")
 
 def test_light_imports_do_not_load_torch():
     code = ("import sys, travelgym, travelgym.cli, travelgym.training.rewards, "
-            "travelgym.training.trip_env, travelgym.training.compass_env, "
+            "travelgym.suites.behavior2trip.training_env, travelgym.suites.compass.training_env, "
+            "travelgym.suites.behavior2trip.trl_env, travelgym.suites.compass.trl_env, "
             "travelgym.training.rollout, travelgym.training.trl_env, "
             "travelgym.training.grpo_config, travelgym.training.train_cli, "
             "travelgym.llm.hf_client, travelgym.llm.factory, travelgym.runner.specs, "
-            f"travelgym.suites.behavior2trip.runner; print([m for m in {HEAVY!r} if m in sys.modules])")  # fmt: skip
+            f"travelgym.suites.behavior2trip.suite; print([m for m in {HEAVY!r} if m in sys.modules])")  # fmt: skip
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
@@ -52,6 +53,8 @@ def test_settings_from_json_yaml_toml_and_overrides(tmp_path):
     ("x.json", '{"num_generations": 1}', "num_generations"),
     ("x.json", '{"nope": 1}', "nope: Extra inputs"),
     ("x.json", '{"suite": "compass", "no_penalty": true}', "not for compass"),
+    ("x.json", '{"suite": "behavior2trip", "level": 2}', "not for behavior2trip"),
+    ("x.json", '{"suite": "nope"}', "unknown suite 'nope'"),
     ("x.json", '{"num_generations": 4, "per_device_batch_size": 6}', "multiple of"),
     ("x.json", "{not json", "not valid JSON"),
     ("x.toml", "a = ", "not valid TOML"),

@@ -11,17 +11,13 @@ import pytest
 
 from tests.training.support import need_train_extra
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.behavior2trip.training_env import TripEnv
+from travelgym.suites.behavior2trip.trl_env import TripToolEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
-from travelgym.training.compass_env import CompassEnv
-from travelgym.training.trip_env import TripEnv
-from travelgym.training.trl_env import (
-    CompassToolEnv,
-    TripToolEnv,
-    compass_tool_prompt,
-    trl_rows,
-    type_hint,
-)
+from travelgym.suites.compass.training_env import CompassEnv
+from travelgym.suites.compass.trl_env import CompassToolEnv, compass_tool_prompt
+from travelgym.training.trl_env import trl_rows, type_hint
 
 pytestmark = pytest.mark.train
 

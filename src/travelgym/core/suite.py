@@ -218,6 +218,80 @@ class Suite(ABC):
                      max_result_chars: int, include_analysis: bool, title: str | None) -> Any:  # fmt: skip
         """Write the self-contained HTML report of ``run_dirs`` (all of this suite)."""
 
+    # training ----------------------------------------------------------------------------
+    # What :mod:`travelgym.training` needs of a suite (GRPO, SFT export, TRL environments, the
+    # tiny test model); it reaches a suite's training side only through these. A suite without
+    # one keeps the defaults, which raise :class:`~travelgym.core.errors.Unsupported`.
+    trainable: ClassVar[bool] = False  # it implements the training methods (``train``, ``export``)
+    training_task_key: ClassVar[str] = "task_id"  # the reset option / dataset column of an item
+    training_default: ClassVar[bool] = False  # the suite ``train grpo`` trains by default
+    # GRPO settings only this suite reads: setting one away from its default for another
+    # suite is an error (and the ``train grpo`` help names the suites that read it)
+    training_settings: ClassVar[tuple[str, ...]] = ()
+    sft_min_score: ClassVar[float] = 1.0  # ``export sft``'s default ``--min-score``
+    sft_min_score_note: ClassVar[str] = ""  # what that minimum means, for the help
+
+    def _no_training(self, what: str) -> Any:
+        from travelgym.core.errors import Unsupported
+
+        raise Unsupported(f"{self.name} has no {what}")
+
+    def training_env(self, **kwargs: Any) -> Any:
+        """The suite's Gymnasium-style text environment over its shipped data (database built
+        when missing; ``kwargs``: ``db_seed``, ``data_dir``, ``limit``, the suite's selection
+        and environment options). It has ``reset``/``step``/``areset``/``astep``, ``episode()``,
+        ``close()``, ``reward``, ``done``, ``task_key``, ``item_ids`` and ``rollout_chat()``
+        (the :class:`~travelgym.training.rollout.ChatView` rollouts drive)."""
+        return self._no_training("training environment")
+
+    def grpo_env(self, settings: Any) -> Any:
+        """:meth:`training_env` for ``travelgym train grpo``'s
+        :class:`~travelgym.training.grpo_config.GRPOSettings`."""
+        return self._no_training("training environment")
+
+    def reward(self, episode: Any, **kwargs: Any) -> Any:
+        """The reward of a scored episode (its model or JSON dict) as a breakdown model whose
+        ``total`` is the scalar reward; an unscored episode is a ValueError."""
+        return self._no_training("reward")
+
+    def warmup_reward(self, episode: Any, breakdown: dict[str, Any] | None) -> float:
+        """The warm-up reward of a rollout's episode and reward breakdown (``--reward
+        format``)."""
+        return self._no_training("warm-up reward")
+
+    def compact_prompt(self) -> Callable[[list[dict[str, Any]], Any], list[dict[str, Any]]]:
+        """A rollout ``prompt_fn(messages, env)`` giving small models a short prompt
+        (``--prompt compact``)."""
+        return self._no_training("compact prompt")
+
+    def sft_keep(self, episode: dict[str, Any], min_score: float) -> str | None:
+        """Why a scored episode (JSON dict, not an error) is left out of an SFT export (a
+        reason such as ``below_min_score``), or ``None`` to keep it."""
+        return self._no_training("SFT export")
+
+    def sft_chat(self, episode: dict[str, Any],
+                 source: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
+        """``(OpenAI chat messages, tool schemas)`` of a kept episode: its transcript, or one
+        rebuilt from its trajectory (``source``: the run, a
+        :class:`~travelgym.training.sft.RunSource` with ``conn``, ``manifest``, ``episodes``,
+        ``data_dir``, ``dir`` and a ``cache`` dict for the suite); raises
+        :class:`~travelgym.training.chat.ReplayError` when it cannot be rebuilt."""
+        return self._no_training("SFT export")
+
+    def trl_environment(self, **kwargs: Any) -> Callable[[], Any]:
+        """A zero-argument factory of TRL ``environment_factory`` environments (see
+        :mod:`travelgym.training.trl_env`)."""
+        return self._no_training("TRL environment")
+
+    def trl_system_prompt(self) -> str:
+        """The system prompt of the TRL environments' dataset rows (native tool calls)."""
+        return self._no_training("TRL environment")
+
+    def tiny_texts(self) -> list[str]:
+        """Texts for the tiny test model's tokenizer (prompts, tool schemas, example actions,
+        tasks); none by default."""
+        return []
+
 
 class ExactGroundTruth(ABC):
     """Capability: an exact ground truth per task (``travelgym solve``)."""

@@ -1,5 +1,5 @@
 """What the text environments share: the Gymnasium-style synchronous API over async code, and
-opening a database given as a connection or a path."""
+opening a database given as a connection or a path; and which installed suites train."""
 
 from __future__ import annotations
 
@@ -8,11 +8,28 @@ import os
 import sqlite3
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from travelgym.db import connect_readonly
 
+if TYPE_CHECKING:
+    from travelgym.core.suite import Suite
+
 T = TypeVar("T")
+
+
+def training_suites() -> list[Suite]:
+    """The installed suites that implement the Suite protocol's training methods
+    (``Suite.trainable``), in listing order."""
+    from travelgym.core.registry import all_suites
+
+    return [s for s in all_suites() if s.trainable]
+
+
+def training_suite_names() -> list[str]:
+    """The names of :func:`training_suites` (the ``--suite`` choices of ``train`` and
+    ``export``)."""
+    return [s.name for s in training_suites()]
 
 
 class EnvStateError(RuntimeError):

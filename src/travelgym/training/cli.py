@@ -8,6 +8,15 @@ from pathlib import Path
 import click
 
 from travelgym.clikit import OutputPath
+from travelgym.training.base import training_suite_names, training_suites
+
+
+def _min_score_help() -> str:
+    """The ``--min-score`` help: each suite's default minimum (and what it means)."""
+    defaults = [f"{s.sft_min_score} for {s.title}" + (f", {s.sft_min_score_note}"
+                                                      if s.sft_min_score_note else "")
+                for s in training_suites()]  # fmt: skip
+    return f"Minimum reward to keep an episode (default: {'; '.join(defaults)})."
 
 
 @click.group()
@@ -27,10 +36,8 @@ def export() -> None:
 @click.option("--format", "fmt", type=click.Choice(["openai", "sharegpt"]), default="openai",
               show_default=True,
               help="openai: {messages, tools} (TRL SFTTrainer); sharegpt: LLaMA-Factory.")  # fmt: skip
-@click.option("--min-score", type=float, default=None,
-              help="Minimum reward to keep an episode (default: 0.5 for COMPASS, any feasible "
-              "plan; 1.0 for Behavior2Trip).")  # fmt: skip
-@click.option("--suite", type=click.Choice(["compass", "behavior2trip"]), default=None,
+@click.option("--min-score", type=float, default=None, help=_min_score_help())
+@click.option("--suite", type=click.Choice(training_suite_names()), default=None,
               help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
 @click.option("--max-chars", type=click.IntRange(min=1), default=None,
               help="Skip examples longer than this many characters of JSON.")  # fmt: skip

@@ -1,4 +1,4 @@
-"""``travelgym train grpo``: GRPO on Behavior2Trip or COMPASS with TRL's ``GRPOTrainer``.
+"""``travelgym train grpo``: GRPO on a suite (Behavior2Trip, COMPASS) with TRL's ``GRPOTrainer``.
 
 Generation is ours, through TRL's ``rollout_func``: for each prompt of a step (an instance or
 task id, repeated ``num_generations`` times by TRL's sampler) :func:`~travelgym.training.rollout.
@@ -6,9 +6,9 @@ run_rollout` plays one multi-turn episode with the trainer's current policy (unw
 mode, no gradients, ``model.generate`` sampling at ``temperature``). It returns the token ids,
 the ``env_mask`` that TRL multiplies into its loss mask (tool / memory responses and user
 replies masked; everything kept with ``no_loss_mask``) and each rollout's reward as an extra
-field that the reward function hands back. The reward is the environment's (``R_total`` or the
-COMPASS reward) or, with ``reward="format"``, the warm-up format reward of
-:mod:`~travelgym.training.shaped`.
+field that the reward function hands back. The reward is the environment's (the suite's reward:
+``R_total`` or the COMPASS reward) or, with ``reward="format"``, the suite's warm-up reward
+(:meth:`~travelgym.core.suite.Suite.warmup_reward`).
 
 Every step's rewards go to ``OUTPUT_DIR/reward_curve.jsonl``; checkpoints (model and tokenizer
 with its chat template) go to ``OUTPUT_DIR/checkpoint-N`` every ``save_steps`` and to
@@ -33,30 +33,20 @@ from datasets import Dataset
 from transformers import TrainerCallback
 from trl import GRPOConfig, GRPOTrainer
 
+from travelgym.core.registry import get_suite
 from travelgym.llm.hf_client import generate_ids, load_model_and_tokenizer, stop_token_ids
 from travelgym.training.grpo_config import GRPOSettings
 from travelgym.training.rollout import Rollout, run_rollout
-from travelgym.training.shaped import format_reward
 
 CURVE = "reward_curve.jsonl"
 SETTINGS = "grpo_settings.json"
 
 
 def build_env(settings: GRPOSettings) -> tuple[Any, list[str]]:
-    """The training environment of the settings and the ids of its instances / tasks."""
-    common = {"db_seed": settings.db_seed, "data_dir": settings.data_dir, "limit": settings.limit}
-    if settings.suite == "behavior2trip":
-        from travelgym.training.trip_env import TripEnv
-
-        env = TripEnv.from_split(settings.split, difficulty=settings.difficulty,
-                                 max_turns=settings.max_turns, memory=not settings.no_memory,
-                                 penalty=not settings.no_penalty, seed=settings.seed, **common)  # fmt: skip
-        return env, [x.instance_id for x in env.instances]
-    from travelgym.training.compass_env import CompassEnv
-
-    env = CompassEnv.from_data(level=settings.level, user=settings.user,
-                               max_turns=settings.user_turns, seed=settings.seed, **common)  # fmt: skip
-    return env, [t.task_id for t in env.tasks]
+    """The training environment of the settings (the suite's
+    :meth:`~travelgym.core.suite.Suite.grpo_env`) and the ids of its instances / tasks."""
+    env = get_suite(settings.suite).grpo_env(settings)
+    return env, list(env.item_ids)
 
 
 def load_policy(settings: GRPOSettings, env: Any) -> tuple[Any, Any]:
@@ -74,10 +64,7 @@ def load_policy(settings: GRPOSettings, env: Any) -> tuple[Any, Any]:
 
 def _sample_texts(env: Any, count: int = 40) -> list[str]:
     """Opening messages of the first episodes (for the tiny tokenizer's corpus)."""
-    if hasattr(env, "instances"):
-        options = [{"instance_id": x.instance_id} for x in env.instances[:count]]
-    else:
-        options = [{"task_id": t.task_id} for t in env.tasks[:count]]
+    options = [{env.task_key: i} for i in env.item_ids[:count]]
     return [env.reset(options=o)[0][-1]["content"] for o in options]
 
 
@@ -86,13 +73,10 @@ class RolloutRunner:
 
     def __init__(self, settings: GRPOSettings, env: Any, tokenizer: Any) -> None:
         self.settings, self.env, self.tokenizer = settings, env, tokenizer
-        self.key = "instance_id" if settings.suite == "behavior2trip" else "task_id"
+        self.suite = get_suite(settings.suite)
+        self.key = env.task_key
         self.stop_ids = stop_token_ids(tokenizer)
-        self.prompt_fn = None
-        if settings.prompt == "compact":
-            from travelgym.training.prompts import compact_messages
-
-            self.prompt_fn = compact_messages
+        self.prompt_fn = self.suite.compact_prompt() if settings.prompt == "compact" else None
         self.pending: list[Rollout] = []
         self.count = 0
 
@@ -113,7 +97,7 @@ class RolloutRunner:
 
     def reward(self, rollout: Rollout) -> float:
         if self.settings.reward == "format":
-            return format_reward(rollout.episode, rollout.breakdown)["total"]
+            return self.suite.warmup_reward(rollout.episode, rollout.breakdown)
         return rollout.reward
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
@@ -169,8 +153,7 @@ class RewardCurve(TrainerCallback):
                "completion_tokens": round(statistics.fmean(len(r.completion_ids)
                                                            for r in rollouts), 1),
                "stops": dict(Counter(r.stop for r in rollouts)),
-               "items": sorted({str(r.info.get("instance_id", r.info.get("task_id")))
-                                for r in rollouts}),
+               "items": sorted({str(r.info.get(self.runner.key)) for r in rollouts}),
                "sample": _first_reply(rollouts[0]),
                "seconds": round(time.perf_counter() - self._tick, 2)}  # fmt: skip
         with open(self.path, "a", encoding="utf-8") as fh:

@@ -12,9 +12,21 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-Suite = Literal["compass", "behavior2trip"]
+from travelgym.training.base import training_suite_names, training_suites
+
+
+def default_suite() -> str:
+    """The suite ``travelgym train grpo`` trains when none is named: the one whose
+    ``training_default`` is set (else the first installed suite that trains)."""
+    chosen = [s.name for s in training_suites() if s.training_default]
+    return (chosen or training_suite_names())[0]
+
+
+def setting_owners(name: str) -> list[Any]:
+    """The suites that read the suite-specific GRPO setting ``name`` (``training_settings``)."""
+    return [s for s in training_suites() if name in s.training_settings]
 
 
 class SettingsError(ValueError):
@@ -26,18 +38,18 @@ class GRPOSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    suite: Suite = "behavior2trip"
+    suite: str = Field(default_factory=default_suite)
     model: str = "tiny"  # a checkpoint directory, "smollm2" or "tiny"
     output_dir: Path = Path("runs/grpo")
     # instances / tasks
     split: Literal["train", "test"] = "train"
-    difficulty: Literal["easy", "medium", "hard"] | None = None  # behavior2trip
-    level: int | None = Field(default=None, ge=1, le=3)  # compass
+    difficulty: Literal["easy", "medium", "hard"] | None = None  # instances (by suite)
+    level: int | None = Field(default=None, ge=1, le=3)  # tasks (by suite)
     limit: int | None = Field(default=None, ge=1)
     db_seed: int = Field(default=0, ge=0)
     data_dir: Path | None = None
-    user: str = "template"  # compass: the simulated user
-    user_turns: int = Field(default=5, ge=1)  # compass: the conversation's turn limit
+    user: str = "template"  # the simulated user (a suite with one)
+    user_turns: int = Field(default=5, ge=1)  # the conversation's turn limit (ditto)
     # GRPO
     num_generations: int = Field(default=4, ge=2)  # the group size
     per_device_batch_size: int | None = Field(default=None, ge=1)  # rollouts; default G
@@ -53,8 +65,8 @@ class GRPOSettings(BaseModel):
     max_turns: int = Field(default=8, ge=1)  # model messages per episode
     max_new_tokens: int = Field(default=256, ge=1)  # per model message
     max_completion_length: int = Field(default=4096, ge=8)  # model + environment tokens
-    reward: Literal["full", "format"] = "full"  # format: behavior2trip warm-up
-    prompt: Literal["full", "compact"] = "full"  # compact: behavior2trip, small models
+    reward: Literal["full", "format"] = "full"  # format: a suite's warm-up reward
+    prompt: Literal["full", "compact"] = "full"  # compact: a suite's short prompt
     assistant_prefix: str = ""  # opens every assistant turn (e.g. "<think>")
     # ablations (paper Table 4)
     no_memory: bool = False
@@ -66,17 +78,30 @@ class GRPOSettings(BaseModel):
     bf16: bool = False
     torch_threads: int | None = Field(default=None, ge=1)
 
+    @field_validator("suite")
+    @classmethod
+    def _known_suite(cls, value: str) -> str:
+        names = training_suite_names()
+        if value not in names:
+            raise ValueError(f"unknown suite {value!r}: use {' or '.join(names)}")
+        return value
+
     @model_validator(mode="after")
     def _check(self) -> GRPOSettings:
-        b2t_only = {"no_memory": self.no_memory, "no_penalty": self.no_penalty,
-                    "reward=format": self.reward == "format",
-                    "prompt=compact": self.prompt == "compact",
-                    "difficulty": self.difficulty is not None}  # fmt: skip
-        if self.suite == "compass" and any(b2t_only.values()):
-            used = ", ".join(k for k, v in b2t_only.items() if v)
-            raise ValueError(f"{used}: Behavior2Trip settings, not for compass")
-        if self.suite == "behavior2trip" and self.level is not None:
-            raise ValueError("level is a compass setting (behavior2trip: difficulty)")
+        # a suite-specific setting (some suites' ``training_settings``) away from its default,
+        # for a suite that does not read it, is an error rather than silently ignored
+        used, owners = [], []
+        for name, info in type(self).model_fields.items():
+            found = setting_owners(name)
+            if not found or any(s.name == self.suite for s in found):
+                continue
+            value, default = getattr(self, name), info.get_default(call_default_factory=True)
+            if value != default:
+                used.append(name if value is True or default is None else f"{name}={value}")
+                owners += [s for s in found if s not in owners]
+        if used:
+            titles = " and ".join(s.title for s in owners)
+            raise ValueError(f"{', '.join(used)}: {titles} settings, not for {self.suite}")
         if self.batch_size % self.num_generations:
             raise ValueError(f"per_device_batch_size ({self.batch_size}) must be a multiple of "
                              f"num_generations ({self.num_generations})")  # fmt: skip

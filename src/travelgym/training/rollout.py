@@ -1,9 +1,11 @@
 """Multi-turn rollouts for RL: one episode of a text environment as token ids with a loss mask.
 
-:func:`run_rollout` plays one episode of a :class:`~travelgym.training.trip_env.TripEnv`
-(B2T-Agent text actions) or a :class:`~travelgym.training.compass_env.CompassEnv` (tool calls
-prompted as Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do) with a
-``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers
+:func:`run_rollout` plays one episode of a suite's training environment
+(:meth:`~travelgym.core.suite.Suite.training_env`; e.g. Behavior2Trip's
+:class:`~travelgym.suites.behavior2trip.training_env.TripEnv` with B2T-Agent text actions, or
+COMPASS's :class:`~travelgym.suites.compass.training_env.CompassEnv` with tool calls prompted as
+Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do), seen as chat through
+its ``rollout_chat()`` (:class:`ChatView`), with a ``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers
 model, a vLLM engine or a scripted fake).
 
 The token stream is built incrementally, so it is exactly what the model saw:
@@ -37,11 +39,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from travelgym.llm.hf_client import chat_text, encode, stop_token_ids
-from travelgym.llm.prompted_tools import split_tool_calls, to_prompted_messages
-from travelgym.training.rewards import b2t_reward, compass_reward
 
 GenerateFn = Callable[[list[int], int], list[int]]
 PromptFn = Callable[[list[dict[str, Any]], Any], list[dict[str, Any]]]
@@ -70,68 +70,26 @@ class Rollout:
         return sum(self.env_mask)
 
 
-class TripChat:
-    """A :class:`TripEnv` as chat messages: the action is the message text, the observation
-    the next user message."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
+class ChatView(Protocol):
+    """What :func:`run_rollout` drives: a suite's training environment as chat messages
+    (``env.rollout_chat()``, made by the suite's environment)."""
 
     def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
-        return self.env.reset(seed=seed, options=options)
+        """The opening chat messages and the environment's info."""
 
     def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
-        observation, reward, terminated, truncated, _ = self.env.step(text)
-        new = [] if terminated or truncated else [{"role": "user", "content": observation}]
-        return new, reward, terminated, truncated
+        """Apply one model message: ``(new messages, reward, terminated, truncated)``."""
 
     def breakdown(self) -> dict[str, Any] | None:
-        return self.env.reward.model_dump() if self.env.reward is not None else None
+        """The ended episode's reward breakdown."""
 
     def cut(self) -> tuple[float, dict[str, Any]]:
-        """The reward of an episode stopped before it ended: nothing delivered."""
-        steps = self.env.tools.steps if self.env.tools is not None else []
-        invalid = sum(len(s.invalid_actions) for s in steps)
-        reward = b2t_reward(None, invalid, penalty=self.env.penalty, gate=self.env.gate)
-        return reward.total, reward.model_dump()
+        """``(reward, breakdown)`` of an episode stopped before it ended."""
 
 
-class CompassChat:
-    """A :class:`CompassEnv` as prompted chat: tools listed in the system message, calls
-    parsed from ``<tool_call>`` blocks, results and user replies as user messages."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-
-    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
-        messages, info = self.env.reset(seed=seed, options=options)
-        return to_prompted_messages(messages, self.env.tools), info
-
-    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
-        content, calls = split_tool_calls(text)
-        action = {"role": "assistant", "content": content, "tool_calls": calls}
-        observation, reward, terminated, truncated, _ = self.env.step(action)
-        new = [] if terminated or truncated else to_prompted_messages(observation, None)
-        return new, reward, terminated, truncated
-
-    def breakdown(self) -> dict[str, Any] | None:
-        return self.env.reward.model_dump() if self.env.reward is not None else None
-
-    def cut(self) -> tuple[float, dict[str, Any]]:
-        reward = compass_reward(None)
-        return reward.total, reward.model_dump()
-
-
-def chat_adapter(env: Any) -> TripChat | CompassChat:
-    """The chat view of an environment (by type: ``TripEnv`` or ``CompassEnv``)."""
-    from travelgym.training.compass_env import CompassEnv
-    from travelgym.training.trip_env import TripEnv
-
-    if isinstance(env, TripEnv):
-        return TripChat(env)
-    if isinstance(env, CompassEnv):
-        return CompassChat(env)
-    raise TypeError(f"no rollout adapter for {type(env).__name__}: use TripEnv or CompassEnv")
+def chat_adapter(env: Any) -> ChatView:
+    """The chat view of a suite's training environment (its ``rollout_chat()``)."""
+    return env.rollout_chat()
 
 
 def turn_delta(tokenizer: Any, history: list[dict[str, Any]], new: list[dict[str, Any]],

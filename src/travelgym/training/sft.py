@@ -1,16 +1,18 @@
 """SFT export: the successful trajectories of run directories as chat-format JSONL.
 
 ``travelgym export sft RUN_DIR... --out FILE`` reads each run directory (``manifest.json`` and
-``episodes.jsonl``), keeps the episodes whose reward (:mod:`~travelgym.training.rewards`) reaches
-``--min-score`` (default 0.5 for COMPASS: any feasible plan; 1.0 for Behavior2Trip: a delivered
-plan that passes the Format gate and scores R_total >= 1), never those that ended in an error,
-and writes one chat a line:
+``episodes.jsonl``), keeps the episodes that their suite keeps
+(:meth:`~travelgym.core.suite.Suite.sft_keep`: a reward reaching ``--min-score``, default the
+suite's ``sft_min_score``; e.g. 0.5 for COMPASS: any feasible plan; 1.0 for Behavior2Trip: a
+delivered plan that passes the Format gate and scores R_total >= 1), never those that ended in
+an error, and writes one chat a line:
 
 - ``openai``: ``{"messages": [...], "tools": [...]}`` (system / user / assistant with
   ``tool_calls`` / tool with ``tool_call_id``), what TRL's ``SFTTrainer`` reads;
 - ``sharegpt``: ``{"conversations": [...], "system": ..., "tools": "<json>"}`` for LLaMA-Factory.
 
-Chats are taken from the trajectories or rebuilt (:mod:`~travelgym.training.chat`). See
+Chats are taken from the trajectories or rebuilt by the suite
+(:meth:`~travelgym.core.suite.Suite.sft_chat`, :mod:`~travelgym.training.chat`). See
 ``docs/training/sft.md``.
 """
 
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,25 +27,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from travelgym.core.registry import all_suites, get_suite, suite_names
 from travelgym.runner.store import RunDirError
 from travelgym.runner.store import read_run as read_strictly
+from travelgym.training.base import training_suite_names
 from travelgym.training.chat import (
     ReplayError,
     chat_problems,
-    compass_chat,
-    compass_tools,
     sharegpt_problems,
     to_sharegpt,
     trim_chat,
-    trip_chat,
 )
-from travelgym.training.rewards import b2t_episode_reward, compass_episode_reward
 
 ExportFormat = Literal["openai", "sharegpt"]
 FORMATS = ("openai", "sharegpt")
-SUITES = ("compass", "behavior2trip")
-DEFAULT_MIN_SCORE = {"compass": 0.5, "behavior2trip": 1.0}
-_INSTANCE_ID = re.compile(r'"instance_id"\s*:\s*"([^"]+)"')
 
 
 class ExportError(ValueError):
@@ -77,16 +73,23 @@ def read_run(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], list[di
 
 
 def detect_suite(manifest: dict[str, Any], episodes: list[dict[str, Any]]) -> str:
-    """The run's suite: the manifest's, else ``behavior2trip`` when episodes name an
-    ``instance_id``, else ``compass``."""
+    """The run's suite: the manifest's, else its first episode's, else the suite whose answer
+    keys (``Suite.answer_markers``) the first episode carries, else the first installed."""
+    names = suite_names()
     suite = manifest.get("suite")
-    if suite in SUITES:
+    if suite in names:
         return suite
-    return "behavior2trip" if episodes and "instance_id" in episodes[0] else "compass"
+    first = episodes[0] if episodes else {}
+    if first.get("suite") in names:
+        return first["suite"]
+    found = [s.name for s in all_suites() if any(k in first for k in s.answer_markers)]
+    return found[0] if found else names[0]
 
 
-class _RunSource:
-    """One run directory's suite, database (for replays) and instances (Behavior2Trip)."""
+class RunSource:
+    """One run directory for the export: its manifest and episodes, its suite, its database
+    (for replays, :attr:`conn`) and a ``cache`` the suite keeps what it reads in (e.g. the
+    instances the episodes ran on)."""
 
     def __init__(self, directory: Path, suite: str | None, data_dir: Path | None) -> None:
         self.dir, self.data_dir = directory, data_dir
@@ -95,8 +98,8 @@ class _RunSource:
         if suite is not None and self.manifest.get("suite") not in (None, suite):
             raise ExportError(f"{directory} is a {found} run, not {suite}")
         self.suite = suite or found
+        self.cache: dict[str, Any] = {}
         self._conn: Any = None
-        self._instances: dict[str, Any] | None = None
 
     @property
     def conn(self) -> Any:
@@ -105,11 +108,9 @@ class _RunSource:
         if self._conn is None:
             from travelgym.db import connect_readonly
 
-            if self.suite == "compass":
-                from travelgym.suites.compass.build import ensure_database
-            else:
-                from travelgym.suites.behavior2trip.build import ensure_database
-            db = ensure_database(seed=int(self.manifest.get("db_seed", 0)), data_dir=self.data_dir)
+            suite = get_suite(self.suite)
+            seed = int(self.manifest.get("db_seed", 0))
+            db = suite.build(suite.options(), seed, self.data_dir)
             want = self.manifest.get("db_content_hash")
             if want and db.metadata.get("content_hash") != want:
                 raise ExportError(f"{self.dir}: the database in the data directory is not the "
@@ -117,79 +118,36 @@ class _RunSource:
             self._conn = connect_readonly(db.path)
         return self._conn
 
-    def instance(self, instance_id: str) -> Any:
-        """The instance an episode ran on, read from the run's split file (only the lines of
-        this run's instances are parsed)."""
-        if self._instances is None:
-            from travelgym.suites.behavior2trip.build import ensure_database
-            from travelgym.suites.behavior2trip.instances import Instance, ensure_instances
-
-            db = ensure_database(seed=int(self.manifest.get("db_seed", 0)), data_dir=self.data_dir)
-            paths = ensure_instances(db, self.data_dir)
-            split = self.manifest.get("split")
-            wanted = {e.get("instance_id", e.get("task_id")) for e in self.episodes}
-            self._instances = {}
-            for path in [paths[split]] if split in paths else paths.values():
-                with open(path, encoding="utf-8") as fh:
-                    for line in fh:
-                        found = _INSTANCE_ID.search(line, 0, 200)
-                        if found and found.group(1) in wanted:
-                            x = Instance.model_validate_json(line)
-                            self._instances[x.instance_id] = x
-        if instance_id not in self._instances:
-            raise ExportError(f"{self.dir}: unknown instance {instance_id!r}")
-        return self._instances[instance_id]
-
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
 
 
-def _verdict(suite: str, episode: dict[str, Any], min_score: float) -> str | None:
+def _verdict(source: RunSource, episode: dict[str, Any], min_score: float) -> str | None:
     """Why an episode is not kept, or ``None`` to keep it."""
     if episode.get("termination") == "error":
         return "error"
     if episode.get("score") is None:
         return "unscored"
-    if suite == "compass":
-        reward = compass_episode_reward(episode)
-        if not reward.feasible:
-            return "infeasible"
-    else:
-        reward = b2t_episode_reward(episode)
-        if not reward.delivered:
-            return "undelivered"
-    return "below_min_score" if reward.total < min_score else None
+    return get_suite(source.suite).sft_keep(episode, min_score)
 
 
-def _example(source: _RunSource, episode: dict[str, Any], fmt: str) -> tuple[dict[str, Any], bool]:
+def _example(source: RunSource, episode: dict[str, Any], fmt: str) -> tuple[dict[str, Any], bool]:
     """The training example of a kept episode and whether its chat was rebuilt."""
     rebuilt = not episode.get("messages")
-    if source.suite == "compass":
-        from travelgym.suites.compass.trajectory import Episode
-
-        model = Episode.model_validate(episode)
-        messages = compass_chat(model, source.conn if rebuilt else None)
-        tools = compass_tools(model.agent)
-    else:
-        from travelgym.suites.behavior2trip.episode import TripEpisode
-
-        model = TripEpisode.model_validate(episode)
-        instance = source.instance(model.instance_id) if rebuilt else None
-        messages = trip_chat(model, instance, source.conn if rebuilt else None)
-        tools = []  # the B2T format lists the tools in its system prompt
+    messages, tools = get_suite(source.suite).sft_chat(episode, source)
     messages = trim_chat(messages)
     if fmt == "sharegpt":
         return to_sharegpt(messages, tools), rebuilt
     return {"messages": messages, "tools": tools}, rebuilt
 
 
-def iter_examples(source: _RunSource, fmt: str, min_score: float | None,
+def iter_examples(source: RunSource, fmt: str, min_score: float | None,
                   max_chars: int | None, skipped: Counter) -> Iterator[tuple[str, bool]]:  # fmt: skip
     """The JSONL lines of one run's kept episodes (and whether each was rebuilt)."""
-    threshold = DEFAULT_MIN_SCORE[source.suite] if min_score is None else min_score
+    threshold = get_suite(source.suite).sft_min_score if min_score is None else min_score
     for episode in source.episodes:
-        reason = _verdict(source.suite, episode, threshold)
+        reason = _verdict(source, episode, threshold)
         if reason is None:
             try:
                 example, rebuilt = _example(source, episode, fmt)
@@ -220,12 +178,13 @@ def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
     holds the runs' databases (for replaying scripted agents' tool calls)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: use openai or sharegpt")
-    if suite is not None and suite not in SUITES:
-        raise ExportError(f"unknown suite {suite!r}: use compass or behavior2trip")
+    names = training_suite_names()
+    if suite is not None and suite not in names:
+        raise ExportError(f"unknown suite {suite!r}: use {' or '.join(names)}")
     if not run_dirs:
         raise ExportError("no run directory given")
     data = Path(data_dir) if data_dir is not None else None
-    sources = [_RunSource(Path(d), suite, data) for d in run_dirs]  # read all before writing
+    sources = [RunSource(Path(d), suite, data) for d in run_dirs]  # read all before writing
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = ExportSummary(out=str(out), format=fmt)

@@ -1,8 +1,8 @@
 """A tiny, randomly initialised causal LM for tests and smoke runs, built offline.
 
 :func:`build_tiny_model` trains a byte-level BPE tokenizer with ``tokenizers`` on text from the
-environments (the B2T-Agent and COMPASS prompts, the tool schemas, the shipped COMPASS tasks,
-example actions and any ``extra_texts``; a few hundred KB), with the ChatML special tokens
+environments (each suite's prompts, tool schemas, example actions and tasks, and any
+``extra_texts``; a few hundred KB), with the ChatML special tokens
 (``<|im_start|>``, ``<|im_end|>`` = EOS, ``<|pad|>``) and a ChatML chat template, then
 initialises a small ``LlamaForCausalLM`` (hidden 64, 2 layers, 4 heads by default) from
 ``seed`` and saves both to a directory that ``AutoModelForCausalLM`` / ``AutoTokenizer`` (and so
@@ -24,44 +24,13 @@ EOS, PAD = "<|im_end|>", "<|pad|>"
 MARKER = "tiny.json"  # written last: a directory with it is complete
 
 
-def _example_actions() -> list[str]:
-    """B2T-Agent messages (tool calls, memory, answers) and prompted tool calls, so that the
-    action syntax gets merged into few tokens."""
-    from travelgym.suites.behavior2trip.tools import trips_registry
-    from travelgym.suites.compass.tools import compass_registry
-
-    out = []
-    for name in trips_registry().names:
-        call = json.dumps({"name": name, "arguments": {"city": "Beijing", "n": 3}})
-        out.append(f"<think>I need {name} results.</think>\n<tool_call>{call}</tool_call>")
-        out.append(f"<tool_response>{json.dumps({'city': 'Beijing', 'count': 3})}</tool_response>")
-    out.append('<memory>{"action": "write", "key": "preferences", "value": {"budget": 3000}}'
-               '</memory>\n<memory>{"action": "read", "key": "preferences"}</memory>')  # fmt: skip
-    out.append('<memory_response>{"preferences": {"budget": 3000}}</memory_response>')
-    out.append('<answer>[{"day": 1, "date": "2025-10-01", "city": "Beijing"}]</answer>')
-    for name in compass_registry().names:
-        body = json.dumps({"name": name, "arguments": {"location": "Yosemite"}})
-        out.append(f"<tool_call>\n{body}\n</tool_call>")
-    out.append('{"message": "Here is my plan.", "recommendation": {"hotel": "pkg_1_2_5_1", '
-               '"flight": "flight_3_2_5", "permit": null}}')  # fmt: skip
-    return out
-
-
 def tiny_corpus(extra_texts: Iterable[str] = ()) -> list[str]:
-    """The tokenizer's training texts: the environments' prompts and schemas, the shipped
-    COMPASS tasks, example actions, then ``extra_texts`` (e.g. instance prompts)."""
-    from travelgym.llm.prompted_tools import tools_instructions
-    from travelgym.suites.behavior2trip.agents.b2t_agent import system_prompt
-    from travelgym.suites.compass.agents.llm_agent import SYSTEM_PROMPT
-    from travelgym.suites.compass.tools import compass_registry
+    """The tokenizer's training texts: every installed suite's
+    (:meth:`~travelgym.core.suite.Suite.tiny_texts`: its prompts, tool schemas, example actions
+    and tasks), then ``extra_texts`` (e.g. instance prompts)."""
+    from travelgym.core.registry import all_suites
 
-    texts = [system_prompt(True), system_prompt(False), SYSTEM_PROMPT,
-             tools_instructions(compass_registry().openai_schemas())]  # fmt: skip
-    texts += _example_actions()
-    from travelgym.suites.compass.tasks import PACKAGE_TASKS as tasks
-
-    if tasks.exists():
-        texts += tasks.read_text(encoding="utf-8").splitlines()
+    texts = [text for suite in all_suites() for text in suite.tiny_texts()]
     texts += list(extra_texts)
     return texts
 

@@ -12,6 +12,9 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from travelgym.training.base import training_suite_names
+from travelgym.training.grpo_config import default_suite, setting_owners
+
 # GRPO settings that a flag of the same name (dashes for underscores) overrides
 _GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", "limit",
                 "db_seed", "data_dir", "user", "user_turns", "num_generations",
@@ -20,6 +23,11 @@ _GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", 
                 "max_new_tokens", "max_completion_length", "reward", "prompt",
                 "assistant_prefix", "no_memory", "no_penalty", "no_loss_mask", "save_steps",
                 "logging_steps", "bf16", "torch_threads")  # fmt: skip
+
+
+def _owners(setting: str, attr: str = "name") -> str:
+    """The suites that read a suite-specific GRPO setting, for its help (names or titles)."""
+    return " and ".join(getattr(s, attr) for s in setting_owners(setting))
 
 
 def _need_extra(what: str) -> None:
@@ -44,7 +52,7 @@ def train() -> None:
 @train.command("grpo")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Settings file (.json, .yaml, .toml); flags override it.")  # fmt: skip
-@click.option("--suite", type=click.Choice(["compass", "behavior2trip"]), default="behavior2trip",
+@click.option("--suite", type=click.Choice(training_suite_names()), default=default_suite(),
               show_default=True)  # fmt: skip
 @click.option("--model", default="tiny", show_default=True,
               help="A checkpoint directory, smollm2 (GGUF, needs gguf) or tiny (random, built).")  # fmt: skip
@@ -52,14 +60,16 @@ def train() -> None:
               default=Path("runs/grpo"), show_default=True)  # fmt: skip
 @click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True)
 @click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None,
-              help="behavior2trip: instances of this difficulty.")  # fmt: skip
-@click.option("--level", type=click.IntRange(1, 3), default=None, help="compass: task level.")
+              help=f"{_owners('difficulty')}: instances of this difficulty.")  # fmt: skip
+@click.option("--level", type=click.IntRange(1, 3), default=None,
+              help=f"{_owners('level')}: task level.")  # fmt: skip
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances/tasks.")
 @click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
-@click.option("--user", default="template", show_default=True, help="compass: simulated user.")
+@click.option("--user", default="template", show_default=True,
+              help=f"{_owners('user')}: simulated user.")  # fmt: skip
 @click.option("--user-turns", type=click.IntRange(min=1), default=5, show_default=True,
-              help="compass: the conversation's turn limit.")  # fmt: skip
+              help=f"{_owners('user_turns')}: the conversation's turn limit.")  # fmt: skip
 @click.option("--num-generations", type=click.IntRange(min=2), default=4, show_default=True,
               help="GRPO group size.")  # fmt: skip
 @click.option("--per-device-batch-size", type=click.IntRange(min=1), default=None,
@@ -79,12 +89,14 @@ def train() -> None:
 @click.option("--max-completion-length", type=click.IntRange(min=8), default=4096,
               show_default=True, help="Model and environment tokens per episode.")  # fmt: skip
 @click.option("--reward", type=click.Choice(["full", "format"]), default="full", show_default=True,
-              help="format: the Behavior2Trip warm-up reward (action syntax only).")  # fmt: skip
+              help=f"format: the {_owners('reward', 'title')} warm-up reward (action syntax only).")  # fmt: skip
 @click.option("--prompt", type=click.Choice(["full", "compact"]), default="full",
               show_default=True, help="compact: a short B2T prompt for small models.")  # fmt: skip
 @click.option("--assistant-prefix", default="", help="Text opening every assistant turn.")
-@click.option("--no-memory", is_flag=True, help="Ablation: no memory module (behavior2trip).")
-@click.option("--no-penalty", is_flag=True, help="Ablation: no P_action (behavior2trip).")
+@click.option("--no-memory", is_flag=True,
+              help=f"Ablation: no memory module ({_owners('no_memory')}).")  # fmt: skip
+@click.option("--no-penalty", is_flag=True,
+              help=f"Ablation: no P_action ({_owners('no_penalty')}).")  # fmt: skip
 @click.option("--no-loss-mask", is_flag=True, help="Ablation: train on environment tokens too.")
 @click.option("--save-steps", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--logging-steps", type=click.IntRange(min=1), default=1, show_default=True)

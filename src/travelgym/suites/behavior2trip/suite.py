@@ -241,6 +241,65 @@ class Behavior2TripSuite(Suite):
         return write_trip_report(list(run_dirs), out, data_dir=data_dir,
                                  max_result_chars=max_result_chars, title=title)  # fmt: skip
 
+    # training (travelgym.training reaches Behavior2Trip's training side only through these)
+    trainable = True
+    training_task_key = "instance_id"
+    training_default = True
+    training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty")
+    sft_min_score = 1.0
+
+    def training_env(self, split: str = "train", **kwargs: Any) -> Any:
+        from travelgym.suites.behavior2trip.training_env import TripEnv
+
+        return TripEnv.from_split(split, **kwargs)
+
+    def grpo_env(self, settings: Any) -> Any:
+        return self.training_env(settings.split, difficulty=settings.difficulty,
+                                 max_turns=settings.max_turns, memory=not settings.no_memory,
+                                 penalty=not settings.no_penalty, seed=settings.seed,
+                                 db_seed=settings.db_seed, data_dir=settings.data_dir,
+                                 limit=settings.limit)  # fmt: skip
+
+    def reward(self, episode: Any, **kwargs: Any) -> Any:
+        from travelgym.suites.behavior2trip.training import b2t_episode_reward
+
+        return b2t_episode_reward(episode, **kwargs)
+
+    def warmup_reward(self, episode: Any, breakdown: dict[str, Any] | None) -> float:
+        from travelgym.suites.behavior2trip.training import format_reward
+
+        return format_reward(episode, breakdown)["total"]
+
+    def compact_prompt(self) -> Any:
+        from travelgym.suites.behavior2trip.training import compact_messages
+
+        return compact_messages
+
+    def sft_keep(self, episode: dict[str, Any], min_score: float) -> str | None:
+        from travelgym.suites.behavior2trip.training import sft_keep
+
+        return sft_keep(episode, min_score)
+
+    def sft_chat(self, episode: dict[str, Any], source: Any) -> tuple[list, list]:
+        from travelgym.suites.behavior2trip.training import sft_chat
+
+        return sft_chat(episode, source)
+
+    def trl_environment(self, **kwargs: Any) -> Any:
+        from travelgym.suites.behavior2trip.trl_env import trip_env_factory
+
+        return trip_env_factory(**kwargs)
+
+    def trl_system_prompt(self) -> str:
+        from travelgym.suites.behavior2trip.trl_env import trip_tool_prompt
+
+        return trip_tool_prompt()
+
+    def tiny_texts(self) -> list[str]:
+        from travelgym.suites.behavior2trip.training import tiny_texts
+
+        return tiny_texts()
+
 
 def read_outcomes(directory: Path) -> list[dict[str, Any]]:
     """The light part of every complete episode (score, termination, invalid actions), read

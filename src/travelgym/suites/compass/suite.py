@@ -310,3 +310,51 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         from travelgym.suites.compass.analysis.annotate import format_summary
 
         return format_summary(result)
+
+    # training (travelgym.training reaches COMPASS's training side only through these)
+    trainable = True
+    training_task_key = "task_id"
+    training_settings = ("level", "user", "user_turns")
+    sft_min_score = 0.5
+    sft_min_score_note = "any feasible plan"
+
+    def training_env(self, **kwargs: Any) -> Any:
+        from travelgym.suites.compass.training_env import CompassEnv
+
+        return CompassEnv.from_data(**kwargs)
+
+    def grpo_env(self, settings: Any) -> Any:
+        return self.training_env(level=settings.level, user=settings.user,
+                                 max_turns=settings.user_turns, seed=settings.seed,
+                                 db_seed=settings.db_seed, data_dir=settings.data_dir,
+                                 limit=settings.limit)  # fmt: skip
+
+    def reward(self, episode: Any, **kwargs: Any) -> Any:
+        from travelgym.suites.compass.training import compass_episode_reward
+
+        return compass_episode_reward(episode, **kwargs)
+
+    def sft_keep(self, episode: dict[str, Any], min_score: float) -> str | None:
+        from travelgym.suites.compass.training import sft_keep
+
+        return sft_keep(episode, min_score)
+
+    def sft_chat(self, episode: dict[str, Any], source: Any) -> tuple[list, list]:
+        from travelgym.suites.compass.training import sft_chat
+
+        return sft_chat(episode, source)
+
+    def trl_environment(self, **kwargs: Any) -> Any:
+        from travelgym.suites.compass.trl_env import compass_env_factory
+
+        return compass_env_factory(**kwargs)
+
+    def trl_system_prompt(self) -> str:
+        from travelgym.suites.compass.trl_env import compass_tool_prompt
+
+        return compass_tool_prompt()
+
+    def tiny_texts(self) -> list[str]:
+        from travelgym.suites.compass.training import tiny_texts
+
+        return tiny_texts()
