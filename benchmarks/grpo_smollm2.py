@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from travelgym.training.shaped import ACTION_TAG
+from travelgym.suites.behavior2trip.training import ACTION_TAG
 
 
 def compare(settings, checkpoint: Path, instances: int, samples: int) -> dict:

@@ -11,22 +11,32 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-# what a read-only connection may compile: reads only (no writes, no schema changes, no ATTACH,
-# no PRAGMA that sets a value), so even a caller running SQL text cannot lift its limits
-_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
-                           sqlite3.SQLITE_RECURSIVE})  # fmt: skip
+# what a read-only connection refuses to compile: writes, schema changes, ATTACH/DETACH and any
+# PRAGMA that sets a value, so even a caller running SQL text cannot lift its limits. (SQLite
+# itself reports "updates" of sqlite_master while it declares a table-valued function such as
+# json_each; those are internal and allowed.)
+_WRITES = frozenset(getattr(sqlite3, name) for name in (
+    "SQLITE_ATTACH", "SQLITE_DETACH", "SQLITE_INSERT", "SQLITE_DELETE", "SQLITE_ALTER_TABLE",
+    "SQLITE_REINDEX", "SQLITE_ANALYZE", "SQLITE_CREATE_INDEX", "SQLITE_CREATE_TABLE",
+    "SQLITE_CREATE_TEMP_INDEX", "SQLITE_CREATE_TEMP_TABLE", "SQLITE_CREATE_TEMP_TRIGGER",
+    "SQLITE_CREATE_TEMP_VIEW", "SQLITE_CREATE_TRIGGER", "SQLITE_CREATE_VIEW", "SQLITE_CREATE_VTABLE",
+    "SQLITE_DROP_INDEX", "SQLITE_DROP_TABLE", "SQLITE_DROP_TEMP_INDEX", "SQLITE_DROP_TEMP_TABLE",
+    "SQLITE_DROP_TEMP_TRIGGER", "SQLITE_DROP_TEMP_VIEW", "SQLITE_DROP_TRIGGER", "SQLITE_DROP_VIEW",
+    "SQLITE_DROP_VTABLE"))  # fmt: skip
 
 
 def _read_only(action: int, arg1: str | None, arg2: str | None, db: str | None,
                source: str | None) -> int:  # fmt: skip
-    if action in _READ_ACTIONS or (action == sqlite3.SQLITE_PRAGMA and arg2 is None):
-        return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
+    if action in _WRITES or (action == sqlite3.SQLITE_PRAGMA and arg2 is not None):
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_UPDATE and arg1 != "sqlite_master":
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
 
 
 def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """Open a database read-only: a ``mode=ro`` URI, ``query_only``, no attached databases, and
-    an authorizer that refuses every statement but reads (``PRAGMA query_only = 0`` followed by
+    an authorizer that refuses writes, schema changes, ATTACH and PRAGMA assignments (``PRAGMA query_only = 0`` followed by
     ``ATTACH 'file:...?mode=rw'`` cannot write through it either)."""
     path = Path(path)
     if not path.exists():
