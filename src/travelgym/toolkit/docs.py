@@ -6,18 +6,32 @@ from typing import Any
 
 from travelgym.toolkit.registry import Tool, ToolRegistry
 
-ERRORS_SECTION = """## Errors
+ERRORS_INTRO = """A call never raises. A failed call returns `{"error": {"category": ..., "message": ...}}`;
+the message says how to fix the call."""
 
-A call never raises. A failed call returns `{"error": {"category": ..., "message": ...}}`;
-the message says how to fix the call.
+# The ``content`` row of the errors table is the suite's (what its tools cannot serve); this one
+# is the default for callers that pass none (the first suite's wording, kept until every caller
+# passes its own).
+DEFAULT_CONTENT_ERRORS = (
+    "a well-formed call that cannot be served: unknown park, hotel, airport or permit, a "
+    "malformed or out-of-window date, a package ID that is malformed or names nothing"
+)
 
-| category | when |
-| --- | --- |
-| `tool_name` | the tool does not exist |
-| `parameter` | arguments are not a JSON object, a required parameter is missing, an unknown parameter is given, or a value has the wrong type or is out of its range |
-| `content` | a well-formed call that cannot be served: unknown park, hotel, airport or permit, a malformed or out-of-window date, a package ID that is malformed or names nothing |
-| `internal` | a bug in the tool (never expected; recorded so it can be fixed) |
-"""
+
+def errors_section(content_errors: str = DEFAULT_CONTENT_ERRORS, intro: str = ERRORS_INTRO) -> str:
+    """The ``## Errors`` section: ``intro`` and the table of categories, with ``content_errors``
+    saying when a call is a ``content`` error."""
+    rows = [
+        ("tool_name", "the tool does not exist"),
+        ("parameter", "arguments are not a JSON object, a required parameter is missing, an "
+                      "unknown parameter is given, or a value has the wrong type or is out of "
+                      "its range"),
+        ("content", content_errors),
+        ("internal", "a bug in the tool (never expected; recorded so it can be fixed)"),
+    ]  # fmt: skip
+    lines = ["## Errors", "", intro, "", "| category | when |", "| --- | --- |"]
+    lines += [f"| `{category}` | {when} |" for category, when in rows]
+    return "\n".join(lines) + "\n"
 
 
 def _type(schema: dict[str, Any]) -> str:
@@ -69,12 +83,20 @@ def render_tool(tool: Tool) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(registry: ToolRegistry, title: str, intro: str = "") -> str:
-    """The whole reference for ``registry``."""
+def render_markdown(
+    registry: ToolRegistry,
+    title: str,
+    intro: str = "",
+    *,
+    content_errors: str = DEFAULT_CONTENT_ERRORS,
+    errors_intro: str = ERRORS_INTRO,
+) -> str:
+    """The whole reference for ``registry``: the caller (the suite) gives the ``title``, the
+    ``intro`` and the texts of the errors section (see :func:`errors_section`)."""
     parts = [f"# {title}", "", "Generated from the tool registry: do not edit by hand.", ""]
     if intro:
         parts += [intro, ""]
     parts += [f"{len(registry)} tools: " + ", ".join(f"`{n}`" for n in registry.names), ""]
-    parts += [ERRORS_SECTION, "## Tools", ""]
+    parts += [errors_section(content_errors, errors_intro), "## Tools", ""]
     parts += [render_tool(registry[name]) for name in registry.names]
     return "\n".join(parts).rstrip() + "\n"

@@ -1,7 +1,7 @@
 """Snapshot of every Behavior2Trip tool schema, and the generated reference kept in sync.
 
 After an intended schema change, regenerate both with:
-    travelgym tools behavior2trip > tests/trips/snapshots/trips_tool_schemas.json
+    travelgym tools behavior2trip > tests/suites/behavior2trip/snapshots/trips_tool_schemas.json
     travelgym tools behavior2trip --markdown > docs/behavior2trip/tools.md
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.tools import render_reference, trips_registry
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # Table 7: tool -> (parameters, preference keys)
 TABLE7 = {
@@ -31,7 +31,9 @@ TABLE7 = {
 
 
 def test_schemas_match_snapshot():
-    snapshot = json.loads((ROOT / "tests/trips/snapshots/trips_tool_schemas.json").read_text())
+    snapshot = json.loads(
+        (ROOT / "tests/suites/behavior2trip/snapshots/trips_tool_schemas.json").read_text()
+    )
     current = trips_registry().openai_schemas()
     assert [s["function"]["name"] for s in current] == [s["function"]["name"] for s in snapshot]
     for now, then in zip(current, snapshot, strict=True):

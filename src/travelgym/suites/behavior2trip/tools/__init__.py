@@ -46,21 +46,24 @@ def trips_registry() -> ToolRegistry:
     return ToolRegistry(TRIPS_TOOLS)
 
 
-_COMPASS_CONTENT = (
-    "| `content` | a well-formed call that cannot be served: unknown park, hotel, airport or "
-    "permit, a malformed or out-of-window date, a package ID that is malformed or names nothing |"
-)
-_TRIPS_CONTENT = (
-    "| `content` | a well-formed call that cannot be served: an unknown city or place, a city "
-    "without an airport for FlightSearch, the same origin and destination city, a malformed or "
-    "out-of-window date |"
+CONTENT_ERRORS = (
+    "a well-formed call that cannot be served: an unknown city or place, a city without an "
+    "airport for FlightSearch, the same origin and destination city, a malformed or "
+    "out-of-window date"
 )
 
 
 def render_reference() -> str:
     """The Markdown tool reference (``docs/behavior2trip/tools.md``)."""
-    text = render_markdown(trips_registry(), "Behavior2Trip tool reference", TOOLS_INTRO)
-    return text.replace(_COMPASS_CONTENT, _TRIPS_CONTENT)
+    return render_markdown(trips_registry(), "Behavior2Trip tool reference", TOOLS_INTRO,
+                           content_errors=CONTENT_ERRORS)  # fmt: skip
 
 
-__all__ = ["TOOLS_INTRO", "TRIPS_TOOLS", "TripsContext", "render_reference", "trips_registry"]
+__all__ = [
+    "CONTENT_ERRORS",
+    "TOOLS_INTRO",
+    "TRIPS_TOOLS",
+    "TripsContext",
+    "render_reference",
+    "trips_registry",
+]

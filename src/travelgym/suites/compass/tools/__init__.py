@@ -69,4 +69,25 @@ def compass_registry() -> ToolRegistry:
     return ToolRegistry(COMPASS_TOOLS)
 
 
-__all__ = ["TOOLS_INTRO", "COMPASS_TOOLS", "CompassContext", "compass_registry"]
+CONTENT_ERRORS = (
+    "a well-formed call that cannot be served: unknown park, hotel, airport or permit, a "
+    "malformed or out-of-window date, a package ID that is malformed or names nothing"
+)
+
+
+def render_reference() -> str:
+    """The Markdown tool reference (``docs/compass/tools.md``)."""
+    from travelgym.toolkit.docs import render_markdown
+
+    return render_markdown(compass_registry(), "COMPASS tool reference", TOOLS_INTRO,
+                           content_errors=CONTENT_ERRORS)  # fmt: skip
+
+
+__all__ = [
+    "COMPASS_TOOLS",
+    "CONTENT_ERRORS",
+    "TOOLS_INTRO",
+    "CompassContext",
+    "compass_registry",
+    "render_reference",
+]
