@@ -75,8 +75,8 @@ def report_cmd(run_dirs: list[Path], out: Path, data_dir: Path | None, *extra: s
 
 
 def measure(run_dirs: list[Path], data_dir: Path | None, repeats: int, work: Path) -> dict:
+    from travelgym.report.shell import write_report
     from travelgym.runner.store import read_episodes
-    from travelgym.suites.compass.report import write_report
 
     episodes = sum(len(read_episodes(d)) for d in run_dirs)
     html = work / "report.html"

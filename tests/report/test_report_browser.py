@@ -20,12 +20,13 @@ from pathlib import Path
 import pytest
 
 from travelgym.core.registry import get_suite
-from travelgym.report.assets import ERROR_HOOK_JS
+from travelgym.report.markup import embed_json
+from travelgym.report.page import error_hook_js
+from travelgym.report.shell import write_report
 from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import EPISODES, read_episodes
 from travelgym.suites.compass.ground_truth import ensure_ground_truth
-from travelgym.suites.compass.report import embed_json, write_report
 from travelgym.suites.compass.scoring import PlanScore, summarize
 
 AGENTS = ("scripted:greedy", "scripted:exhaustive")
@@ -372,7 +373,7 @@ def test_screenshots_show_the_tables_and_the_conversation(report, chromium, tmp_
 def test_error_hook_reports_script_errors(chromium, tmp_path):
     """The check the other tests rely on: errors do show up in the dumped DOM."""
     page = tmp_path / "broken.html"
-    page.write_text(f"<!DOCTYPE html><html><head><script>{ERROR_HOOK_JS}</script></head><body>"
+    page.write_text(f"<!DOCTYPE html><html><head><script>{error_hook_js()}</script></head><body>"
                     "<script>console.error('bad thing');</script>"
                     "<script>undefinedFunction();</script>"
                     '<pre id="console-errors" hidden></pre></body></html>')  # fmt: skip

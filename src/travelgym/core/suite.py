@@ -214,9 +214,15 @@ class Suite(ABC):
 
     # report
     @abstractmethod
-    def write_report(self, run_dirs: list[Path], out: Path, *, data_dir: Path | None,
-                     max_result_chars: int, include_analysis: bool, title: str | None) -> Any:  # fmt: skip
-        """Write the self-contained HTML report of ``run_dirs`` (all of this suite)."""
+    def report_body(self, runs: list[Any], *, data_dir: Path | None, max_result_chars: int,
+                    include_analysis: bool) -> Any:  # fmt: skip
+        """The suite's part of the HTML report of ``runs`` (all of this suite, each a
+        :class:`~travelgym.report.body.ReportRun`: directory, manifest, episodes, label), as a
+        :class:`~travelgym.report.body.ReportBody`: its sections, viewer words, keys of the
+        embedded data, CSS and viewer script, verdict count, notes and timings. The shell
+        (:mod:`travelgym.report.shell`) reads the runs and writes the page; ``max_result_chars``:
+        cut tool results longer than this in the data; ``include_analysis``: add analysis
+        tables and figures where the suite has them."""
 
     # training ----------------------------------------------------------------------------
     # What :mod:`travelgym.training` needs of a suite (GRPO, SFT export, TRL environments, the

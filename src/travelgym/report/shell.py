@@ -1,13 +1,28 @@
-"""``travelgym report``: the run directories' suite writes its report."""
+"""``travelgym report``: the report shell. It reads the run directories (one suite, named by
+their manifests), asks that suite for its part of the page (:meth:`Suite.report_body
+<travelgym.core.suite.Suite.report_body>`), and writes one self-contained HTML file
+(:mod:`travelgym.report.page`) atomically."""
 
 from __future__ import annotations
 
+import datetime as dt
+import time
 from pathlib import Path
-from typing import Any
 
-from travelgym.core.registry import get_suite
+from travelgym.atomic import write_text_atomic
+from travelgym.core.registry import get_suite, suite_names
+from travelgym.core.suite import Suite
+from travelgym.report.body import ReportBody, ReportResult, ReportRun
+from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, embed_json
+from travelgym.report.page import document
 from travelgym.runner.errors import RunDirError
+from travelgym.runner.integrity import tamper_notes
 from travelgym.runner.run_manifest import read_manifest
+from travelgym.runner.store import read_run
+
+
+def _suite_title(name: str) -> str:
+    return get_suite(name).title if name in suite_names() else repr(name or "no suite")
 
 
 def suite_of_runs(run_dirs: list[Path]) -> str:
@@ -17,13 +32,59 @@ def suite_of_runs(run_dirs: list[Path]) -> str:
         raise RunDirError("no run directory given")
     found = {Path(d): str(read_manifest(Path(d), required=True).get("suite") or "")
              for d in run_dirs}  # fmt: skip
-    names = set(found.values())
+    names = list(dict.fromkeys(found.values()))
     if len(names) > 1:
-        listed = "; ".join(f"{d} ({s})" for d, s in found.items())
-        raise RunDirError(f"cannot mix suites in one report: {listed}; write one report per suite")
-    return names.pop()
+        titles = [_suite_title(n) for n in names]
+        which = ", ".join(titles[:-1]) + " and " + titles[-1]
+        listed = "; ".join(f"{d} ({s or 'no suite'})" for d, s in found.items())
+        raise RunDirError(f"cannot mix {which} runs in one report: {listed}; write one report "
+                          "per suite")  # fmt: skip
+    return names[0]
 
 
-def write_report(run_dirs: list[Path], out: Path, **options: Any) -> Any:
-    """Write the HTML report of ``run_dirs`` (one suite) to ``out``."""
-    return get_suite(suite_of_runs(run_dirs)).write_report(list(run_dirs), out, **options)
+def load_runs(suite: Suite, run_dirs: list[Path]) -> list[ReportRun]:
+    """Read each run directory (manifest and episodes as ``suite``'s model); labels are the
+    runs' agents, made unique (by directory name, then by number)."""
+    runs = []
+    for directory in map(Path, run_dirs):
+        contents = read_run(directory, suite.name)  # RunDirError without episodes.jsonl
+        runs.append(ReportRun(directory, contents.manifest, contents.episodes))
+    labels = [r.manifest.get("agent") or (r.episodes[0].agent if r.episodes else r.directory.name)
+              for r in runs]  # fmt: skip
+    for run, label in zip(runs, labels, strict=True):
+        run.label = label if labels.count(label) == 1 else f"{label} ({run.directory.name})"
+    seen: dict[str, int] = {}
+    for run in runs:  # still equal (same agent, same directory name): number them
+        seen[run.label] = seen.get(run.label, 0) + 1
+        if seen[run.label] > 1:
+            run.label = f"{run.label} #{seen[run.label]}"
+    return runs
+
+
+def write_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None = None,
+                 max_result_chars: int = DEFAULT_MAX_RESULT_CHARS, include_analysis: bool = True,
+                 title: str | None = None) -> ReportResult:  # fmt: skip
+    """Write the HTML report of ``run_dirs`` (one suite) to ``out`` and say what went into it."""
+    suite = get_suite(suite_of_runs(list(run_dirs)))
+    clock = time.perf_counter()
+    runs = load_runs(suite, list(run_dirs))
+    notes = tamper_notes(runs)
+    timings = {"read_s": time.perf_counter() - clock}
+
+    body: ReportBody = suite.report_body(runs, data_dir=data_dir, max_result_chars=max_result_chars,
+                                         include_analysis=include_analysis)  # fmt: skip
+    notes += body.notes
+    timings.update(body.timings)
+
+    clock = time.perf_counter()
+    generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    data = {"generated": generated, **body.data, "max_result_chars": max_result_chars}
+    title = title or f"{suite.title} report: " + ", ".join(r.label for r in runs)
+    html = document(suite=suite.name, title=title, generated=generated, runs=runs, body=body,
+                    notes=notes, data_json=embed_json(data))  # fmt: skip
+    out = write_text_atomic(out, html)
+    timings["html_s"] = time.perf_counter() - clock
+    return ReportResult(path=out, size_bytes=out.stat().st_size, runs=len(runs),
+                        episodes=sum(len(r.episodes) for r in runs), verdicts=body.verdicts,
+                        timings={k: round(v, 3) for k, v in timings.items()},
+                        notes=notes)  # fmt: skip

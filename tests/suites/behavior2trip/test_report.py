@@ -20,11 +20,11 @@ from tests.report.test_report_browser import (  # noqa: F401 - chromium is a fix
     parse,
 )
 from travelgym.cli import main
+from travelgym.report.shell import write_report
 from travelgym.runner.store import EPISODES, RunDirError
 from travelgym.suites.behavior2trip.checks import CHECK_IDS
 from travelgym.suites.behavior2trip.plan import parse_plan
 from travelgym.suites.behavior2trip.scoring import summarize
-from travelgym.suites.compass.report import write_report
 
 LIMIT = 6
 

@@ -234,12 +234,11 @@ class Behavior2TripSuite(Suite):
 
         return format_score_table(result)
 
-    def write_report(self, run_dirs, out, *, data_dir, max_result_chars, include_analysis,
-                     title):  # fmt: skip
-        from travelgym.suites.behavior2trip.report import write_trip_report
+    def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
+        from travelgym.suites.behavior2trip.report import report_body
 
-        return write_trip_report(list(run_dirs), out, data_dir=data_dir,
-                                 max_result_chars=max_result_chars, title=title)  # fmt: skip
+        return report_body(runs, data_dir=data_dir, max_result_chars=max_result_chars,
+                           include_analysis=include_analysis)  # fmt: skip
 
     # training (travelgym.training reaches Behavior2Trip's training side only through these)
     trainable = True

@@ -270,12 +270,11 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         meta = write_task_file(out, task_seed=task_seed, data_dir=data_dir)
         return f"wrote {meta['count']} tasks to {out} (sha256 {meta['sha256'][:12]})"
 
-    def write_report(self, run_dirs, out, *, data_dir, max_result_chars, include_analysis,
-                     title):  # fmt: skip
-        from travelgym.suites.compass.report import write_report
+    def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
+        from travelgym.suites.compass.report import report_body
 
-        return write_report(run_dirs, out, data_dir=data_dir, max_result_chars=max_result_chars,
-                            include_analysis=include_analysis, title=title)  # fmt: skip
+        return report_body(runs, data_dir=data_dir, max_result_chars=max_result_chars,
+                           include_analysis=include_analysis)  # fmt: skip
 
     def analyze(self, run_dirs, *, resamples, seed, allow_mixed, plots):
         from travelgym.suites.compass.analysis.metrics import analyze_runs

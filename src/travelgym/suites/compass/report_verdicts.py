@@ -1,0 +1,111 @@
+"""Verdicts of the COMPASS report: every recommendation of the runs judged on the run's
+database (violated constraints, utility, objective value, exact rank among the feasible plans),
+computed once per distinct plan and shared by all runs."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from travelgym.suites.compass.tasks import GroundTruth, Task
+
+COMPONENTS = ("hotel", "flight", "permit")
+
+
+class Verdicts:
+    """Per-recommendation verdicts on the run's database, computed once per distinct plan.
+
+    A verdict lists every violated constraint (by index into ``task.constraints``; ``None`` for
+    an ID that does not resolve), the plan's utility and objective value, and for feasible plans
+    its exact rank among all feasible plans of the task.
+    """
+
+    def __init__(self, tasks: dict[str, Task], data_dir: Path | None) -> None:
+        self.tasks = tasks
+        self.data_dir = data_dir
+        self.items: list[dict[str, Any]] = []
+        self._index: dict[tuple, int] = {}
+        self._dbs: dict[int, tuple[sqlite3.Connection, dict[str, GroundTruth]]] = {}
+        self._rankings: dict[tuple[int, str], Any] = {}
+        self.truths: dict[int, dict[str, GroundTruth]] = {}
+
+    def database(self, seed: int) -> tuple[sqlite3.Connection, dict[str, GroundTruth]]:
+        if seed not in self._dbs:
+            from travelgym.db import connect_readonly
+            from travelgym.suites.compass.build import ensure_database
+            from travelgym.suites.compass.ground_truth import ensure_ground_truth
+
+            db = ensure_database(seed=seed, data_dir=self.data_dir)
+            _, truths = ensure_ground_truth(seed=seed, data_dir=self.data_dir)
+            self._dbs[seed] = (connect_readonly(db.path), truths)
+            self.truths[seed] = truths
+        return self._dbs[seed]
+
+    def ranking(self, seed: int, task: Task):
+        key = (seed, task.task_id)
+        if key not in self._rankings:
+            from travelgym.suites.compass.solver import Ranking, build_components
+
+            conn, _ = self.database(seed)
+            self._rankings[key] = Ranking(task, build_components(conn, task))
+        return self._rankings[key]
+
+    def close(self) -> None:
+        for conn, _ in self._dbs.values():
+            conn.close()
+        self._dbs.clear()
+
+    def verdict(self, seed: int, task_id: str, recommendation: Any) -> int | None:
+        """The index of this recommendation's verdict in ``items`` (None: unknown task)."""
+        task = self.tasks.get(task_id)
+        if task is None or not isinstance(recommendation, dict):
+            return None
+        key = (seed, task_id, json.dumps(recommendation, sort_keys=True, default=str))
+        if key not in self._index:
+            try:
+                item = self._compute(seed, task, recommendation)
+            except Exception as exc:  # noqa: BLE001 - one odd plan must not stop the report
+                item = {"error": f"{type(exc).__name__}: {exc}"}
+            self._index[key] = len(self.items)
+            self.items.append(item)
+        return self._index[key]
+
+    def _compute(self, seed: int, task: Task, recommendation: dict) -> dict[str, Any]:
+        from travelgym.suites.compass.scoring import best_of, revealed_violations, score_plan
+
+        conn, truths = self.database(seed)
+        truth = truths.get(task.task_id)
+        if truth is None:
+            return {"error": f"no ground truth for {task.task_id}"}
+        rec = {k: recommendation.get(k) for k in COMPONENTS}
+        hotels = rec["hotel"]
+        options = (
+            hotels[:3] if isinstance(hotels, list) and hotels and task.level == 1 else [hotels]
+        )
+        candidates = []
+        for hotel in options:
+            plan = {**rec, "hotel": hotel}
+            if not all(v is None or isinstance(v, str) for v in plan.values()):
+                candidates.append(None)
+                continue
+            candidates.append(score_plan(conn, task, truth, plan))
+        scored = [c for c in candidates if c is not None]
+        if not scored:
+            return {"ok": False, "v": [[None, "the recommendation's IDs are not strings"]]}
+        best = best_of(scored)
+        everything = list(range(len(task.constraints)))
+        violations = revealed_violations(conn, task, best.recommendation, everything)
+        if not violations and best.violations:  # keep the scorer's word on feasibility
+            violations = [(None, v) for v in best.violations]
+        item: dict[str, Any] = {"ok": best.feasible, "v": [[i, t] for i, t in violations]}
+        if len(options) > 1:
+            item["hotel"] = best.recommendation.get("hotel")
+        if best.feasible:
+            rank = self.ranking(seed, task).count_better(best.utility) + 1
+            item.update(u=best.utility, val=best.objective_value, gap=best.optimality_gap,
+                        rank=rank, pct=round(100 * rank / truth.feasible_count, 4),
+                        top=[best.top.get(a, False) for a in ("5", "10", "20")],
+                        opt=best.optimal)  # fmt: skip
+        return item
