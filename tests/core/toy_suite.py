@@ -155,14 +155,11 @@ class ToySuite(Suite):
     def format_score(self, result):
         return f"accuracy {result['accuracy']:.1f}% (n = {result['n']})"
 
-    def write_report(self, run_dirs, out, *, data_dir, max_result_chars, include_analysis, title):
-        from types import SimpleNamespace
+    def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
+        from travelgym.report.body import ReportBody, Section
 
-        rows = [(d, self.summarize(d)) for d in run_dirs]
-        body = "".join(f"<tr><td>{d.name}</td><td>{s['accuracy']}</td></tr>" for d, s in rows)
-        html = f"<html><body><h1>Toy report</h1><table>{body}</table></body></html>"
-        out.write_text(html)
-        return SimpleNamespace(path=out, size_bytes=len(html), runs=len(rows),
-                               episodes=sum(s["n"] for _, s in rows), verdicts=0, notes=[],
-                               timings={"total_s": 0.0})
+        rows = "".join(f"<tr><td>{r.directory.name}</td><td>{self.summarize(r.directory)['accuracy']}"
+                       "</td></tr>" for r in runs)
+        return ReportBody(sections=[Section("summary", "Summary", f"<table>{rows}</table>")],
+                          data={"runs": [{"label": r.label} for r in runs]})
 '''
