@@ -8,6 +8,9 @@ agent request (one carrying ``tools``) calls a tool first and then gives the JSO
 to a request without tools (the LLM user, or a text-format agent) is plain text, or, for the
 Behavior2Trip agents, an ``<answer>``. Everything stays on 127.0.0.1, and every behaviour is
 bounded: hangs and drips end when the server stops, bodies are at most :data:`HUGE_BYTES`.
+The failing ones cover the transport (a hang, a drip, a reset mid-body), the body (huge, not
+JSON, no choices, thousands of tool calls) and the HTTP errors a provider sends (429 with
+``Retry-After``, 401, 400, 500).
 
     with hostile_server("hang") as server:
         ...  # point a client or ``travelgym run --base-url`` at server.base_url
@@ -25,14 +28,18 @@ from tests.fakes.openai_server import (
     Drip,
     FakeOpenAIServer,
     Hang,
+    HTTPError,
     Item,
     Raw,
     Reply,
+    Reset,
     tool_call,
 )
 
 HUGE_BYTES = 10 * 1024 * 1024
 MANY_TOOL_CALLS = 3000
+#: The ``Retry-After`` (seconds) of the ``rate_limit_429`` behaviour.
+RETRY_AFTER_S = 1
 #: A lone high surrogate, as a model that cut an emoji in half would send it.
 LONE = "\ud83d"
 FINAL = {"message": f"Here is my plan {LONE}", "recommendation": None}
@@ -100,11 +107,14 @@ def _invalid_utf8(body: dict[str, Any]) -> Item:
 class Hostile:
     """One hostile behaviour: the responder and what a client must report. ``category`` is
     the error category every call fails with (``None``: calls succeed, with ``repair`` - the
-    kind of :class:`~travelgym.llm.protocol.Repair` flagged - when there is one)."""
+    kind of :class:`~travelgym.llm.protocol.Repair` flagged - when there is one);
+    ``abortive_close``: the server resets the connections it closes (see
+    :class:`~tests.fakes.openai_server.Reset`)."""
 
     respond: Callable[[dict[str, Any]], Item]
     category: str | None = None
     repair: str | None = None
+    abortive_close: bool = False
 
 
 BEHAVIOURS: dict[str, Hostile] = {
@@ -127,6 +137,20 @@ BEHAVIOURS: dict[str, Hostile] = {
         category="bad_response",
     ),  # fmt: skip
     "many_tool_calls": Hostile(_many_tool_calls, category="bad_response"),
+    "reset_mid_body": Hostile(
+        lambda body: Reset(completion_bytes("cut")[:40]),
+        category="connection",
+        abortive_close=True,
+    ),  # fmt: skip
+    "rate_limit_429": Hostile(
+        lambda body: HTTPError(429, "Rate limit reached", retry_after=RETRY_AFTER_S),
+        category="rate_limit",
+    ),  # fmt: skip
+    "auth_401": Hostile(lambda body: HTTPError(401, "Incorrect API key"), category="auth"),
+    "bad_request_400": Hostile(
+        lambda body: HTTPError(400, "maximum context length exceeded"), category="bad_request"
+    ),  # fmt: skip
+    "server_500": Hostile(lambda body: HTTPError(500, "internal error"), category="server"),
     "missing_usage": Hostile(conversation(omit_usage=True), repair="usage_estimated"),
     "negative_usage": Hostile(
         conversation(usage=(-1_000_000, -1_000_000)), repair="usage_estimated"
@@ -141,4 +165,5 @@ BEHAVIOURS: dict[str, Hostile] = {
 
 def hostile_server(name: str) -> FakeOpenAIServer:
     """A (not yet started) server that answers every request with behaviour ``name``."""
-    return FakeOpenAIServer(responder=BEHAVIOURS[name].respond)
+    hostile = BEHAVIOURS[name]
+    return FakeOpenAIServer(responder=hostile.respond, abortive_close=hostile.abortive_close)

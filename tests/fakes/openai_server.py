@@ -2,10 +2,11 @@
 
 It answers ``POST /v1/chat/completions`` (non-streaming) from a *script* (a queue of
 :class:`Reply`, :class:`HTTPError`, :class:`Delay`, raw dict bodies, or the byte-level items
-:class:`Raw`, :class:`Drip` and :class:`Hang`, one per request) or, once the script is empty,
+:class:`Raw`, :class:`Drip`, :class:`Hang` and :class:`Reset`, one per request) or, once the
+script is empty,
 from a *responder* (a function from the request JSON to one of those). JSON goes out with
 ``ensure_ascii`` so scripted text may hold lone surrogates (sent as ``\\ud83d`` escapes). Every
-request body is recorded in ``server.requests``. Hostile behaviours built from these items are
+request body is recorded in ``server.requests`` (and when it came, in ``server.times``). Hostile behaviours built from these items are
 in :mod:`tests.fakes.hostile_server`. Usage::
 
     with FakeOpenAIServer([Reply("hi"), HTTPError(429, retry_after=1), Reply("ok")]) as srv:
@@ -18,6 +19,7 @@ import asyncio
 import itertools
 import json
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -101,8 +103,34 @@ class Hang:
     """Accept the request and never answer (until the server stops, then a 503)."""
 
 
-Item = Reply | HTTPError | Delay | Raw | Drip | Hang | dict
+@dataclass
+class Reset:
+    """A 200 whose headers promise ``length`` bytes; send the first bytes of ``body``, pause,
+    then drop the connection. On a server made with ``abortive_close`` the drop is a TCP reset
+    (the client reads ``ECONNRESET`` mid-body), else an early close."""
+
+    body: bytes
+    length: int = 4096
+    pause_s: float = 0.05
+
+
+Item = Reply | HTTPError | Delay | Raw | Drip | Hang | Reset | dict
 Responder = Callable[[dict[str, Any]], Item]
+
+
+class _Cut:
+    """An ASGI response for :class:`Reset`: the headers and part of the body, then it returns
+    without finishing, and uvicorn closes the connection."""
+
+    def __init__(self, item: Reset) -> None:
+        self.item = item
+
+    async def __call__(self, scope, receive, send) -> None:
+        length = str(max(self.item.length, len(self.item.body) + 1)).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", length)]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": self.item.body, "more_body": True})
+        await asyncio.sleep(self.item.pause_s)
 
 
 def tool_call(name: str, arguments: str | dict[str, Any] = "{}", id: str | None = None):
@@ -121,12 +149,17 @@ def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None
 
 
 class FakeOpenAIServer:
-    """The server; use as a context manager (``base_url`` ends in ``/v1``)."""
+    """The server; use as a context manager (``base_url`` ends in ``/v1``). ``abortive_close``:
+    every connection the server closes is reset (``SO_LINGER`` 0, inherited from the listening
+    socket), so a :class:`Reset` is a real ``ECONNRESET``."""
 
-    def __init__(self, script: Iterable[Item] = (), responder: Responder | None = None) -> None:
+    def __init__(self, script: Iterable[Item] = (), responder: Responder | None = None,
+                 abortive_close: bool = False) -> None:  # fmt: skip
         self.script: deque[Item] = deque(script)
         self.responder = responder
+        self.abortive_close = abortive_close
         self.requests: list[dict[str, Any]] = []
+        self.times: list[float] = []  # time.monotonic() of each request, as in requests
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -153,6 +186,7 @@ class FakeOpenAIServer:
     def _next(self, body: dict[str, Any]) -> Item:
         with self._lock:
             self.requests.append(body)
+            self.times.append(time.monotonic())
             if self.script:
                 return self.script.popleft()
         if self.responder is not None:
@@ -184,6 +218,8 @@ class FakeOpenAIServer:
             return Response(item.body, status_code=item.status, media_type=item.content_type)
         if isinstance(item, Drip):
             return StreamingResponse(self._drip(item), media_type="application/json")
+        if isinstance(item, Reset):
+            return _Cut(item)
         if isinstance(item, dict):
             return _json(item)
         return _json(self._completion(body, item))
@@ -252,6 +288,8 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if self.abortive_close:  # accepted sockets inherit it: close() sends RST, not FIN
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(

@@ -18,7 +18,16 @@ from tests.fakes.hostile_server import (
     MANY_TOOL_CALLS,
     completion_bytes,
 )
-from tests.fakes.openai_server import Drip, FakeOpenAIServer, Hang, HTTPError, Raw, Reply, tool_call
+from tests.fakes.openai_server import (
+    Drip,
+    FakeOpenAIServer,
+    Hang,
+    HTTPError,
+    Raw,
+    Reply,
+    Reset,
+    tool_call,
+)
 from travelgym.llm import ChatMessage, LLMError, OpenAIChatClient, RunBudget
 
 pytestmark = pytest.mark.anyio
@@ -102,14 +111,60 @@ async def test_total_deadline_bounds_a_call_across_retries(server, client_for):
 
 
 async def test_total_deadline_stops_retrying_with_the_last_category(server):
+    """500s until the total deadline: wherever it falls (in a wait between attempts or, on a
+    loaded machine, in the middle of an attempt) the call fails as ``server``, the category of
+    the attempts that completed, never ``timeout``."""
     server.responder = lambda body: HTTPError(500, "overloaded")
-    client = OpenAIChatClient("fake-model", base_url=server.base_url, timeout_s=2,
-                              total_timeout_s=1.0, max_retries=50, backoff_base_s=0.2,
+    client = OpenAIChatClient("fake-model", base_url=server.base_url, timeout_s=5,
+                              total_timeout_s=1.5, max_retries=50, backoff_base_s=0.2,
                               backoff_max_s=0.3, rng=random.Random(0))  # fmt: skip
     async with client:
         err, elapsed = await failure(client, limit_s=8)
-    assert err.category == "server" and "total deadline" in str(err)
-    assert elapsed < 1.5 and 2 <= len(server.requests) < 51
+    assert err.category == "server" and "total deadline" in str(err), str(err)
+    assert "overloaded" in str(err)
+    # it gave up at most one wait (0.3 s) before the deadline and not long after it; 50
+    # retries with their waits would take about 10 s
+    assert 1.5 - 0.3 - 0.05 < elapsed < 3.5
+    assert 2 <= len(server.requests) < 51
+
+
+async def test_an_attempt_cut_short_by_the_total_deadline_keeps_the_last_category(server):
+    """Two 500s, then a server that hangs: the total deadline ends the third attempt, which
+    never completed, so the call reports the 500s (``server``) and says the deadline ended
+    attempt 3. Deterministic: the deadline always falls inside the hang."""
+    server.push(HTTPError(500, "overloaded"), HTTPError(500, "overloaded"), Hang())
+    client = OpenAIChatClient("fake-model", base_url=server.base_url, timeout_s=30,
+                              total_timeout_s=2.0, max_retries=5, backoff_base_s=0.01,
+                              backoff_max_s=0.01, rng=random.Random(0))  # fmt: skip
+    async with client:
+        err, elapsed = await failure(client, limit_s=10)
+    assert err.category == "server", str(err)
+    assert "overloaded" in str(err)
+    assert "after 3 attempts" in str(err) and "total deadline ended attempt 3" in str(err)
+    assert 2.0 <= elapsed < 4.5 and len(server.requests) == 3
+
+
+async def test_a_first_attempt_cut_short_by_the_total_deadline_is_a_timeout(server):
+    server.push(Hang())
+    client = OpenAIChatClient("fake-model", base_url=server.base_url, timeout_s=30,
+                              total_timeout_s=0.5, max_retries=5, rng=random.Random(0))  # fmt: skip
+    async with client:
+        err, elapsed = await failure(client, limit_s=8)
+    assert err.category == "timeout" and "total deadline ended its first attempt" in str(err)
+    assert 0.5 <= elapsed < 2.5 and len(server.requests) == 1
+
+
+async def test_an_attempt_past_its_own_deadline_is_a_timeout_then_retried(server):
+    """The per-attempt deadline is not the total one: the hang fails as ``timeout`` (a real
+    observation) and is retried; the 500 that follows is the last completed category."""
+    server.push(Hang(), HTTPError(500, "overloaded"), Hang())
+    client = OpenAIChatClient("fake-model", base_url=server.base_url, timeout_s=0.5,
+                              total_timeout_s=30, max_retries=2, backoff_base_s=0.01,
+                              backoff_max_s=0.01, rng=random.Random(0))  # fmt: skip
+    async with client:
+        err, _ = await failure(client, limit_s=8)
+    assert err.category == "timeout" and "3 attempts" in str(err) and "total" not in str(err)
+    assert len(server.requests) == 3
 
 
 def test_deadlines_from_the_environment(monkeypatch):
@@ -133,6 +188,40 @@ async def test_huge_body_is_refused(server, client_for):
     server.push(Raw(completion_bytes("x" * HUGE_BYTES)))
     err, _ = await failure(client_for())
     assert err.category == "bad_response" and "over the limit" in str(err)
+
+
+async def test_a_body_declared_huge_is_refused_before_it_is_read(server, client_for):
+    """The headers promise 10 MiB and one byte follows, then nothing: the client refuses on
+    the ``Content-Length`` (a ``bad_response`` at once), it does not wait for the body."""
+    server.push(Reset(b"{", length=HUGE_BYTES, pause_s=3))
+    err, elapsed = await failure(client_for(timeout_s=5))
+    assert err.category == "bad_response" and f"{HUGE_BYTES} bytes is over the limit" in str(err)
+    assert elapsed < 2.5
+
+
+async def test_a_huge_body_without_a_length_is_cut_at_the_limit(server, client_for):
+    """Chunked, no ``Content-Length``, 1 MiB every 0.4 s: reading stops once the limit is
+    passed (the 5th MiB, at 1.6 s), it does not wait 3.6 s for the other 5 MiB."""
+    server.push(Drip(completion_bytes("x" * HUGE_BYTES), interval_s=0.4, chunk=1024 * 1024))
+    err, elapsed = await failure(client_for(timeout_s=20), limit_s=30)
+    assert err.category == "bad_response" and "more than 4194304 bytes" in str(err)
+    assert 1.5 < elapsed < 3.2
+
+
+async def test_a_connection_reset_mid_body_is_a_retried_connection_error():
+    with FakeOpenAIServer(
+        [Reset(completion_bytes()[:40]), Reply("ok")], abortive_close=True
+    ) as srv:
+        client = OpenAIChatClient("fake-model", base_url=srv.base_url, timeout_s=5,
+                                  max_retries=1, sleep=_no_sleep)  # fmt: skip
+        async with client:
+            resp = await ask(client)
+            assert resp.message.content == "ok" and resp.attempts == 2
+            srv.push(Reset(completion_bytes()[:40]), Reset(completion_bytes()[:40]))
+            err, _ = await failure(client)
+    assert err.category == "connection"
+    assert "broke while the reply was read: Connection reset by peer" in str(err)
+    assert "2 attempts" in str(err) and len(srv.requests) == 4
 
 
 async def test_thousands_of_tool_calls_are_refused(server, client_for):

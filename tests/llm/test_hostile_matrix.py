@@ -5,19 +5,24 @@ Every run must finish (exit 0) with one recorded episode per task, each failure 
 (``agent: <category>: ...``, never a traceback), the run caps holding (``--max-calls``,
 ``--max-tokens-total``), and ``episodes.jsonl`` strict UTF-8 JSON. Deadlines come from the
 environment (1 s an attempt, 2 s a call), so a run against a hanging server takes seconds.
+Every failing behaviour (transport, body and HTTP errors: 429 with ``Retry-After``, 401, 400,
+500, a reset mid-body) runs against both suites: a retryable failure is retried until the
+call's total deadline, the others are not retried at all.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from tests.fakes.hostile_server import BEHAVIOURS, hostile_server
+from tests.fakes.hostile_server import BEHAVIOURS, RETRY_AFTER_S, hostile_server
 from travelgym.cli import main
+from travelgym.llm.retry import RETRYABLE
 from travelgym.runner.store import EPISODES
 
 CATEGORIES = {"rate_limit", "server", "timeout", "connection", "bad_request", "auth", "budget",
@@ -26,6 +31,9 @@ FAILING = [name for name, b in BEHAVIOURS.items() if b.category is not None]
 REPAIRED = ["lone_surrogates", "invalid_utf8"]
 UNMETERED = ["missing_usage", "negative_usage"]
 TASKS = 3
+MAX_TOKENS = 50_000  # a token cap no failing run may pass (failed calls report no usage)
+#: failures whose attempts end at once (not at a deadline): retried several times in 2 s
+FAST_RETRYABLE = {"rate_limit_429", "server_500", "reset_mid_body"}
 
 
 @pytest.fixture(autouse=True)
@@ -74,31 +82,61 @@ def calls_seen(server) -> int:
     return len({json.dumps(r, sort_keys=True) for r in server.requests})
 
 
+def attempt_times(server) -> list[list[float]]:
+    """When each call's attempts reached the server, one list per call."""
+    calls: dict[str, list[float]] = {}
+    for request, when in zip(server.requests, server.times, strict=True):
+        calls.setdefault(json.dumps(request, sort_keys=True), []).append(when)
+    return list(calls.values())
+
+
+def check_failing_run(name: str, episodes: list[dict], server) -> None:
+    """What every failing endpoint must give, whatever the suite: the two calls allowed by
+    ``--max-calls 2`` fail with the behaviour's category, the third episode is refused by the
+    budget before it calls, no tokens are counted, and retries follow the category: none for a
+    final one, several (spaced by ``Retry-After`` for a 429) for a passing one."""
+    hostile = BEHAVIOURS[name]
+    categories = sorted(assert_classified(e) for e in episodes)
+    assert categories == sorted([hostile.category] * 2 + ["budget"])
+    attempts = attempt_times(server)
+    assert len(attempts) == 2  # --max-calls held: the third episode's call was refused
+    spent = sum(e["usage"]["prompt_tokens"] + e["usage"]["completion_tokens"] for e in episodes)
+    assert spent <= MAX_TOKENS and sum(e["llm_calls"] for e in episodes) <= 2
+    per_call = sorted(len(a) for a in attempts)
+    failed = [e["error"] for e in episodes if not e["error"].startswith("agent: budget:")]
+    if hostile.category not in RETRYABLE:
+        assert per_call == [1, 1], per_call  # a 400, a 401 or a bad body is never retried
+        assert not any("attempts" in error for error in failed), failed
+    else:  # retried until the total deadline (2 s): the error says how often
+        said = [int(m.group(1)) for e in failed if (m := re.search(r"after (\d+) attempts?", e))]
+        assert len(said) == 2, failed
+        if name in FAST_RETRYABLE:  # attempts that end at once: several of them in 2 s
+            assert max(per_call) >= 2 and max(said) >= 2, (per_call, failed)
+    if name == "rate_limit_429":  # the waits are the server's Retry-After, not the backoff's
+        gaps = [b - a for times in attempts for a, b in zip(times, times[1:], strict=False)]
+        assert gaps and min(gaps) >= RETRY_AFTER_S - 0.05, gaps
+
+
 @pytest.mark.parametrize("name", FAILING)
 def test_compass_failing_endpoint(name, tmp_path, compass_db):
-    hostile = BEHAVIOURS[name]
     with hostile_server(name) as server:
         episodes, elapsed = run_cli("compass", "llm:fake-model", server.base_url, tmp_path,
                                     compass_db.parent.parent, "--concurrency", str(TASKS),
-                                    "--max-turns", "2", "--max-calls", "2")  # fmt: skip
-        calls = calls_seen(server)
-    categories = sorted(assert_classified(e) for e in episodes)
-    assert categories == sorted([hostile.category] * 2 + ["budget"])
-    assert calls == 2  # --max-calls held: the third episode's call was refused
+                                    "--max-turns", "2", "--max-calls", "2",
+                                    "--max-tokens-total", str(MAX_TOKENS))  # fmt: skip
+    check_failing_run(name, episodes, server)
     assert elapsed < 15
 
 
-@pytest.mark.parametrize("name", ["hang", "invalid_json", "huge_body"])
+@pytest.mark.parametrize("name", FAILING)
 def test_behavior2trip_failing_endpoint(name, tmp_path, trips_data_dir):
-    hostile = BEHAVIOURS[name]
     with hostile_server(name) as server:
-        episodes, _ = run_cli("behavior2trip", "b2t:fake-model", server.base_url, tmp_path,
-                              trips_data_dir, "--concurrency", str(TASKS), "--max-steps", "2",
-                              "--max-calls", "2")  # fmt: skip
-        calls = calls_seen(server)
-    categories = sorted(assert_classified(e) for e in episodes)
-    assert categories == sorted([hostile.category] * 2 + ["budget"])
-    assert calls == 2
+        episodes, elapsed = run_cli("behavior2trip", "b2t:fake-model", server.base_url,
+                                    tmp_path, trips_data_dir, "--concurrency", str(TASKS),
+                                    "--max-steps", "2", "--max-calls", "2",
+                                    "--max-tokens-total", str(MAX_TOKENS))  # fmt: skip
+    check_failing_run(name, episodes, server)
+    assert elapsed < 15
 
 
 @pytest.mark.parametrize("name", UNMETERED)

@@ -31,11 +31,13 @@ MAX_TOOL_CALLS = 128
 
 
 class AttemptTimeout(Exception):
-    """One attempt ran past its deadline (connect, send and the whole body together)."""
+    """One attempt ran past its deadline (connect, send and the whole body together);
+    ``cut_short``: the deadline was what was left of the call's total deadline."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, cut_short: bool = False) -> None:
         super().__init__(f"no complete reply within {seconds:g}s")
         self.seconds = seconds
+        self.cut_short = cut_short
 
 
 @dataclass
@@ -56,9 +58,10 @@ class BaseChatClient(ABC):
 
     ``timeout_s`` is a deadline per attempt covering connect, send and reading the whole body
     (a server dripping bytes cannot stretch it); ``total_timeout_s`` bounds one call across
-    all its attempts and the waits between them. Both fail as ``timeout`` (a call whose
-    retries are cut short by the total deadline fails with its last attempt's category).
-    ``None``: no such deadline."""
+    all its attempts and the waits between them. An attempt past its own deadline fails as
+    ``timeout``; a call ended by the total deadline fails with the category of its last attempt
+    that completed (``timeout`` when none did), the total deadline named in the message. ``None``:
+    no such deadline."""
 
     def __init__(
         self,
@@ -154,14 +157,15 @@ class BaseChatClient(ABC):
                        params: dict, deadline: float | None) -> Any:  # fmt: skip
         """One ``_request`` under the attempt deadline (the per-attempt limit, or what is left
         of the call's total deadline when that is sooner)."""
-        limit = self.timeout_s
+        limit, cut_short = self.timeout_s, False
         if deadline is not None:
             left = deadline - time.monotonic()
-            limit = left if limit is None else min(limit, left)
+            cut_short = limit is None or left < limit
+            limit = left if cut_short else limit
         if limit is None:
             return await self._request(messages, tools, params)
         if limit <= 0:
-            raise AttemptTimeout(0)
+            raise AttemptTimeout(0, cut_short=True)
         task = asyncio.ensure_future(self._request(messages, tools, params))
         try:
             done, _ = await asyncio.wait({task}, timeout=limit)
@@ -171,12 +175,12 @@ class BaseChatClient(ABC):
         if not done:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            raise AttemptTimeout(limit)
+            raise AttemptTimeout(limit, cut_short)
         return task.result()
 
     def _classify_attempt(self, exc: BaseException) -> Failure | None:
         if isinstance(exc, AttemptTimeout):
-            return Failure("timeout", f"{exc} (connect, send and body)")
+            return Failure("timeout", f"{exc} (connect, send and body)", cut_short=exc.cut_short)
         return self._classify(exc)
 
 

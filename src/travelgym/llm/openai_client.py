@@ -7,7 +7,10 @@ Configuration comes from arguments, else the environment: ``TRAVELGYM_MODEL``,
 local vLLM or llama.cpp server) gets a dummy key. The SDK's own retries are off:
 :mod:`travelgym.llm.retry` does them. The reply body is read as bytes and decoded here, so bytes
 that are not UTF-8 are repaired (:mod:`travelgym.llm.text`) instead of failing the call, and a
-body over :data:`MAX_REPLY_BYTES` is a ``bad_response``.
+body over :data:`MAX_REPLY_BYTES` is a ``bad_response`` as soon as that is known (its
+``Content-Length``, or the bytes read so far): it is never read whole, so neither memory nor a
+slow link turns it into something else. A connection that breaks while the body is read is a
+``connection`` failure (retried).
 """
 
 from __future__ import annotations
@@ -27,6 +30,21 @@ from travelgym.llm.cache import ResponseCache
 from travelgym.llm.protocol import LLMError
 from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
 from travelgym.llm.text import load_json_body
+
+
+class BodyReadError(Exception):
+    """The connection failed while the reply body was read (after a 200 and its headers)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        root: BaseException | None = cause
+        while root is not None and not isinstance(root, OSError):
+            root = root.__cause__ or root.__context__
+        reason = (root.strerror if isinstance(root, OSError) and root.strerror else None) or (
+            str(cause) or type(cause).__name__
+        )
+        super().__init__(f"the connection broke while the reply was read: {reason}")
+        self.timed_out = "timeout" in type(cause).__name__.lower()
+
 
 DUMMY_API_KEY = "EMPTY"
 DEFAULT_TIMEOUT_S = 60.0
@@ -139,19 +157,18 @@ class OpenAIChatClient(BaseChatClient):
             kwargs["tools"] = tools
         if extra:
             kwargs["extra_body"] = {**(kwargs.get("extra_body") or {}), **extra}
-        raw = await self._client.chat.completions.with_raw_response.create(
-            model=self.model, messages=messages, **kwargs
-        )
-        body = raw.http_response.content
-        if len(body) > MAX_REPLY_BYTES:
-            raise LLMError("bad_response", f"reply body of {len(body)} bytes is over the limit "
-                           f"of {MAX_REPLY_BYTES} bytes")  # fmt: skip
+        create = self._client.chat.completions.with_streaming_response.create
+        async with create(model=self.model, messages=messages, **kwargs) as raw:
+            body = await _read_body(raw)
         try:
             return load_json_body(body)
         except ValueError as exc:
             raise LLMError("bad_response", f"reply is not JSON: {str(exc)[:200]}") from exc
 
     def _classify(self, exc: BaseException) -> Failure | None:
+        if isinstance(exc, BodyReadError):
+            return Failure("timeout" if exc.timed_out else "connection",
+                           f"{exc} ({self.base_url or 'api.openai.com'})")  # fmt: skip
         if isinstance(exc, openai.APITimeoutError | asyncio.TimeoutError):
             return Failure("timeout", f"no reply within {self.timeout_s}s")
         if isinstance(exc, openai.APIConnectionError):
@@ -175,3 +192,28 @@ class OpenAIChatClient(BaseChatClient):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _too_big(size: int | str) -> LLMError:
+    return LLMError("bad_response", f"reply body of {size} bytes is over the limit of "
+                    f"{MAX_REPLY_BYTES} bytes")  # fmt: skip
+
+
+async def _read_body(raw: Any) -> bytes:
+    """The (decoded) body of a streamed reply, refused as soon as it is over the limit."""
+    declared = raw.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_REPLY_BYTES:
+        raise _too_big(int(declared))
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in raw.iter_bytes():
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                raise _too_big(f"more than {MAX_REPLY_BYTES}")
+            chunks.append(chunk)
+    except LLMError:
+        raise
+    except Exception as exc:  # the transport's errors (a reset, an early close, a read timeout)
+        raise BodyReadError(exc) from exc
+    return b"".join(chunks)

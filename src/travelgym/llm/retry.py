@@ -27,11 +27,13 @@ Sleep = Callable[[float], Awaitable[Any]]
 
 @dataclass(frozen=True)
 class Failure:
-    """A classified failed attempt."""
+    """A classified failed attempt. ``cut_short``: the call's total deadline ended the attempt
+    before it completed (so it says nothing about the endpoint, only that time ran out)."""
 
     category: str
     message: str
     retry_after_s: float | None = None
+    cut_short: bool = False
 
     @property
     def retryable(self) -> bool:
@@ -70,11 +72,15 @@ async def retrying(
     """Run ``call`` until it succeeds; return ``(result, attempts)``.
 
     Raises :class:`LLMError` for a non-retryable failure, once ``policy.max_retries`` retries
-    are spent, or when the wait before the next attempt would pass ``deadline`` (a
-    ``time.monotonic()`` value: the call's total deadline); exceptions that ``classify`` maps
-    to ``None`` propagate as they are.
+    are spent, or when the call's total ``deadline`` (a ``time.monotonic()`` value) ends it:
+    the wait before the next attempt would pass it, or it cut an attempt short (a
+    :class:`Failure` with ``cut_short``). Either way the error carries the category of the last
+    attempt that *completed* (a ``server`` error stays ``server`` however loaded the machine, and
+    wherever the deadline happens to fall), ``timeout`` when none did, and says that the total
+    deadline ended the call. Exceptions that ``classify`` maps to ``None`` propagate as they are.
     """
     attempt = 0
+    last: Failure | None = None  # the last attempt that completed (and failed)
     while True:
         attempt += 1
         try:
@@ -85,6 +91,9 @@ async def retrying(
             failure = classify(exc)
             if failure is None:
                 raise
+            if failure.cut_short:
+                raise _cut_short(failure, last, attempt) from exc
+            last = failure
             suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
             if not failure.retryable or attempt > policy.max_retries:
                 raise LLMError(failure.category, failure.message + suffix) from exc
@@ -95,6 +104,15 @@ async def retrying(
                                f"{failure.message} ({spent}; the call's total deadline "
                                "leaves no time for another)") from exc  # fmt: skip
             await sleep(wait)
+
+
+def _cut_short(failure: Failure, last: Failure | None, attempt: int) -> LLMError:
+    """The error of a call whose total deadline ended attempt number ``attempt`` mid-way."""
+    if last is None:
+        return LLMError("timeout", f"{failure.message} (the call's total deadline ended its "
+                        "first attempt)")  # fmt: skip
+    return LLMError(last.category, f"{last.message} (after {attempt} attempts; the call's total "
+                    f"deadline ended attempt {attempt} before it completed)")  # fmt: skip
 
 
 def category_for_status(status: int) -> str:
