@@ -223,10 +223,6 @@ def test_a_disk_that_goes_read_only_mid_run_keeps_the_saved_episodes_and_resume_
     print(f"read-only after {saved} of {mid_run.total} episodes; resume added the rest")
 
 
-@pytest.mark.xfail(strict=True, reason="runner/batch.py: _run_pending's `finally` calls "
-                   "integrity.finish(), whose own EROFS on integrity.jsonl replaces the store's "
-                   "error (and skips closing the model clients); the user is told about "
-                   "integrity.jsonl, not the episode, the saved count or --resume")  # fmt: skip
 def test_a_disk_that_goes_read_only_mid_run_names_the_episode_file_and_the_saved_count(mid_run):
     (line,) = error_lines(mid_run.read("stopped.err"))
     said = re.fullmatch(rf"Error: cannot save episode \S+ trial 0 to "

@@ -106,16 +106,25 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
             progress.advance(1)
 
     started = time.perf_counter()
+    failed = True
     try:
         await asyncio.gather(*(one(t, k) for t, k in pending))
+        failed = False
     finally:
         wall = time.perf_counter() - started
         progress.close()
-        integrity.finish()
-        for client in factory.clients:
-            close = getattr(client, "aclose", None)
-            if close is not None:
-                await close()
+        try:
+            integrity.finish()
+        except OSError:
+            # the run's own failure (e.g. the episode file on a disk gone read-only) is what the
+            # user must see; the integrity log failing on the same disk must not replace it
+            if not failed:
+                raise
+        finally:
+            for client in factory.clients:
+                close = getattr(client, "aclose", None)
+                if close is not None:
+                    await close()
     return wall
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym import sandbox
+from travelgym.runner.durable import append_file
 
 INTEGRITY = "integrity.jsonl"
 
@@ -61,12 +62,7 @@ class IntegritySession:
         self.entry["sha256_end"] = file_sha256(self.database)
         self.entry["ended"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         line = json.dumps(self.entry, sort_keys=True) + "\n"
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_file(Path(self.path), line.encode())  # every byte or an error, fsynced
         return self.entry
 
 

@@ -27,7 +27,8 @@ from travelgym.suites.behavior2trip.checks.transport import resolve_leg, seat_cl
 from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.instruction import Instruction
-from travelgym.suites.behavior2trip.plan import IntercityLeg, parse_plan
+from travelgym.suites.behavior2trip.plan import IntercityLeg
+from travelgym.suites.behavior2trip.plan_parse import parse_plan
 from travelgym.suites.behavior2trip.preferences import (
     AttractionPreferences,
     DiningRequirements,

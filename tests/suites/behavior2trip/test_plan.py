@@ -7,15 +7,13 @@ import json
 
 import pytest
 
-from travelgym.suites.behavior2trip.plan import (
-    Plan,
-    clock_minutes,
+from travelgym.suites.behavior2trip.plan import Plan, clock_minutes, plan_json_schema
+from travelgym.suites.behavior2trip.plan_parse import parse_plan
+from travelgym.suites.behavior2trip.plan_values import (
     intercity_mode,
     local_mode,
     parse_minutes,
-    parse_plan,
     parse_price,
-    plan_json_schema,
 )
 
 DAY = {

@@ -23,7 +23,7 @@ from travelgym.cli import main
 from travelgym.report.shell import write_report
 from travelgym.runner.store import EPISODES, RunDirError
 from travelgym.suites.behavior2trip.checks import CHECK_IDS
-from travelgym.suites.behavior2trip.plan import parse_plan
+from travelgym.suites.behavior2trip.plan_parse import parse_plan
 from travelgym.suites.behavior2trip.scoring import summarize
 
 LIMIT = 6

@@ -28,7 +28,7 @@ from travelgym.suites.behavior2trip.judge import (
     judge_plan,
     parse_verdict,
 )
-from travelgym.suites.behavior2trip.plan import parse_plan
+from travelgym.suites.behavior2trip.plan_parse import parse_plan
 from travelgym.suites.behavior2trip.scoring import (
     METRICS,
     AnswerFileError,

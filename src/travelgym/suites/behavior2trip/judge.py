@@ -19,7 +19,8 @@ from pydantic import BaseModel
 
 from travelgym.llm.protocol import ChatClient, ChatMessage, LLMError
 from travelgym.suites.behavior2trip.instances import Instance
-from travelgym.suites.behavior2trip.plan import extract_json, parse_plan
+from travelgym.suites.behavior2trip.plan_json import extract_json
+from travelgym.suites.behavior2trip.plan_parse import parse_plan
 
 JUDGE_PROMPT = """You are a strict but fair reviewer of personalized travel plans. Decide whether the travel plan below is acceptable for this user.
 

@@ -142,21 +142,5 @@ def plan_json_schema() -> dict[str, Any]:
     return {"type": "array", "items": Day.model_json_schema(by_alias=True)}
 
 
-# --- extracting the JSON ----------------------------------------------------------------------
-
-
-# the parser lives in plan_parse.py; imported last because it builds on the models above
-from travelgym.suites.behavior2trip.plan_parse import (  # noqa: E402
-    extract_json,
-    intercity_mode,
-    json_values,
-    local_mode,
-    parse_minutes,
-    parse_plan,
-    parse_price,
-)
-
 __all__ = ["MEALS", "Day", "IntercityLeg", "LocalLeg", "Plan", "Stay", "Visit", "clock_minutes",
-           "intercity_mode",
-           "extract_json", "json_values", "local_mode", "parse_minutes", "parse_plan",
-           "parse_price", "plan_json_schema"]  # fmt: skip
+           "plan_json_schema"]  # fmt: skip

@@ -3,85 +3,19 @@ plan from an agent's final text and reports why a plan is not deliverable."""
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from travelgym.suites.behavior2trip.plan import LOCAL_MODES, MEALS, Day, Plan, _clock, clock_minutes
-
-_TAGS = ("answer", "result")
-_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
-_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
-
-
-def _answer_body(text: str) -> tuple[str, list[str]]:
-    """The text inside the last ``<answer>`` (or ``<result>``) tag, else the whole text."""
-    for tag in _TAGS:
-        closed = re.findall(rf"<{tag}>(.*?)</{tag}>", text, re.S | re.I)
-        if closed:
-            return closed[-1], [] if tag == "answer" else ["plan given in <result> tags"]
-        start = [m.end() for m in re.finditer(rf"<{tag}>", text, re.I)]
-        if start:
-            return text[start[-1] :], [f"<{tag}> tag not closed"]
-    return text, ["no <answer> tag: the plan was looked for in the whole text"]
-
-
-def _loads(text: str) -> Any:
-    text = text.strip().translate(_QUOTES)
-    for variant in (text, re.sub(r",\s*([\]}])", r"\1", text)):
-        try:
-            return json.loads(variant)
-        except ValueError:
-            pass
-        try:  # single quotes, True/False/None
-            value = ast.literal_eval(variant)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, list | dict):
-            return value
-    raise ValueError("invalid JSON")
-
-
-def _scan(text: str) -> Iterator[Any]:
-    """The non-empty JSON arrays and objects embedded in prose (balanced brackets), in order."""
-    decoder = json.JSONDecoder()
-    text = text.translate(_QUOTES)
-    pos = 0
-    for m in re.finditer(r"[\[{]", text):
-        if m.start() < pos:
-            continue  # inside a value already found
-        try:
-            value, pos = decoder.raw_decode(text, m.start())
-        except ValueError:
-            continue
-        if isinstance(value, list | dict) and value:
-            yield value
-
-
-def json_values(text: str) -> Iterator[Any]:
-    """Candidate JSON values of a model's text, most likely first: code fences, the whole text,
-    then arrays or objects embedded in prose (trailing commas, curly quotes and Python literals
-    tolerated; ``<think>`` blocks skipped)."""
-    text = re.sub(r"<think>.*?</think>", "", text, flags=re.S | re.I)
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for candidate in candidates:
-        try:
-            value = _loads(candidate)
-        except ValueError:
-            continue
-        yield value
-    for candidate in candidates:
-        yield from _scan(candidate)
-
-
-def extract_json(text: str) -> Any:
-    """The first JSON value of :func:`json_values`. Raises ``ValueError`` when there is none."""
-    for value in json_values(text):
-        return value
-    raise ValueError("no valid JSON found")
-
+from travelgym.suites.behavior2trip.plan_json import _answer_body, json_values
+from travelgym.suites.behavior2trip.plan_values import (
+    _key,
+    intercity_mode,
+    local_mode,
+    parse_minutes,
+    parse_price,
+)
 
 _WRAPPERS = ("days", "plan", "travel_plan", "itinerary", "trip", "answer", "result", "schedule")
 
@@ -120,10 +54,6 @@ def _looks_like_day(value: dict) -> bool:
 
 
 # --- normalising keys and values --------------------------------------------------------------
-
-
-def _key(key: Any) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", str(key).lower()).strip("_")
 
 
 def _aliases(table: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -184,79 +114,6 @@ _LOCAL_KEYS = _aliases({
     "minutes": ("duration", "duration_min", "duration_minutes", "time", "travel_time", "mins"),
     "cost": ("price", "fare"), "start_time": ("departure_time", "depart"),
 })  # fmt: skip
-_LOCAL_MODE_WORDS = (
-    ("Ride-sharing", ("ride_sharing", "ridesharing", "ride_hailing", "didi", "rideshare")),
-    ("Subway", ("subway", "metro", "underground", "line")),
-    ("Walking", ("walk", "walking", "on_foot", "foot")),
-    ("Taxi", ("taxi", "cab")),
-    ("Transit", ("transit", "public_transport", "public_transportation")),
-    ("Bus", ("bus",)),
-    ("Driving", ("driving", "drive", "car", "self_drive")),
-)
-
-
-def local_mode(text: Any) -> str | None:
-    """A local transport mode as one of :data:`LOCAL_MODES` (the raw text when unknown)."""
-    if not isinstance(text, str) or not text.strip():
-        return None
-    key = _key(text)
-    for mode, words in _LOCAL_MODE_WORDS:
-        if any(key == w or key.startswith(w + "_") or f"_{w}" in key for w in words):
-            return mode
-    return text.strip()
-
-
-def intercity_mode(text: Any, number: Any = None) -> str | None:
-    """``flight``, ``train`` or ``bus`` from a mode text or, failing that, a service number."""
-    key = _key(text) if isinstance(text, str) else ""
-    for mode, words in (("flight", ("flight", "air", "plane", "airplane", "fly")),
-                        ("bus", ("bus", "coach")),
-                        ("train", ("train", "rail", "high_speed", "hsr", "railway"))):  # fmt: skip
-        if any(w in key for w in words):
-            return mode
-    number = str(number or "").strip().upper()
-    if re.fullmatch(r"[GDCZTK]\d{1,4}", number):
-        return "train"
-    if re.fullmatch(r"B\d{4}", number):
-        return "bus"
-    if re.fullmatch(r"[A-Z0-9]{2}\d{2,4}", number):
-        return "flight"
-    return None
-
-
-def parse_minutes(value: Any) -> float | None:
-    """Minutes of a duration: ``30``, ``"~30 min"``, ``"1h 20m"``, ``"1.5 hours"``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if not isinstance(value, str):
-        return None
-    text = value.lower()
-    hours = re.search(r"(\d+(?:\.\d+)?)\s*(?:h|hr|hrs|hour|hours)\b", text)
-    mins = re.search(r"(\d+(?:\.\d+)?)\s*(?:m|min|mins|minute|minutes)\b", text)
-    if hours or mins:
-        return (float(hours.group(1)) * 60 if hours else 0.0) + (
-            float(mins.group(1)) if mins else 0.0
-        )
-    bare = re.fullmatch(r"\s*~?\s*(\d+(?:\.\d+)?)\s*", text)
-    return float(bare.group(1)) if bare else None
-
-
-def parse_price(value: Any) -> float | None:
-    """CNY of ``275``, ``"¥275"``, ``"275 CNY"``, ``"free"``; ``None`` when no number."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        if re.search(r"\bfree\b", value, re.I):
-            return 0.0
-        m = re.search(r"\d[\d,]*(?:\.\d+)?", value)
-        if m:
-            return float(m.group(0).replace(",", ""))
-    return None
-
 
 # --- building the models ----------------------------------------------------------------------
 

@@ -47,7 +47,7 @@ def _step(s, max_result_chars: int) -> dict[str, Any]:
 
 
 def _plan(answer: str | None) -> tuple[list[dict[str, Any]] | None, list[str]]:
-    from travelgym.suites.behavior2trip.plan import parse_plan
+    from travelgym.suites.behavior2trip.plan_parse import parse_plan
 
     if answer is None:
         return None, ["no answer"]

@@ -26,7 +26,7 @@ from travelgym.jsonl import JsonLinesError, iter_json_lines
 from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, run_checks
 from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.judge import JudgeVerdict
-from travelgym.suites.behavior2trip.plan import parse_plan
+from travelgym.suites.behavior2trip.plan_parse import parse_plan
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES
 
 RUN_FILE = "episodes.jsonl"

@@ -7,7 +7,8 @@ from typing import Any
 
 from travelgym.suites.behavior2trip.checks.data import PlanDB
 from travelgym.suites.behavior2trip.context import normalize
-from travelgym.suites.behavior2trip.plan import IntercityLeg, clock_minutes, intercity_mode
+from travelgym.suites.behavior2trip.plan import IntercityLeg, clock_minutes
+from travelgym.suites.behavior2trip.plan_values import intercity_mode
 
 DAY = 24 * 60
 TIME_TOLERANCE = 5  # minutes a plan's departure or arrival time may differ from the timetable
