@@ -35,9 +35,9 @@ class TripOptions(SuiteOptions):
 
 def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None):
     """(database, instances of ``split``, the instance file's sha256), built when missing."""
+    from travelgym.datafiles import read_manifest
     from travelgym.suites.behavior2trip.build import ensure_database
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
-    from travelgym.suites.compass.tasks import read_manifest
 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: choose train or test")
