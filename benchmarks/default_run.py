@@ -13,6 +13,11 @@ FR / OR-5 / OR-10 / OR-20 / optimal table by agent and level.
 
     python benchmarks/default_run.py [--data-dir DIR] [--target-s 180] [--json]
 
+With ``--reference SRC`` (the ``src`` directory of another checkout, e.g. the release before a
+refactor) the same command also runs on that code, alternating with this one ``--repeats``
+times in the same session; the report gives both medians, their ratio (this / reference), and
+checks that both produce identical score summaries.
+
 Checks (exit 1 when any fails): every agent has 281 scored episodes; the exhaustive baseline
 has FR = OR-5 = 100 (the optimum is reachable through the tools); the greedy baseline is feasible
 far more often than it is near-optimal (FR - OR-5 >= 20 points); the whole run takes at most
@@ -61,11 +66,17 @@ def terminations(run_dir: Path) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def run_default(data_dir: Path, out: Path) -> tuple[dict[str, Any], float]:
-    """Run the default command in a child process; return its JSON summaries and wall time."""
+def run_default(
+    data_dir: Path, out: Path, source: Path | None = None
+) -> tuple[dict[str, Any], float]:
+    """Run the default command in a child process (on the code in ``source``, default: this
+    checkout's); return its JSON summaries and wall time."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
     start = time.perf_counter()
     done = subprocess.run(cli("run", "compass", "--out", str(out), "--data-dir", str(data_dir),
-                              "--json"), capture_output=True, text=True)  # fmt: skip
+                              "--json"), capture_output=True, text=True, env=env)  # fmt: skip
     wall = time.perf_counter() - start
     if done.returncode != 0:
         sys.stderr.write(done.stderr)
@@ -146,7 +157,12 @@ def main() -> int:
                         help="Reuse this data directory (default: a temporary one).")  # fmt: skip
     parser.add_argument("--target-s", type=float, default=TARGET_S)
     parser.add_argument("--json", action="store_true", help="Print a JSON summary instead.")
+    parser.add_argument("--reference", type=Path, default=None,
+                        help="src directory of another checkout to time against.")  # fmt: skip
+    parser.add_argument("--repeats", type=int, default=3, help="Alternating runs per side.")
     args = parser.parse_args()
+    if args.reference is not None:
+        return compare(args)
     with tempfile.TemporaryDirectory(prefix="travelgym-default-run-") as tmp:
         data_dir = args.data_dir or Path(tmp) / "data"
         prepare(data_dir)
@@ -178,6 +194,37 @@ def main() -> int:
     }
     print(json.dumps(result, indent=2) if args.json else report(result))
     return 0 if all(c["ok"] for c in result["checks"]) else 1
+
+
+def _scores(summaries: dict[str, Any]) -> dict[str, Any]:
+    return {a: {k: v for k, v in r.items() if k != "episodes_wall_s"} for a, r in summaries.items()}
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Alternate the default run on this code and on ``--reference``; print medians and ratio."""
+    import statistics
+
+    walls: dict[str, list[float]] = {"this": [], "reference": []}
+    scores: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="travelgym-default-run-") as tmp:
+        data_dir = args.data_dir or Path(tmp) / "data"
+        prepare(data_dir)
+        for i in range(args.repeats):
+            for side, source in (("reference", args.reference), ("this", None)):
+                summaries, wall = run_default(data_dir, Path(tmp) / f"{side}-{i}", source)
+                walls[side].append(wall)
+                scores.setdefault(side, _scores(summaries))
+    this, ref = statistics.median(walls["this"]), statistics.median(walls["reference"])
+    same = scores["this"] == scores["reference"]
+    result = {"this_s": walls["this"], "reference_s": walls["reference"],
+              "median_this_s": round(this, 2), "median_reference_s": round(ref, 2),
+              "ratio": round(this / ref, 3), "identical_scores": same}  # fmt: skip
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"default run, {args.repeats} alternating runs each: this {this:.1f} s (median), "
+              f"reference {ref:.1f} s, ratio {this / ref:.3f}; identical scores: {same}")  # fmt: skip
+    return 0 if same else 1
 
 
 if __name__ == "__main__":
