@@ -52,10 +52,10 @@ for line in sys.stdin:
 
 NEW_WORKER = """
 import json, sys, time
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.db import connect_readonly
 from travelgym.sandbox import run_code
-env = CompassEnv(connect_readonly(sys.argv[1]))
+env = CompassToolSession(connect_readonly(sys.argv[1]))
 for line in sys.stdin:
     case, source = json.loads(line)
     start = time.perf_counter()

@@ -8,7 +8,7 @@ import pytest
 
 from tests.sandbox.support import run
 from travelgym.sandbox import SandboxError, SandboxLimits, ToolBridge, Workspace
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.tools import CompassContext, compass_registry
 from travelgym.toolkit.codegen import build_module, describe_tools, registry_caller, tool_signature
 
@@ -164,7 +164,7 @@ def test_forged_and_excess_tool_requests_are_answered_not_fatal(compass_db):
 
 
 def test_notebook_lives_in_the_parent_context(compass_db):
-    env = CompassEnv(CompassContext.from_path(compass_db).conn)
+    env = CompassToolSession(CompassContext.from_path(compass_db).conn)
     first = run("from tools import notebook\nprint(notebook(action='write', input_data='Zion'))",
                 tools=env.tool_bridge("call_1"))  # fmt: skip
     assert first.ok and "written" in first.stdout and env.context.notebook == ["Zion"]
@@ -176,7 +176,7 @@ def test_notebook_lives_in_the_parent_context(compass_db):
 
 def test_invalid_unicode_from_code_is_repaired_and_recorded(compass_db):
     """A lone surrogate in an argument from code must not abort writing the episode."""
-    env = CompassEnv(CompassContext.from_path(compass_db).conn)
+    env = CompassToolSession(CompassContext.from_path(compass_db).conn)
     source = (
         "from tools import notebook\nprint(notebook(action='write', input_data='Zion \\ud83d'))"
     )

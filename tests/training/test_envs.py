@@ -1,6 +1,6 @@
-"""The Gymnasium-style environments driven by hand-written actions: TripEnv (tool calls, memory
+"""The Gymnasium-style environments driven by hand-written actions: TripTrainingEnv (tool calls, memory
 writes and reads, invalid actions, the answer, the step limit, the memory and penalty switches)
-and CompassEnv (parallel tool calls, the user simulator, the terminal reward); and both record
+and CompassTrainingEnv (parallel tool calls, the user simulator, the terminal reward); and both record
 exactly what the inference agents record for the same model messages."""
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from travelgym.suites.behavior2trip.episode import run_trip_episode
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 from travelgym.suites.behavior2trip.scoring import score_result
 from travelgym.suites.behavior2trip.training import b2t_episode_reward, b2t_reward
-from travelgym.suites.behavior2trip.training_env import TripEnv
+from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
 from travelgym.suites.compass.episode import run_episode
 from travelgym.suites.compass.scoring import score_plan
 from travelgym.suites.compass.solver import Ranking, build_components, solve
 from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.training import compass_episode_reward, compass_reward
-from travelgym.suites.compass.training_env import CompassEnv, to_assistant_message
+from travelgym.suites.compass.training_env import CompassTrainingEnv, to_assistant_message
 from travelgym.suites.compass.user.template import TemplateUserBackend
 from travelgym.training.base import EnvStateError
 
@@ -88,7 +88,7 @@ def actions(city: str, plan: str) -> list[str]:
 
 
 def test_trip_env_tools_memory_invalid_actions_and_answer(instances, trips_db, plan):
-    env = TripEnv(trips_db, instances)
+    env = TripTrainingEnv(trips_db, instances)
     x = instances[0]
     obs, info = env.reset(options={"instance_id": x.instance_id})
     assert [m["role"] for m in obs] == ["system", "user"]
@@ -130,13 +130,13 @@ def test_trip_env_tools_memory_invalid_actions_and_answer(instances, trips_db, p
 
 
 def test_trip_env_records_what_the_b2t_agent_records(instances, trips_db, plan):
-    """One implementation of a B2T step: TripEnv and B2TAgent give the same episode."""
+    """One implementation of a B2T step: TripTrainingEnv and B2TAgent give the same episode."""
     x = instances[0]
     script = actions(x.instruction.destination_city, plan)
     conn = connect_readonly(trips_db)
     agent_episode = asyncio.run(run_trip_episode(x, B2TAgent(ScriptedClient(script)), conn))
     conn.close()
-    env = TripEnv(trips_db, instances)
+    env = TripTrainingEnv(trips_db, instances)
     env.reset(options={"instance_id": x.instance_id})
     for action in script:
         *_, terminated, _, _ = env.step(action)
@@ -159,7 +159,7 @@ def test_trip_env_step_limit_and_ablations(instances, trips_db):
     search = (
         f'<tool_call>{{"name": "WeatherSearch", "arguments": {{"city": "{city}"}}}}</tool_call>'
     )
-    env = TripEnv(trips_db, instances, max_turns=2, memory=False, penalty=False)
+    env = TripTrainingEnv(trips_db, instances, max_turns=2, memory=False, penalty=False)
     obs, info = env.reset(seed=3, options={"index": 1})
     assert "<memory>" not in obs[0]["content"] and "memory" not in obs[0]["content"].lower()
     assert info["memory"] is False
@@ -177,7 +177,7 @@ def test_trip_env_step_limit_and_ablations(instances, trips_db):
     assert breakdown["p_action"] == 0.0 and reward == 0.0  # penalty=False
     assert env.episode().termination == "step_limit" and env.episode().score["delivered"] is False
     env.close()
-    penalised = TripEnv(trips_db, instances, max_turns=1)
+    penalised = TripTrainingEnv(trips_db, instances, max_turns=1)
     penalised.reset(options={"index": 1})
     *_, reward, terminated, truncated, info = penalised.step("no tags at all")
     assert truncated and reward == -1.0 and info["invalid_actions"][0]["kind"] == "no_action"
@@ -185,7 +185,7 @@ def test_trip_env_step_limit_and_ablations(instances, trips_db):
 
 
 def test_trip_env_seeded_choice_and_bad_calls(instances, trips_db):
-    env = TripEnv(trips_db, instances)
+    env = TripTrainingEnv(trips_db, instances)
     picks = [env.reset(seed=7)[1]["instance_id"] for _ in range(2)]
     assert picks[0] == env.reset(seed=7)[1]["instance_id"]
     assert all(p in {x.instance_id for x in instances} for p in picks)
@@ -232,7 +232,7 @@ def compass_script(task, truth) -> list:
 
 def test_compass_env_tool_calls_user_and_reward(compass, compass_db):
     conn, task, truth = compass
-    env = CompassEnv(compass_db, [task], {task.task_id: truth})
+    env = CompassTrainingEnv(compass_db, [task], {task.task_id: truth})
     obs, info = env.reset(options={"task_id": task.task_id})
     assert [m["role"] for m in obs] == ["system", "user"] and "JSON object" in obs[0]["content"]
     assert (
@@ -273,10 +273,10 @@ def test_compass_env_tool_calls_user_and_reward(compass, compass_db):
 
 
 def test_compass_env_records_what_the_llm_agent_records(compass, compass_db):
-    """One code path: run_episode with the LLM agent and CompassEnv give the same turns."""
+    """One code path: run_episode with the LLM agent and CompassTrainingEnv give the same turns."""
     conn, task, truth = compass
     tools, final = compass_script(task, truth)
-    env = CompassEnv(compass_db, [task], {task.task_id: truth}, rank=False)
+    env = CompassTrainingEnv(compass_db, [task], {task.task_id: truth}, rank=False)
     env.reset(options={"task_id": task.task_id})
     actions, done = [], False
     while not done:
@@ -306,7 +306,7 @@ def test_compass_env_records_what_the_llm_agent_records(compass, compass_db):
 
 def test_compass_env_infeasible_plan_and_turn_limit(compass, compass_db):
     conn, task, truth = compass
-    env = CompassEnv(compass_db, [task], {task.task_id: truth}, max_turns=2)
+    env = CompassTrainingEnv(compass_db, [task], {task.task_id: truth}, max_turns=2)
     env.reset(seed=0)
     bad = {"hotel": "pkg_1_1_2_1", "flight": None, "permit": None}
     obs, reward, terminated, truncated, info = env.step(
@@ -316,7 +316,7 @@ def test_compass_env_infeasible_plan_and_turn_limit(compass, compass_db):
     assert reward == 0.0 and info["reward"]["basis"] == "infeasible"
     assert info["score"]["feasible"] is False and info["recommendation"] == bad
     env.close()
-    limited = CompassEnv(compass_db, [task], {task.task_id: truth}, max_steps_per_turn=1)
+    limited = CompassTrainingEnv(compass_db, [task], {task.task_id: truth}, max_steps_per_turn=1)
     limited.reset()
     obs, reward, terminated, truncated, info = limited.step(
         ChatMessage(role="assistant", tool_calls=[ToolCall(id="z", name="get_weekday",

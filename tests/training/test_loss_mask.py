@@ -1,6 +1,6 @@
 """The loss mask of multi-turn rollouts, token by token: model tokens 1, environment tokens
 (tool and memory responses, user replies, template glue) 0, and the token stream is the chat
-the model saw. Real TripEnv / CompassEnv episodes, tokenized by the tiny model's tokenizer;
+the model saw. Real TripTrainingEnv / CompassTrainingEnv episodes, tokenized by the tiny model's tokenizer;
 the model turns are scripted B2T actions (and one real tiny-model rollout)."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from tests.training.support import need_train_extra
 from travelgym.llm.hf_client import chat_text, encode
 from travelgym.llm.prompted_tools import to_prompted_messages
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
-from travelgym.suites.behavior2trip.training_env import TripEnv
+from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
-from travelgym.suites.compass.training_env import CompassEnv
+from travelgym.suites.compass.training_env import CompassTrainingEnv
 from travelgym.training.rollout import run_rollout, tokenize_chat
 
 pytestmark = pytest.mark.train
@@ -72,7 +72,7 @@ def runs(mask: list[int], ids: list[int]) -> list[tuple[int, list[int]]]:
 
 def test_trip_rollout_masks_every_environment_token(trips_db, instances, tiny_tokenizer):
     tok = tiny_tokenizer
-    env = TripEnv(trips_db, instances, max_turns=6)
+    env = TripTrainingEnv(trips_db, instances, max_turns=6)
     script = Scripted(tok, b2t_actions("Beijing"))
     rollout = run_rollout(env, tok, script, options={"index": 0})
     assert rollout.stop == "terminated" and rollout.turns == 3
@@ -112,9 +112,9 @@ def test_trip_rollout_masks_every_environment_token(trips_db, instances, tiny_to
 
 def test_no_loss_mask_ablation_keeps_every_token(trips_db, instances, tiny_tokenizer):
     tok = tiny_tokenizer
-    masked = run_rollout(TripEnv(trips_db, instances), tok, Scripted(tok, b2t_actions("Beijing")),
+    masked = run_rollout(TripTrainingEnv(trips_db, instances), tok, Scripted(tok, b2t_actions("Beijing")),
                          options={"index": 1})  # fmt: skip
-    kept = run_rollout(TripEnv(trips_db, instances), tok, Scripted(tok, b2t_actions("Beijing")),
+    kept = run_rollout(TripTrainingEnv(trips_db, instances), tok, Scripted(tok, b2t_actions("Beijing")),
                        options={"index": 1}, loss_mask=False)  # fmt: skip
     assert kept.completion_ids == masked.completion_ids
     assert set(kept.env_mask) == {1} and 0 in masked.env_mask
@@ -123,7 +123,7 @@ def test_no_loss_mask_ablation_keeps_every_token(trips_db, instances, tiny_token
 
 def test_memory_ablation_and_prefix_and_budget(trips_db, instances, tiny_tokenizer):
     tok = tiny_tokenizer
-    env = TripEnv(trips_db, instances, memory=False)
+    env = TripTrainingEnv(trips_db, instances, memory=False)
     texts = [a.removeprefix("<think>") if a.startswith("<think>") else "ok</think>" + a
              for a in b2t_actions("Beijing")]  # fmt: skip
     rollout = run_rollout(env, tok, Scripted(tok, texts), options={"index": 0},
@@ -136,14 +136,14 @@ def test_memory_ablation_and_prefix_and_budget(trips_db, instances, tiny_tokeniz
             assert ids[-len(prefix) :] == prefix  # the prefix is the environment's, masked
     assert rollout.breakdown["p_action"] == -1.0  # <memory> is invalid without the module
     # a budget too small for the next turn ends the rollout, scored as undelivered
-    env = TripEnv(trips_db, instances)
+    env = TripTrainingEnv(trips_db, instances)
     first = len(encode(tok, b2t_actions("Beijing")[0])) + 1
     cut = run_rollout(env, tok, Scripted(tok, b2t_actions("Beijing")), options={"index": 0},
                       max_completion_length=first + 10)  # fmt: skip
     assert cut.stop == "token_budget" and cut.turns == 1 and len(cut.completion_ids) == first
     assert cut.breakdown["delivered"] is False and cut.reward == 0.0
     # a turn cut by max_new_tokens is closed by the template, as environment tokens
-    env = TripEnv(trips_db, instances, max_turns=2)
+    env = TripTrainingEnv(trips_db, instances, max_turns=2)
     open_turns = Scripted(tok, ["<think>" + "x" * 400, "<answer>[]</answer>"], close=False)
     rollout = run_rollout(env, tok, open_turns, options={"index": 0}, max_new_tokens=20)
     first_env = next(ids for bit, ids in runs(rollout.env_mask, rollout.completion_ids) if bit == 0)
@@ -165,7 +165,7 @@ def test_tiny_model_rollout(trips_db, instances, tiny_dir, tiny_tokenizer):
         made.append(len(out))
         return out
 
-    env = TripEnv(trips_db, instances, max_turns=3)
+    env = TripTrainingEnv(trips_db, instances, max_turns=3)
     rollout = run_rollout(env, tok, generate, options={"index": 0}, max_new_tokens=12)
     assert rollout.turns == len(made) and 1 <= rollout.turns <= 3
     assert sum(rollout.env_mask) == sum(made)
@@ -181,7 +181,7 @@ def test_compass_rollout_masks_tool_results_and_user_replies(compass_db, tiny_to
     conn = connect_readonly(compass_db)
     truth = solve(conn, task)
     conn.close()
-    env = CompassEnv(compass_db, [task], {task.task_id: truth}, max_turns=3)
+    env = CompassTrainingEnv(compass_db, [task], {task.task_id: truth}, max_turns=3)
     call = json.dumps(
         {"name": "search_airports", "arguments": {"park_name": task.park.park_ids[0]}}
     )

@@ -11,17 +11,17 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
+from travelgym.agents.b2t_format import parse_message
 from travelgym.cli import main
 from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.store import EPISODES, MANIFEST, RunStore
-from travelgym.suites.behavior2trip.agents.b2t_format import parse_message
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 from travelgym.suites.behavior2trip.tools import trips_registry
-from travelgym.suites.behavior2trip.training_env import TripEnv
+from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.tools import compass_registry
-from travelgym.suites.compass.training_env import CompassEnv
+from travelgym.suites.compass.training_env import CompassTrainingEnv
 from travelgym.training.chat import chat_problems, sharegpt_problems
 from travelgym.training.sft import ExportError, export_sft, read_run
 
@@ -175,7 +175,7 @@ def test_policy_transcripts_are_exported_as_they_are(tmp_path, compass_db, trips
     conn = connect_readonly(compass_db)
     truth = solve(conn, conn_task)
     conn.close()
-    env = CompassEnv(compass_db, [conn_task], {conn_task.task_id: truth}, rank=False)
+    env = CompassTrainingEnv(compass_db, [conn_task], {conn_task.task_id: truth}, rank=False)
     env.reset()
     reply = json.dumps({"message": "Book this.", "recommendation": truth.optimal_plan})
     env.step({"role": "assistant", "content": None, "tool_calls": [
@@ -208,7 +208,7 @@ def test_policy_transcripts_are_exported_as_they_are(tmp_path, compass_db, trips
 
     paths = ensure_instances(trips_database, trips_database.path.parent.parent)
     instance = load_instances(paths["test"], check=False)[0]
-    trip_env = TripEnv(trips_database, [instance], max_turns=1)
+    trip_env = TripTrainingEnv(trips_database, [instance], max_turns=1)
     trip_env.reset()
     trip_env.step("<answer>[]</answer>")  # delivered nothing readable
     trip_run = tmp_path / "trip-policy"

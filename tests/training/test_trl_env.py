@@ -11,11 +11,11 @@ import pytest
 
 from tests.training.support import need_train_extra
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
-from travelgym.suites.behavior2trip.training_env import TripEnv
+from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.behavior2trip.trl_env import TripToolEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
-from travelgym.suites.compass.training_env import CompassEnv
+from travelgym.suites.compass.training_env import CompassTrainingEnv
 from travelgym.suites.compass.trl_env import CompassToolEnv, compass_tool_prompt
 from travelgym.training.trl_env import trl_rows, type_hint
 
@@ -63,7 +63,7 @@ def test_every_tool_has_a_json_schema(cls):
 def test_trip_tool_env_drive(trips_database, trips_db):
     paths = ensure_instances(trips_database, trips_database.path.parent.parent)
     instances = load_instances(paths["train"], check=False)[:2]
-    env = TripToolEnv(TripEnv(trips_db, instances, max_turns=10))
+    env = TripToolEnv(TripTrainingEnv(trips_db, instances, max_turns=10))
     task = env.reset(instance_id=instances[1].instance_id)
     assert task.startswith("Behavior trajectory:") and "Instruction:" in task
     found = json.loads(env.AttractionSearch(city="Beijing", n=2))
@@ -89,7 +89,7 @@ def test_compass_tool_env_drive(compass_db):
     conn = connect_readonly(compass_db)
     truth = solve(conn, task)
     conn.close()
-    env = CompassToolEnv(CompassEnv(compass_db, [task], {task.task_id: truth}, max_turns=3))
+    env = CompassToolEnv(CompassTrainingEnv(compass_db, [task], {task.task_id: truth}, max_turns=3))
     opening = env.reset(task_id=task.task_id)
     assert isinstance(opening, str) and opening
     airports = json.loads(env.search_airports(park_name=task.park.park_ids[0]))

@@ -4,7 +4,7 @@ One assistant message may hold ``<think>...</think>``, one or several (parallel)
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, ``<memory>`` operations (JSON
 ``{"action": "read"|"write", "key": ..., "value": ...}`` or the ``write(key=..., value=...)`` /
 ``read(key=...)`` forms of Figure 6) and a final ``<answer>...</answer>`` (``<result>`` of
-Figures 6-7 is accepted too). :func:`parse_message` never raises: every malformed action becomes
+Figures 6-7 is accepted too), parametrised by the tool registry's names. :func:`parse_message` never raises: every malformed action becomes
 an :class:`ActionError`, answered as an error observation and counted as an invalid action (the
 ``P_action = -1`` penalty of Section 4.2). Observations go back as ``<tool_response>`` and
 ``<memory_response>`` blocks (:func:`format_responses`).
@@ -13,27 +13,27 @@ an :class:`ActionError`, answered as an error observation and counted as an inva
 from __future__ import annotations
 
 import ast
-import contextlib
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-TOOL_RESPONSE, MEMORY_RESPONSE = "tool_response", "memory_response"
+from travelgym.agents.actions import (
+    FENCE,
+    TOOL_RESPONSE,
+    ActionError,
+    ToolCallAction,
+    parse_tool_call,
+    tool_index,
+)
+
+MEMORY_RESPONSE = "memory_response"
 ALL_KEYS = ("all", "*")  # read(key='all') returns the whole memory (Figure 6)
 _TAG_ALIASES = {"result": "answer"}
 _TAG = re.compile(r"<\s*(/?)\s*(think|tool_call|memory|answer|result|tool_response|memory_response)"
                   r"\s*>", re.I)  # fmt: skip
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 _CALL_FORM = re.compile(r"^\s*(?:\w+\s*\.\s*)?(read|write)\s*\(", re.I)
-
-
-@dataclass
-class ToolCallAction:
-    name: str
-    arguments: dict[str, Any]
-    raw: str = ""
 
 
 @dataclass
@@ -42,20 +42,6 @@ class MemoryOp:
     key: str
     value: Any = None
     raw: str = ""
-
-
-@dataclass
-class ActionError:
-    """A malformed action: ``kind`` is a short code, ``tag`` the response tag that reports it."""
-
-    kind: str
-    message: str
-    raw: str = ""
-    tag: str = TOOL_RESPONSE
-
-    def payload(self) -> str:
-        return json.dumps({"error": {"category": "format", "kind": self.kind,
-                                     "message": self.message}}, ensure_ascii=False)  # fmt: skip
 
 
 @dataclass
@@ -141,38 +127,6 @@ def _settle_answer(answers: list[str], attempts: int, out: ParsedMessage) -> Non
                                       "<memory> operation or the final <answer>"))  # fmt: skip
 
 
-def parse_tool_call(body: str, names: dict[str, str] | None) -> ToolCallAction | ActionError:
-    """One ``{"name": ..., "arguments": {...}}`` call; ``names`` maps normalised names to
-    tool names (see :func:`tool_index`)."""
-    raw = body.strip()
-    try:
-        call = json.loads(_FENCE.sub("", raw))
-    except (ValueError, RecursionError) as exc:
-        return ActionError("bad_json", f"the tool call is not valid JSON ({exc})", raw)
-    if not isinstance(call, dict):
-        shape = '{"name": ..., "arguments": {...}}'
-        return ActionError("bad_json", f"a tool call must be a JSON object {shape}", raw)
-    name = call.get("name")
-    if not isinstance(name, str) or not name.strip():
-        return ActionError("missing_name", 'the tool call needs a "name"', raw)
-    args = call.get("arguments", call.get("parameters", {}))
-    if isinstance(args, str):
-        with contextlib.suppress(ValueError):
-            args = json.loads(args) if args.strip() else {}
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        message = f'"arguments" of {name} must be a JSON object of parameters'
-        return ActionError("bad_arguments", message, raw)
-    if names is not None:
-        canonical = names.get(_norm(name))
-        if canonical is None:
-            message = f"unknown tool {name!r}; available tools: {', '.join(names.values())}"
-            return ActionError("unknown_tool", message, raw)
-        name = canonical
-    return ToolCallAction(name, args, raw)
-
-
 def _memory(body: str, out: ParsedMessage) -> None:
     raw = body.strip()
     try:
@@ -202,7 +156,7 @@ def _memory_items(raw: str) -> list[dict[str, Any]]:
     if _CALL_FORM.match(raw):
         return [_call_form(raw)]
     try:
-        value = json.loads(_FENCE.sub("", raw))
+        value = json.loads(FENCE.sub("", raw))
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"<memory> is neither JSON nor read(key=...)/write(key=..., value=...) "
                          f"({exc})") from None  # fmt: skip
@@ -232,15 +186,6 @@ def _jsonable(value: Any) -> Any:
     return json.loads(
         json.dumps(value, default=lambda v: list(v) if isinstance(v, (set, tuple)) else str(v))
     )
-
-
-def tool_index(tool_names: Iterable[str]) -> dict[str, str]:
-    """Normalised name -> tool name, for matching names ignoring case and punctuation."""
-    return {_norm(n): n for n in tool_names}
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[\W_]+", "", name.casefold())
 
 
 def _response_tag(tag: str) -> str:
@@ -288,3 +233,20 @@ def format_memory_op(action: str, key: str, value: Any = None) -> str:
     if action == "write":
         op["value"] = value
     return f"<memory>{json.dumps(op, ensure_ascii=False, default=str)}</memory>"
+
+
+__all__ = [
+    "MEMORY_RESPONSE",
+    "TOOL_RESPONSE",
+    "ActionError",
+    "Memory",
+    "MemoryOp",
+    "ParsedMessage",
+    "ToolCallAction",
+    "format_memory_op",
+    "format_responses",
+    "format_tool_call",
+    "parse_message",
+    "parse_tool_call",
+    "tool_index",
+]

@@ -2,8 +2,8 @@
 
 :func:`run_rollout` plays one episode of a suite's training environment
 (:meth:`~travelgym.core.suite.Suite.training_env`; e.g. Behavior2Trip's
-:class:`~travelgym.suites.behavior2trip.training_env.TripEnv` with B2T-Agent text actions, or
-COMPASS's :class:`~travelgym.suites.compass.training_env.CompassEnv` with tool calls prompted as
+:class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` with B2T-Agent text actions, or
+COMPASS's :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv` with tool calls prompted as
 Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do), seen as chat through
 its ``rollout_chat()`` (:class:`ChatView`), with a ``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers
 model, a vLLM engine or a scripted fake).

@@ -10,10 +10,7 @@ import json
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply
-from travelgym.db import connect_readonly
-from travelgym.llm.openai_client import OpenAIChatClient
-from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent
-from travelgym.suites.behavior2trip.agents.b2t_format import (
+from travelgym.agents.b2t_format import (
     MEMORY_RESPONSE,
     TOOL_RESPONSE,
     Memory,
@@ -21,6 +18,9 @@ from travelgym.suites.behavior2trip.agents.b2t_format import (
     format_responses,
     parse_message,
 )
+from travelgym.db import connect_readonly
+from travelgym.llm.openai_client import OpenAIChatClient
+from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent
 from travelgym.suites.behavior2trip.agents.infer import infer_preferences
 from travelgym.suites.behavior2trip.agents.react import ReactAgent, parse_react
 from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent

@@ -13,7 +13,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from travelgym.db import connect_readonly
 from travelgym.llm.openai_client import OpenAIChatClient
 from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent
-from travelgym.suites.behavior2trip.agents.base import TripsEnv
+from travelgym.suites.behavior2trip.agents.base import TripToolSession
 from travelgym.suites.behavior2trip.episode import run_trip_episode
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 
@@ -52,7 +52,7 @@ def test_b2t_episode_with_invalid_unicode_is_flagged_and_writable(instance, conn
 
 
 def test_trips_env_repairs_tool_names_and_argument_text(conn):
-    env = TripsEnv(conn)
+    env = TripToolSession(conn)
     named = env.call("Accommodation\udc00Search", {"city": "Beijing"})
     text = env.call("AccommodationSearch", '{"city": "Bei\ud83djing", "n": 1}')
     assert named.name == "Accommodation\ufffdSearch" and named.error_category == "tool_name"

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from travelgym.db import connect_readonly
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 
 
 @pytest.fixture(scope="module")
 def env(compass_db):
-    return CompassEnv(connect_readonly(compass_db))
+    return CompassToolSession(connect_readonly(compass_db))
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,8 @@ from travelgym.suites.behavior2trip.agents.base import (
     MemoryOpRecord,
     TripAgent,
     TripRequest,
-    TripsEnv,
     TripStep,
+    TripToolSession,
 )
 
 TRIP_EPISODE_FORMAT_VERSION = "1"
@@ -78,7 +78,7 @@ async def run_trip_episode(
     scripted baseline)."""
     started = time.perf_counter()
     keep = keep_results if keep_results is not None else getattr(agent, "keep_results", True)
-    env = TripsEnv(conn, keep_results=keep)
+    env = TripToolSession(conn, keep_results=keep)
     answer, termination, error = None, "step_limit", None
     try:
         plan = await agent.solve(TripRequest.of(instance), env)
@@ -100,7 +100,7 @@ async def run_trip_episode(
     return episode
 
 
-def build_trip_episode(instance: Any, env: TripsEnv, agent: str, answer: str | None,
+def build_trip_episode(instance: Any, env: TripToolSession, agent: str, answer: str | None,
                        termination: Termination, error: str | None = None, *, seed: int = 0,
                        trial: int = 0) -> TripEpisode:  # fmt: skip
     """The (unscored) :class:`TripEpisode` of what ``env`` recorded; ``answer`` is the delivered

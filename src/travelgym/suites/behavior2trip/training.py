@@ -1,6 +1,6 @@
 """Behavior2Trip's side of training: its reward (paper Section 4.2) and the format-only warm-up
 reward, its episodes as training chats (SFT export), the SFT filter, the chat view of
-:class:`~travelgym.suites.behavior2trip.training_env.TripEnv` for rollouts, the compact prompt
+:class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` for rollouts, the compact prompt
 for small models and the texts of the tiny model's tokenizer. The shared layer
 (:mod:`travelgym.training`) reaches them through the training methods of
 :class:`~travelgym.suites.behavior2trip.suite.Behavior2TripSuite`.
@@ -142,7 +142,7 @@ def b2t_episode_reward(
 
 
 def cut_reward(env: Any) -> RewardBreakdown:
-    """The reward of a :class:`~travelgym.suites.behavior2trip.training_env.TripEnv` episode
+    """The reward of a :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` episode
     stopped before it ended: nothing delivered, only the invalid-action penalty."""
     steps = env.tools.steps if env.tools is not None else []
     invalid = sum(len(s.invalid_actions) for s in steps)
@@ -179,19 +179,19 @@ def trip_chat(episode: Any, instance: Any = None, conn: Any = None) -> list[dict
     its steps (``instance`` for the task message, ``conn`` to replay tool calls)."""
     if episode.messages:
         return [dict(m) for m in episode.messages]
-    from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
-    from travelgym.suites.behavior2trip.agents.b2t_format import (
+    from travelgym.agents.b2t_format import (
         MEMORY_RESPONSE,
         TOOL_RESPONSE,
         format_memory_op,
         format_responses,
         format_tool_call,
     )
-    from travelgym.suites.behavior2trip.agents.base import TripRequest, TripsEnv
+    from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
+    from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 
     if instance is None:
         raise ReplayError(f"{episode.episode_id}: rebuilding the chat needs its instance")
-    replay = TripsEnv(conn, keep_results=True) if conn is not None else None
+    replay = TripToolSession(conn, keep_results=True) if conn is not None else None
     out = initial_messages(TripRequest.of(instance))
     notes: list[str] = []
     for step in episode.steps:
@@ -270,7 +270,7 @@ def sft_chat(episode: dict[str, Any], source: Any) -> tuple[list[dict[str, Any]]
 
 # rollouts
 class TripChat:
-    """A :class:`~travelgym.suites.behavior2trip.training_env.TripEnv` as chat messages: the
+    """A :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` as chat messages: the
     action is the message text, the observation the next user message."""
 
     def __init__(self, env: Any) -> None:
@@ -331,7 +331,7 @@ def compact_system_prompt(memory: bool = True) -> str:
 
 
 def compact_messages(messages: list[dict[str, Any]], env: Any) -> list[dict[str, Any]]:
-    """A ``prompt_fn`` for :func:`~travelgym.training.rollout.run_rollout` on a ``TripEnv``:
+    """A ``prompt_fn`` for :func:`~travelgym.training.rollout.run_rollout` on a ``TripTrainingEnv``:
     the compact system prompt and the task with the trajectory's last actions."""
     from travelgym.suites.behavior2trip.agents.base import TripRequest
     from travelgym.suites.behavior2trip.agents.prompts import user_message

@@ -1,4 +1,4 @@
-"""``TripEnv``: Behavior2Trip as a Gymnasium-style text environment for RL (paper Section 4).
+"""``TripTrainingEnv``: Behavior2Trip as a Gymnasium-style text environment for RL (paper Section 4).
 
 An action is one assistant message in the B2T-Agent format (``<think>``, parallel
 ``<tool_call>``, ``<memory>``, ``<answer>``). It is applied by
@@ -22,17 +22,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from travelgym.agents.b2t_format import Memory
 from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
-from travelgym.suites.behavior2trip.agents.b2t_format import Memory
 from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
-from travelgym.suites.behavior2trip.agents.base import DEFAULT_MAX_STEPS, TripRequest, TripsEnv
+from travelgym.suites.behavior2trip.agents.base import (
+    DEFAULT_MAX_STEPS,
+    TripRequest,
+    TripToolSession,
+)
 from travelgym.suites.behavior2trip.checks import PlanDB
 from travelgym.suites.behavior2trip.episode import TripEpisode, build_trip_episode, score_answer
 from travelgym.suites.behavior2trip.training import Gate, RewardBreakdown, b2t_reward
 from travelgym.training.base import EnvStateError, SyncAPI, open_database
 
 
-class TripEnv(SyncAPI):
+class TripTrainingEnv(SyncAPI):
     """Behavior2Trip episodes over ``instances`` (a list of
     :class:`~travelgym.suites.behavior2trip.instances.Instance`) and the POI database ``db`` (a connection, a
     path or what ``ensure_database`` returns).
@@ -49,7 +53,7 @@ class TripEnv(SyncAPI):
                  memory: bool = True, penalty: bool = True, gate: Gate = "format",
                  keep_results: bool = True, seed: int = 0, agent_name: str = "policy") -> None:  # fmt: skip
         if not instances:
-            raise ValueError("TripEnv needs at least one instance")
+            raise ValueError("TripTrainingEnv needs at least one instance")
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
         self.conn, self._owns_conn = open_database(db)
@@ -66,7 +70,7 @@ class TripEnv(SyncAPI):
     @classmethod
     def from_split(cls, split: str = "train", *, db_seed: int = 0,
                    data_dir: str | Path | None = None, difficulty: str | None = None,
-                   limit: int | None = None, **kwargs: Any) -> TripEnv:  # fmt: skip
+                   limit: int | None = None, **kwargs: Any) -> TripTrainingEnv:  # fmt: skip
         """An environment over a split of the shipped instances (database and instances built
         when missing), optionally one difficulty and the first ``limit`` instances."""
         from travelgym.suites.behavior2trip.suite import load_split, select_instances
@@ -75,7 +79,7 @@ class TripEnv(SyncAPI):
         return cls(db, select_instances(instances, None, difficulty, limit), **kwargs)
 
     def _reset_state(self) -> None:
-        self.tools: TripsEnv | None = None
+        self.tools: TripToolSession | None = None
         self.memory: Memory | None = None
         self.turn, self.trial, self.seed = 0, 0, 0
         self.done = False
@@ -128,7 +132,7 @@ class TripEnv(SyncAPI):
         self._reset_state()
         self.instance, self.trial = instance, int(options.get("trial", 0))
         self.seed = seed if seed is not None else 0
-        self.tools = TripsEnv(self.conn, keep_results=self.keep_results)
+        self.tools = TripToolSession(self.conn, keep_results=self.keep_results)
         self.memory = Memory() if self.memory_enabled else None
         self.tools.memory = self.memory.data if self.memory is not None else {}
         self.tools.messages = initial_messages(TripRequest.of(instance), self.memory_enabled)
@@ -147,7 +151,9 @@ class TripEnv(SyncAPI):
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
         if not isinstance(action, str):
-            raise TypeError(f"a TripEnv action is the assistant message text, not {type(action)}")
+            raise TypeError(
+                f"a TripTrainingEnv action is the assistant message text, not {type(action)}"
+            )
         result = await apply_b2t_message(self.tools, self.memory, action)
         self.turn += 1
         terminated = result.answer is not None
@@ -196,3 +202,6 @@ class TripEnv(SyncAPI):
         if self._owns_conn:
             self.conn.close()
             self._owns_conn = False
+
+
+TripEnv = TripTrainingEnv  # the old name, kept while behavior2trip/suite.py imports it

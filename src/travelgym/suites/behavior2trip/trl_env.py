@@ -32,7 +32,7 @@ def _unwrap(observation: str) -> str:
 
 class TripToolEnv:
     """Behavior2Trip for TRL's tool loop over a
-    :class:`~travelgym.suites.behavior2trip.training_env.TripEnv` (see the module docstring)."""
+    :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` (see the module docstring)."""
 
     def __init__(self, env: Any) -> None:
         self._env = env
@@ -102,12 +102,12 @@ def trip_env_factory(split: str = "train", *, difficulty: str | None = None,
                      **env_kwargs: Any) -> Callable[[], TripToolEnv]:  # fmt: skip
     """A zero-argument factory of :class:`TripToolEnv` (instances loaded once, one database
     connection per environment); ``env_kwargs`` go to
-    :class:`~travelgym.suites.behavior2trip.training_env.TripEnv` (``memory``, ``penalty``,
+    :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` (``memory``, ``penalty``,
     ``max_turns``; default 100 tool calls)."""
     from travelgym.suites.behavior2trip.suite import load_split, select_instances
-    from travelgym.suites.behavior2trip.training_env import TripEnv
+    from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 
     db, instances, _ = load_split(split, db_seed, data_dir)
     chosen = select_instances(instances, None, difficulty, limit)
     env_kwargs.setdefault("max_turns", 100)
-    return lambda: TripToolEnv(TripEnv(db.path, chosen, **env_kwargs))
+    return lambda: TripToolEnv(TripTrainingEnv(db.path, chosen, **env_kwargs))

@@ -17,7 +17,7 @@ from typing import Any
 from travelgym.llm.protocol import LLMError, Repair, count_repairs
 from travelgym.llm.text import serialisable
 from travelgym.suites.compass.agents.base import Agent, AgentReply
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.scoring import PlanScore, score_plan
 from travelgym.suites.compass.solver import Ranking
 from travelgym.suites.compass.tasks import GroundTruth, Task
@@ -41,7 +41,7 @@ class CompassSession:
         self.episode = Episode(episode_id=f"{task.task_id}#{trial}", task_id=task.task_id,
                                trial=trial, agent=agent_name, user=user_name, seed=seed,
                                persona=task.persona.model_dump())  # fmt: skip
-        self.env = CompassEnv(conn, keep_results=keep_results)
+        self.env = CompassToolSession(conn, keep_results=keep_results)
         self.user = UserSimulator(task, user_backend, conn, seed=seed, max_turns=max_turns,
                                   trial=trial)  # fmt: skip
         self.said: UserReply | None = None

@@ -1,5 +1,5 @@
 """COMPASS's side of training: its reward, its episodes as training chats (SFT export), the
-SFT filter, the prompted-chat view of :class:`~travelgym.suites.compass.training_env.CompassEnv`
+SFT filter, the prompted-chat view of :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv`
 for rollouts and the texts of the tiny model's tokenizer. The shared layer
 (:mod:`travelgym.training`) reaches them through the training methods of
 :class:`~travelgym.suites.compass.suite.CompassSuite`.
@@ -103,10 +103,11 @@ def compass_chat(episode: Any, conn: Any = None) -> list[dict[str, Any]]:
     (``conn``: the run's database, needed when tool results were not kept)."""
     if episode.messages:
         return [dict(m) for m in episode.messages]
-    from travelgym.suites.compass.agents.llm_agent import SYSTEM_PROMPT, tool_message_content
-    from travelgym.suites.compass.env import CompassEnv as ToolEnv
+    from travelgym.agents.tool_calling import tool_message_content
+    from travelgym.suites.compass.agents.llm_agent import SYSTEM_PROMPT
+    from travelgym.suites.compass.env import CompassToolSession
 
-    replay = ToolEnv(conn, keep_results=True) if conn is not None else None
+    replay = CompassToolSession(conn, keep_results=True) if conn is not None else None
     out: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
     for turn in episode.turns:
         if turn.role == "user":
@@ -156,7 +157,7 @@ def sft_chat(episode: dict[str, Any], source: Any) -> tuple[list[dict[str, Any]]
 
 
 class CompassChat:
-    """A :class:`~travelgym.suites.compass.training_env.CompassEnv` as prompted chat: tools
+    """A :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv` as prompted chat: tools
     listed in the system message, calls parsed from ``<tool_call>`` blocks, results and user
     replies as user messages."""
 

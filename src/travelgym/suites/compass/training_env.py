@@ -1,4 +1,4 @@
-"""``CompassEnv``: COMPASS as a Gymnasium-style chat environment with native tool calls.
+"""``CompassTrainingEnv``: COMPASS as a Gymnasium-style chat environment with native tool calls.
 
 An action is one assistant message, as an OpenAI-style dict (``{"role": "assistant",
 "content": ..., "tool_calls": [...]}``), a :class:`~travelgym.llm.protocol.ChatMessage` or a
@@ -10,8 +10,8 @@ The conversation is a :class:`~travelgym.suites.compass.episode.CompassSession`,
 compass``: it ends when the user accepts (terminated), on an error (terminated) or at the user's
 turn limit (truncated). The reward is 0 until then, then
 :func:`~travelgym.suites.compass.training.compass_reward` of the scored final recommendation
-(with its exact rank unless ``rank=False``). This class is not the tool environment of the same
-name in :mod:`travelgym.suites.compass.env`, which it uses. The suite gives it to the shared
+(with its exact rank unless ``rank=False``). The tool calls go through the episode's
+:class:`~travelgym.suites.compass.env.CompassToolSession`. The suite gives it to the shared
 training code through :meth:`~travelgym.core.suite.Suite.training_env`.
 """
 
@@ -42,7 +42,7 @@ from travelgym.suites.compass.trajectory import Episode
 from travelgym.training.base import EnvStateError, SyncAPI, open_database
 
 
-class CompassEnv(SyncAPI):
+class CompassTrainingEnv(SyncAPI):
     """COMPASS conversations over ``tasks`` with their ground ``truths`` (task id -> truth) on
     the database ``db`` (a connection, a path or what ``ensure_database`` returns).
 
@@ -61,7 +61,7 @@ class CompassEnv(SyncAPI):
                  max_steps_per_turn: int = MAX_STEPS_PER_TURN, rank: bool = True, seed: int = 0,
                  base_url: str | None = None, agent_name: str = "policy") -> None:  # fmt: skip
         if not tasks:
-            raise ValueError("CompassEnv needs at least one task")
+            raise ValueError("CompassTrainingEnv needs at least one task")
         missing = [t.task_id for t in tasks if t.task_id not in truths]
         if missing:
             raise ValueError(f"no ground truth for {', '.join(missing[:5])}")
@@ -89,7 +89,7 @@ class CompassEnv(SyncAPI):
     @classmethod
     def from_data(cls, *, db_seed: int = 0, data_dir: str | Path | None = None,
                   level: int | None = None, task_ids: list[str] | None = None,
-                  limit: int | None = None, **kwargs: Any) -> CompassEnv:  # fmt: skip
+                  limit: int | None = None, **kwargs: Any) -> CompassTrainingEnv:  # fmt: skip
         """An environment over the shipped tasks (database and ground truth built when
         missing), optionally one level, explicit ids and the first ``limit`` tasks."""
         from travelgym.suites.compass.build import ensure_database
@@ -251,3 +251,6 @@ def to_assistant_message(action: Any, id_prefix: str = "call") -> ChatMessage:
     content = action.get("content")
     return ChatMessage(role="assistant", content=content if isinstance(content, str) else None,
                        tool_calls=calls)  # fmt: skip
+
+
+CompassEnv = CompassTrainingEnv  # the old name, kept while compass/suite.py imports it

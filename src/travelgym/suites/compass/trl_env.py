@@ -16,7 +16,7 @@ from travelgym.training.trl_env import add_tools
 
 class CompassToolEnv:
     """COMPASS for TRL's tool loop over a
-    :class:`~travelgym.suites.compass.training_env.CompassEnv` (see the module docstring)."""
+    :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv` (see the module docstring)."""
 
     def __init__(self, env: Any) -> None:
         self._env = env
@@ -82,15 +82,15 @@ def compass_env_factory(*, level: int | None = None, limit: int | None = None,
                         db_seed: int = 0, data_dir: Any = None,
                         **env_kwargs: Any) -> Callable[[], CompassToolEnv]:  # fmt: skip
     """A zero-argument factory of :class:`CompassToolEnv` (tasks and ground truth loaded
-    once); ``env_kwargs`` go to :class:`~travelgym.suites.compass.training_env.CompassEnv`
+    once); ``env_kwargs`` go to :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv`
     (``user``, ``max_turns``, ...)."""
     from travelgym.suites.compass.build import ensure_database
     from travelgym.suites.compass.ground_truth import ensure_ground_truth
     from travelgym.suites.compass.suite import select_tasks
     from travelgym.suites.compass.tasks import load_tasks
-    from travelgym.suites.compass.training_env import CompassEnv
+    from travelgym.suites.compass.training_env import CompassTrainingEnv
 
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
     tasks = select_tasks(load_tasks(), None, level, limit)
-    return lambda: CompassToolEnv(CompassEnv(db.path, tasks, truths, **env_kwargs))
+    return lambda: CompassToolEnv(CompassTrainingEnv(db.path, tasks, truths, **env_kwargs))

@@ -9,10 +9,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from travelgym.agents.b2t_format import Memory
 from travelgym.llm.protocol import ChatClient, ChatMessage
-from travelgym.suites.behavior2trip.agents.b2t_format import Memory
 from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
-from travelgym.suites.behavior2trip.agents.base import DEFAULT_MAX_STEPS, TripRequest, TripsEnv
+from travelgym.suites.behavior2trip.agents.base import (
+    DEFAULT_MAX_STEPS,
+    TripRequest,
+    TripToolSession,
+)
 from travelgym.suites.behavior2trip.agents.prompts import plan_format, tool_listing, user_message
 
 PROMPT = """You are a seasoned travel planner with extensive experience in generating personalized plans. Your core task is to deeply understand the user's requirements, gather information by calling tools, and ultimately design a thorough and meticulous travel plan. You possess an internal dictionary-structured memory module for storing and retrieving key information. Use <memory></memory> to wrap any operation that reads or writes session memory using "action": "read" or "write" with a "key" (and optional "value" for write). After gathering all necessary information and crafting the complete plan, please wrap the final itinerary in JSON format between the "<answer>" and "</answer>" tags. Note: The delivered travel plan must be complete, covering every day of the trip. Please note that the final output should be a JSON list (array) that includes all travel days. Each day is an independent JSON object that follows the same internal structure.
@@ -73,7 +77,7 @@ class B2TAgent:
         self.params = params
         self.name = f"b2t:{client.model}"
 
-    async def solve(self, request: TripRequest, env: TripsEnv) -> str | None:
+    async def solve(self, request: TripRequest, env: TripToolSession) -> str | None:
         memory = Memory() if self.memory else None
         env.memory = memory.data if memory is not None else {}
         env.messages = initial_messages(request, self.memory)

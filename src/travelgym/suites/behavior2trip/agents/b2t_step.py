@@ -1,10 +1,10 @@
 """Applying one B2T-Agent message to an episode: the single implementation behind both
 :meth:`~travelgym.suites.behavior2trip.agents.b2t_agent.B2TAgent.solve` (inference) and
-:meth:`~travelgym.suites.behavior2trip.training_env.TripEnv.step` (training).
+:meth:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv.step` (training).
 
-A message is parsed (:func:`~travelgym.suites.behavior2trip.agents.b2t_format.parse_message`); its tool calls run
+A message is parsed (:func:`~travelgym.agents.b2t_format.parse_message`); its tool calls run
 in order (parallel in the paper's sense: all answered in the next message), its memory
-operations read and write the episode's :class:`~travelgym.suites.behavior2trip.agents.b2t_format.Memory`, and
+operations read and write the episode's :class:`~travelgym.agents.b2t_format.Memory`, and
 every malformed action, failed tool call or failed memory read is an invalid action (Section 4.2).
 The assistant message and the observation go into ``env.messages`` and the step into
 ``env.steps``. With ``memory=None`` (the no-memory ablation) every ``<memory>`` operation is an
@@ -17,8 +17,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from travelgym.llm.protocol import Usage
-from travelgym.suites.behavior2trip.agents.b2t_format import (
+from travelgym.agents.b2t_format import (
     MEMORY_RESPONSE,
     TOOL_RESPONSE,
     ActionError,
@@ -28,11 +27,12 @@ from travelgym.suites.behavior2trip.agents.b2t_format import (
     format_responses,
     parse_message,
 )
+from travelgym.llm.protocol import Usage
 from travelgym.suites.behavior2trip.agents.base import (
     InvalidAction,
     MemoryOpRecord,
-    TripsEnv,
     TripStep,
+    TripToolSession,
 )
 
 MEMORY_DISABLED = "memory is disabled in this environment: <memory> operations are invalid"
@@ -61,7 +61,7 @@ def invalid_format(step: int, error: ActionError) -> InvalidAction:
 
 
 async def apply_b2t_message(
-    env: TripsEnv,
+    env: TripToolSession,
     memory: Memory | None,
     text: str,
     *,

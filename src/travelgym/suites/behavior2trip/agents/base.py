@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import time
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from travelgym.core.records import ToolCallRecord, clean_tool_call
+from travelgym.agents.tool_session import ToolSession
+from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.context import TripsContext
@@ -73,47 +73,24 @@ class TripStep(BaseModel):
     repairs: list[Repair] = Field(default_factory=list)  # what was repaired in the model's reply
 
 
-class TripsEnv:
+class TripToolSession(ToolSession):
     """The Behavior2Trip tools over one episode's context; records steps and never raises."""
+
+    ensure_ascii = False
 
     def __init__(self, conn: sqlite3.Connection, keep_results: bool = True,
                  max_result_chars: int = MAX_RESULT_CHARS) -> None:  # fmt: skip
-        self.registry = trips_registry()
-        self.context = TripsContext(conn)
-        self.keep_results = keep_results
+        super().__init__(trips_registry(), TripsContext(conn), keep_results)
         self.max_result_chars = max_result_chars
         self.steps: list[TripStep] = []
         self.messages: list[dict[str, Any]] = []  # the agent's chat, for the trajectory
         self.memory: dict[str, Any] = {}
         self.usage = Usage()
         self.llm_calls = 0
-        self._calls: list[ToolCallRecord] = []
-        self._payloads: dict[int, Any] = {}
         self._repairs: list[Repair] = []
 
-    @property
-    def tool_names(self) -> list[str]:
-        return self.registry.names
-
-    def call(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
-        """Run one tool call; the record carries the payload or the categorised error (and the
-        repairs of invalid Unicode in the name or arguments)."""
-        start = time.perf_counter()
-        name, to_run, arguments, repairs = clean_tool_call(name, arguments)
-        result = self.registry.call(name, to_run, self.context)
-        payload = result.payload()
-        text = json.dumps(payload, default=str, ensure_ascii=False)
-        record = ToolCallRecord(
-            id=call_id or f"call_{len(self.steps)}_{len(self._calls)}", name=str(name),
-            arguments=arguments, ok=result.ok, result=payload if self.keep_results else None,
-            result_chars=len(text),
-            error_category=result.error.category.value if result.error else None,
-            error_message=result.error.message if result.error else None,
-            duration_ms=round((time.perf_counter() - start) * 1000, 3), repairs=repairs,
-        )  # fmt: skip
-        self._payloads[id(record)] = payload  # what the agent reads, even with keep_results off
-        self._calls.append(record)
-        return record
+    def default_call_id(self, parent: str | None) -> str:
+        return f"call_{len(self.steps)}_{len(self.calls)}"
 
     async def acall(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
         """:meth:`call` for async agents: the sandboxed Python tool (seconds, no database) runs
@@ -121,10 +98,6 @@ class TripsEnv:
         if name in OFF_LOOP_TOOLS:
             return await asyncio.to_thread(self.call, name, arguments, call_id)
         return self.call(name, arguments, call_id)
-
-    def payload(self, record: ToolCallRecord) -> Any:
-        """The content (or ``{"error": ...}``) a call of the current step returned."""
-        return self._payloads.get(id(record), record.result)
 
     def observation_text(self, record: ToolCallRecord) -> str:
         """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
@@ -139,16 +112,17 @@ class TripsEnv:
         action (its response carries an error)."""
         index = len(self.steps)
         invalid = list(fields.pop("invalid_actions", []))
-        for call in self._calls:
+        calls = self.take_calls()
+        for call in calls:
             if not call.ok:
                 raw = json.dumps(call.arguments, default=str, ensure_ascii=False)[:500]
                 invalid.append(InvalidAction(step=index, source="tool", raw=raw,
                                              kind=call.error_category or "error",
                                              message=call.error_message or ""))  # fmt: skip
         repairs = [*self._repairs, *fields.pop("repairs", [])]
-        step = TripStep(index=index, tool_calls=self._calls, invalid_actions=invalid,
-                        repairs=repairs, **fields)  # fmt: skip
-        self._calls, self._payloads, self._repairs = [], {}, []
+        step = TripStep(index=index, tool_calls=calls, invalid_actions=invalid, repairs=repairs,
+                        **fields)  # fmt: skip
+        self._repairs = []
         self.steps.append(step)
         return step
 
@@ -162,7 +136,7 @@ class TripsEnv:
 class TripAgent(Protocol):
     name: str
 
-    async def solve(self, request: TripRequest, env: TripsEnv) -> str | None:
+    async def solve(self, request: TripRequest, env: TripToolSession) -> str | None:
         """Plan the trip; return the final answer (the plan text inside ``<answer>``) or None.
         Steps, chat and usage go into ``env`` as they happen (kept when the agent fails)."""
         ...

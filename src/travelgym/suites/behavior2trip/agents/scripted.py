@@ -13,7 +13,7 @@ import json
 import time
 from typing import Any
 
-from travelgym.suites.behavior2trip.agents.base import TripRequest, TripsEnv
+from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import infer_preferences
 from travelgym.suites.behavior2trip.agents.schedule import DAY_START, Stop, solve_day
 from travelgym.suites.behavior2trip.agents.scripted_plan import (
@@ -82,12 +82,12 @@ class ScriptedTripAgent:
     name = "scripted"
     keep_results = False
 
-    async def solve(self, request: TripRequest, env: TripsEnv) -> str:
+    async def solve(self, request: TripRequest, env: TripToolSession) -> str:
         return Planner(request, env).run()
 
 
 class Planner:
-    def __init__(self, request: TripRequest, env: TripsEnv) -> None:
+    def __init__(self, request: TripRequest, env: TripToolSession) -> None:
         self.request, self.env = request, env
         self.ins = request.instruction
         self.home, self.dest = self.ins.departure_city, self.ins.destination_city

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from travelgym.geo import haversine_km
-from travelgym.suites.behavior2trip.agents.base import TripsEnv
+from travelgym.suites.behavior2trip.agents.base import TripToolSession
 from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.plan import clock_minutes
 from travelgym.suites.behavior2trip.tools.mapguide import city_routes
@@ -37,7 +37,7 @@ def km(a: dict[str, Any], b: dict[str, Any]) -> float:
 class Toolbox:
     """Tool calls through the episode's environment, each distinct call made once."""
 
-    def __init__(self, env: TripsEnv, travellers: int) -> None:
+    def __init__(self, env: TripToolSession, travellers: int) -> None:
         self.env = env
         self.travellers = travellers
         self._cache: dict[tuple, Any] = {}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from travelgym.llm.protocol import Repair, Usage
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.trajectory import DialogueAct
 
 
@@ -24,7 +24,7 @@ class Agent(Protocol):
     name: str
     reads_dialogue_acts: bool  # True only for oracle-NLU scripted baselines
 
-    def start(self, env: CompassEnv) -> None:
+    def start(self, env: CompassToolSession) -> None:
         """Begin an episode with this environment."""
         ...
 

@@ -3,39 +3,25 @@ importable functions (``from tools import search_hotel``)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from typing import Any
 
-from travelgym.core.records import ToolCallRecord
+from travelgym.agents.code_exec import run_python_call, run_python_schema
+from travelgym.agents.tool_calling import step_limit_message
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
-from travelgym.sandbox import SandboxLimits, SandboxUnavailable, Workspace, run_code
+from travelgym.sandbox import SandboxLimits, Workspace
 from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.trajectory import DialogueAct
 from travelgym.toolkit.codegen import describe_tools
 
 MAX_STEPS_PER_TURN = 16
-MAX_OUTPUT_CHARS = 12_000
 
-RUN_PYTHON_SCHEMA = {
-    "type": "function",
-    "function": {
-        "name": "run_python",
-        "description": (
-            "Run a Python program in a sandbox (no network, no subprocesses, files only in its "
-            "working directory, time and memory limits). The booking tools are importable from "
-            "the `tools` module. Print what you want to see: stdout and stderr come back."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {"code": {"type": "string", "description": "The Python source to run."}},
-            "required": ["code"],
-            "additionalProperties": False,
-        },
-    },
-}
+RUN_PYTHON_SCHEMA = run_python_schema(
+    "Run a Python program in a sandbox (no network, no subprocesses, files only in its "
+    "working directory, time and memory limits). The booking tools are importable from "
+    "the `tools` module. Print what you want to see: stdout and stderr come back."
+)
 
 
 def system_prompt(tool_listing: str) -> str:
@@ -67,7 +53,7 @@ class CodeAgent:
         self.params = params
         self.name = f"code:{client.model}"
 
-    def start(self, env: CompassEnv) -> None:
+    def start(self, env: CompassToolSession) -> None:
         self.env = env
         self.workspace = Workspace()  # the sandbox's files, kept across this episode's calls
         listing = describe_tools(env.registry)
@@ -91,46 +77,9 @@ class CodeAgent:
                 text, recommendation, error = parse_reply(message.content)
                 return AgentReply(text, recommendation, usage, calls, error)
             for call in message.tool_calls:
-                content = await self._run(call.id, call.name, call.arguments)
+                content = await run_python_call(self.env, call.id, call.name, call.arguments,
+                                                self.limits, self.workspace)  # fmt: skip
                 self.messages.append(
                     ChatMessage(role="tool", tool_call_id=call.id, name=call.name, content=content)
                 )
-        return AgentReply(
-            "", None, usage, calls, f"step limit of {self.max_steps} tool rounds reached"
-        )
-
-    async def _run(self, call_id: str, name: str, arguments: str) -> str:
-        """Run one run_python call in the sandbox (off the event loop) and record it."""
-        try:
-            code = json.loads(arguments).get("code") if name == "run_python" else None
-        except (ValueError, AttributeError):
-            code = None
-        if not isinstance(code, str):
-            error = ("unknown tool; the only tool is run_python" if name != "run_python"
-                     else "run_python needs a JSON object {\"code\": \"...\"}")  # fmt: skip
-            category = "tool_name" if name != "run_python" else "parameter"
-            self.env.calls.append(ToolCallRecord(id=call_id, name=name, arguments=arguments, ok=False,
-                                                 error_category=category, error_message=error))  # fmt: skip
-            return json.dumps({"error": {"category": category, "message": error}})
-        position = len(self.env.calls)  # the container goes before the calls its code made
-        try:
-            result = await asyncio.to_thread(run_code, code, tools=self.env.tool_bridge(call_id),
-                                             limits=self.limits, workspace=self.workspace)  # fmt: skip
-        except SandboxUnavailable as exc:
-            payload = {"ok": False, "stdout": "", "stderr": "", "error": "unavailable",
-                       "message": str(exc)}  # fmt: skip
-            self.env.calls.insert(position, ToolCallRecord(
-                id=call_id, name=name, arguments={"code": code}, ok=False, result=payload,
-                error_category="sandbox", error_message=str(exc), container=True))  # fmt: skip
-            return json.dumps(payload)
-        payload = {"ok": result.ok, "stdout": result.stdout[-MAX_OUTPUT_CHARS:],
-                   "stderr": result.stderr[-4000:], "error": result.error.value if result.error else None}  # fmt: skip
-        if result.traceback:
-            payload["traceback"] = result.traceback[-4000:]
-        self.env.calls.insert(position, ToolCallRecord(
-            id=call_id, name=name, arguments={"code": code}, ok=result.ok, result=payload,
-            result_chars=len(result.stdout), error_category=None if result.ok else "sandbox",
-            error_message=None if result.ok else str(payload["error"]),
-            duration_ms=round(result.wall_seconds * 1000, 1), container=True,
-        ))  # fmt: skip
-        return json.dumps(payload)
+        return AgentReply("", None, usage, calls, step_limit_message(self.max_steps))

@@ -3,18 +3,19 @@ a step limit per user turn, and the JSON response format."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from travelgym.core.records import ToolCallRecord
+from travelgym.agents.tool_calling import (
+    run_tool_calls,
+    step_limit_message,
+)
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
 from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.trajectory import DialogueAct
 
 MAX_STEPS_PER_TURN = 24
-MAX_TOOL_RESULT_CHARS = 12_000
 
 SYSTEM_PROMPT = f"""You are a travel-planning assistant for trips to US national parks in August 2025.
 You talk with a user who has hard requirements (which may come out over several turns) and an
@@ -43,7 +44,7 @@ class LLMToolAgent:
         self.params = params
         self.name = f"llm:{client.model}"
 
-    def start(self, env: CompassEnv) -> None:
+    def start(self, env: CompassToolSession) -> None:
         self.env = env
         self.messages = [ChatMessage(role="system", content=SYSTEM_PROMPT)]
         self.partial = AgentReply("")
@@ -78,35 +79,18 @@ class LLMToolAgent:
 
 
 def apply_assistant_message(
-    env: CompassEnv, message: ChatMessage
+    env: CompassToolSession, message: ChatMessage
 ) -> tuple[list[ChatMessage], AgentReply | None]:
     """Apply one assistant message of the tool-calling agent: with tool calls, run them all
-    (parallel calls: every one answered before the next step) and return the tool messages;
+    (:func:`~travelgym.agents.tool_calling.run_tool_calls`) and return the tool messages;
     without, the message ends the agent's turn and is parsed as the JSON response format into
     the :class:`AgentReply`. Shared by :class:`LLMToolAgent` and the training environment."""
     if not message.tool_calls:
         text, recommendation, error = parse_reply(message.content)
         return [], AgentReply(text, recommendation, error=error)
-    out = []
-    for call in message.tool_calls:
-        record = env.call(call.name, call.arguments, call.id)
-        out.append(ChatMessage(role="tool", tool_call_id=call.id, name=call.name,
-                               content=tool_message_content(record)))  # fmt: skip
-    return out, None
-
-
-def tool_message_content(record: ToolCallRecord) -> str:
-    """The text of the tool message answering a call: its result (or categorised error) as
-    JSON, cut at :data:`MAX_TOOL_RESULT_CHARS`."""
-    content = json.dumps(record.result if record.ok else {
-        "error": {"category": record.error_category, "message": record.error_message}})  # fmt: skip
-    if len(content) > MAX_TOOL_RESULT_CHARS:
-        content = content[:MAX_TOOL_RESULT_CHARS] + " ...[truncated: narrow the search or page]"
-    return content
+    return run_tool_calls(env, message), None
 
 
 def step_limit_reply(max_steps: int, usage: Usage | None = None, calls: int = 0) -> AgentReply:
     """The reply that closes a turn in which the model made ``max_steps`` tool rounds."""
-    return AgentReply(
-        "", None, usage or Usage(), calls, f"step limit of {max_steps} tool rounds reached"
-    )
+    return AgentReply("", None, usage or Usage(), calls, step_limit_message(max_steps))

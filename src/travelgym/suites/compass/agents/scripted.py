@@ -24,7 +24,7 @@ from travelgym.suites.compass.agents.search import (
     ToolSearcher,
 )
 from travelgym.suites.compass.constraints import CONSTRAINT_ADAPTER, MaxNightlyPrice
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.facts import PlanFacts
 from travelgym.suites.compass.solver import Ranking, facts_to_columns, group_components
 from travelgym.suites.compass.tasks import Persona, Task
@@ -51,7 +51,7 @@ class ScriptedAgent:
         self.name = f"scripted:{strategy}"
         self.seed = seed
 
-    def start(self, env: CompassEnv) -> None:
+    def start(self, env: CompassToolSession) -> None:
         self.env = env
         self.searcher = ToolSearcher(env)
         self.known: dict[int, Any] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from travelgym.suites.compass.env import CompassEnv
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.facts import HOTEL_FLAGS, ROOM_FLAGS, cents
 from travelgym.suites.compass.packages import day_to_date, parse_package_id
 
@@ -32,7 +32,7 @@ PERMIT_FACT_NAMES = ["permit_id", "park_id", "permit_type", "per_person", "max_p
 class ToolSearcher:
     """Calls tools through the episode's environment, memoising identical calls."""
 
-    def __init__(self, env: CompassEnv) -> None:
+    def __init__(self, env: CompassToolSession) -> None:
         self.env = env
         self._memo: dict[str, Any] = {}
 
