@@ -125,7 +125,9 @@ def test_lines_are_read_by_the_rules_of_their_version(tmp_path, monkeypatch):
     with pytest.raises(EpisodeFileError, match=r":1: format_version '0' is not one this "
                                                r"travelgym reads for compass \(it reads 1\)"):  # fmt: skip
         read_episodes(tmp_path)
-    monkeypatch.setitem(formats.FORMATS["compass"].upgraders, "0", upgrade_0_to_1)
+    from travelgym.suites.compass.suite import CompassSuite
+
+    monkeypatch.setattr(CompassSuite, "episode_upgraders", {"0": upgrade_0_to_1})
     first, second = read_episodes(tmp_path)
     assert first.final_recommendation == {"park": "Zion"} and first.format_version == "1"
     assert second.task_id == "b"
@@ -139,7 +141,7 @@ def test_lines_are_read_by_the_rules_of_their_version(tmp_path, monkeypatch):
 def test_the_registry_knows_the_versions_the_models_write():
     from travelgym.suites.behavior2trip.episode import TRIP_EPISODE_FORMAT_VERSION, TripEpisode
 
-    assert formats.FORMATS["compass"].current == TRAJECTORY_FORMAT_VERSION
-    assert formats.FORMATS["behavior2trip"].current == TRIP_EPISODE_FORMAT_VERSION
+    assert formats.suite_format("compass").current == TRAJECTORY_FORMAT_VERSION
+    assert formats.suite_format("behavior2trip").current == TRIP_EPISODE_FORMAT_VERSION
     assert formats.suite_of_model(TripEpisode) == "behavior2trip"
     assert formats.suite_of_model(Episode) == "compass"

@@ -103,7 +103,9 @@ for start in starts:
     if seen > 50000 or len(found["walk"]) >= 20:
         break
 
-for pid in [p for p in os.listdir("/proc") if p.isdigit()] + ["self"]:
+# its own process first: with 20 findings kept per route, a busy machine's other processes
+# must not crowd out what the hunt's own environment and open files hold
+for pid in ["self"] + [p for p in os.listdir("/proc") if p.isdigit()]:
     for name in ("environ", "cmdline", "maps"):
         note("proc", read(f"/proc/{pid}/{name}"))
     for name in ("cwd", "root", "exe"):

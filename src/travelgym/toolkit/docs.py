@@ -9,18 +9,11 @@ from travelgym.toolkit.registry import Tool, ToolRegistry
 ERRORS_INTRO = """A call never raises. A failed call returns `{"error": {"category": ..., "message": ...}}`;
 the message says how to fix the call."""
 
-# The ``content`` row of the errors table is the suite's (what its tools cannot serve); this one
-# is the default for callers that pass none (the first suite's wording, kept until every caller
-# passes its own).
-DEFAULT_CONTENT_ERRORS = (
-    "a well-formed call that cannot be served: unknown park, hotel, airport or permit, a "
-    "malformed or out-of-window date, a package ID that is malformed or names nothing"
-)
 
-
-def errors_section(content_errors: str = DEFAULT_CONTENT_ERRORS, intro: str = ERRORS_INTRO) -> str:
+def errors_section(content_errors: str, intro: str = ERRORS_INTRO) -> str:
     """The ``## Errors`` section: ``intro`` and the table of categories, with ``content_errors``
-    saying when a call is a ``content`` error."""
+    saying when a call is a ``content`` error (the suite's wording: what its tools cannot
+    serve)."""
     rows = [
         ("tool_name", "the tool does not exist"),
         ("parameter", "arguments are not a JSON object, a required parameter is missing, an "
@@ -88,7 +81,7 @@ def render_markdown(
     title: str,
     intro: str = "",
     *,
-    content_errors: str = DEFAULT_CONTENT_ERRORS,
+    content_errors: str,
     errors_intro: str = ERRORS_INTRO,
 ) -> str:
     """The whole reference for ``registry``: the caller (the suite) gives the ``title``, the

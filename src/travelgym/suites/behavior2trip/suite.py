@@ -248,9 +248,9 @@ class Behavior2TripSuite(Suite):
     sft_min_score = 1.0
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
-        from travelgym.suites.behavior2trip.training_env import TripEnv
+        from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 
-        return TripEnv.from_split(split, **kwargs)
+        return TripTrainingEnv.from_split(split, **kwargs)
 
     def grpo_env(self, settings: Any) -> Any:
         return self.training_env(settings.split, difficulty=settings.difficulty,

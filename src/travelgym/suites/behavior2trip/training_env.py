@@ -202,6 +202,3 @@ class TripTrainingEnv(SyncAPI):
         if self._owns_conn:
             self.conn.close()
             self._owns_conn = False
-
-
-TripEnv = TripTrainingEnv  # the old name, kept while behavior2trip/suite.py imports it

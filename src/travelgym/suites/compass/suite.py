@@ -163,10 +163,9 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         return compass_registry()
 
     def tool_reference(self) -> str:
-        from travelgym.suites.compass.tools import TOOLS_INTRO
-        from travelgym.toolkit.docs import render_markdown
+        from travelgym.suites.compass.tools import render_reference
 
-        return render_markdown(self.tool_registry(), "COMPASS tool reference", TOOLS_INTRO)
+        return render_reference()
 
     def tool_server(self, options, seed, db, data_dir):
         from travelgym.suites.compass.tools import TOOLS_INTRO, CompassContext
@@ -318,9 +317,9 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     sft_min_score_note = "any feasible plan"
 
     def training_env(self, **kwargs: Any) -> Any:
-        from travelgym.suites.compass.training_env import CompassEnv
+        from travelgym.suites.compass.training_env import CompassTrainingEnv
 
-        return CompassEnv.from_data(**kwargs)
+        return CompassTrainingEnv.from_data(**kwargs)
 
     def grpo_env(self, settings: Any) -> Any:
         return self.training_env(level=settings.level, user=settings.user,

@@ -251,6 +251,3 @@ def to_assistant_message(action: Any, id_prefix: str = "call") -> ChatMessage:
     content = action.get("content")
     return ChatMessage(role="assistant", content=content if isinstance(content, str) else None,
                        tool_calls=calls)  # fmt: skip
-
-
-CompassEnv = CompassTrainingEnv  # the old name, kept while compass/suite.py imports it
