@@ -100,7 +100,7 @@ class RuledCommand(click.Command):
         common: list[tuple[str, str]] = []
         by_suite: dict[str, list[tuple[str, str]]] = {}
         for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
+            record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
             if record is None:
                 continue
             suites = param.suites if isinstance(param, RuledOption) else ()
