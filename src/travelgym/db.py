@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-
 # what a read-only connection refuses to compile: writes, schema changes, ATTACH/DETACH and any
 # PRAGMA that sets a value, so even a caller running SQL text cannot lift its limits. (SQLite
 # itself reports "updates" of sqlite_master while it declares a table-valued function such as

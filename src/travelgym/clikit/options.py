@@ -52,7 +52,6 @@ class RuledOption(click.Option):
         return tuple(s.name for s in all_suites() if self.name in s.Options.model_fields)
 
 
-
 def is_used(ctx: click.Context, name: str) -> bool:
     """Whether parameter ``name`` was given (not left at its default) with a value that does
     something (not ``None``, ``False`` or empty)."""
