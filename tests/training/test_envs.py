@@ -327,3 +327,30 @@ def test_compass_env_infeasible_plan_and_turn_limit(compass, compass_db):
     with pytest.raises(ValueError, match="assistant"):
         limited.step({"role": "user", "content": "hi"})
     limited.close()
+
+
+def test_trip_env_python_tool_runs_behind_the_sandbox(instances, trips_db, tmp_path, monkeypatch):
+    """Model code in a training rollout meets the same boundary as in a benchmark run: it runs
+    in the OS sandbox (no access to the hidden profile's instance file), and where bubblewrap
+    cannot run the tool refuses with the requirement unless unsafe mode was chosen."""
+    from travelgym import sandbox
+    from travelgym.sandbox import boundary
+
+    env = TripTrainingEnv(trips_db, instances)
+    env.reset(options={"instance_id": instances[0].instance_id})
+    code = f"import os; print(os.getuid() != 0, os.path.exists('{trips_db}'))"
+    call = '<tool_call>{"name": "Python", "arguments": {"code": "%s"}}</tool_call>'
+    obs, *_ = env.step(call % code.replace('"', '\\"'))
+    assert "True False" in obs, obs  # unprivileged, and the database is not visible inside
+
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    boundary._bubblewrap.cache_clear()
+    try:
+        obs, *_ = env.step(call % "print(1)")
+        assert "bubblewrap" in obs and "--unsafe-sandbox" in obs, obs
+    finally:
+        sandbox.allow_unsafe(False)
+        monkeypatch.undo()
+        boundary._bubblewrap.cache_clear()
