@@ -23,7 +23,7 @@ def test_light_imports_do_not_load_torch():
             "travelgym.suites.behavior2trip.training_env, travelgym.suites.compass.training_env, "
             "travelgym.suites.behavior2trip.trl_env, travelgym.suites.compass.trl_env, "
             "travelgym.training.rollout, travelgym.training.trl_env, "
-            "travelgym.training.grpo_config, travelgym.training.train_cli, "
+            "travelgym.training.grpo_config, travelgym.cli.train, "
             "travelgym.llm.hf_client, travelgym.llm.factory, travelgym.runner.specs, "
             f"travelgym.suites.behavior2trip.suite; print([m for m in {HEAVY!r} if m in sys.modules])")  # fmt: skip
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

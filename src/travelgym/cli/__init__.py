@@ -29,10 +29,10 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main
+from travelgym.cli.export import export  # noqa: E402 - training data (SFT export)
 from travelgym.cli.running import run  # noqa: E402
 from travelgym.cli.scoring import score  # noqa: E402
-from travelgym.training.cli import export  # noqa: E402 - training data (SFT export)
-from travelgym.training.train_cli import train  # noqa: E402 - GRPO / SFT (the train extra)
+from travelgym.cli.train import train  # noqa: E402 - GRPO / SFT (the train extra)
 
 data.register(main)
 main.add_command(run)

@@ -13,5 +13,5 @@ Heavy (the ``train`` extra: torch, transformers, trl): multi-turn rollouts with 
 (:mod:`~travelgym.training.rollout`), GRPO (:mod:`~travelgym.training.grpo`), SFT
 (:mod:`~travelgym.training.sft_train`) and the tiny test model (:mod:`~travelgym.training.tiny`);
 only the ``train`` commands import them. The submodules are imported on demand (the command line
-loads :mod:`~travelgym.training.cli` and ``train_cli`` only, which import no framework).
+loads :mod:`travelgym.cli.export` and :mod:`travelgym.cli.train` only, which import no framework).
 """
