@@ -27,8 +27,10 @@ def test_stored_hash_matches_content(compass_db):
 
 def test_tool_connections_are_read_only(compass_db):
     conn = connect_readonly(compass_db)
-    with pytest.raises(sqlite3.OperationalError):
-        conn.execute("DELETE FROM hotels")
+    for sql in ("DELETE FROM hotels", "PRAGMA query_only = 0", "CREATE TABLE x (y)"):
+        with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
+            conn.execute(sql)
+    assert conn.execute("SELECT count(*) FROM hotels").fetchone()[0] > 0
 
 
 def test_scale_and_calibration(compass_db):

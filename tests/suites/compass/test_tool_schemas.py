@@ -8,8 +8,7 @@ After an intended schema change, regenerate both with:
 import json
 from pathlib import Path
 
-from travelgym.suites.compass.tools import TOOLS_INTRO, compass_registry, render_reference
-from travelgym.toolkit.docs import render_markdown
+from travelgym.suites.compass.tools import compass_registry, render_reference
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -37,9 +36,3 @@ def test_every_schema_is_complete():
 
 def test_markdown_reference_is_generated_from_registry():
     assert (ROOT / "docs/compass/tools.md").read_text() == render_reference()
-
-
-def test_the_suites_reference_matches_the_compat_default():
-    # compass/suite.py still calls render_markdown without content_errors (the default)
-    legacy = render_markdown(compass_registry(), "COMPASS tool reference", TOOLS_INTRO)
-    assert legacy == render_reference()
