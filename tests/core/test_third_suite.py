@@ -112,3 +112,23 @@ def test_serve_mcp_serves_the_suites_tool(toy_env, tmp_path):
     names, payload, instructions = anyio.run(session)
     assert names == ["add"] and payload == {"sum": 42}
     assert instructions == "Toy tools: add two numbers."
+
+
+def test_a_suite_that_fails_to_load_is_set_aside(toy_env, tmp_path):
+    """A broken package in the group (its module missing) neither breaks the command line nor
+    hides the other suites; naming it says why it did not load."""
+    info = tmp_path / "badsuite-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badsuite\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[travelgym.suites]\nbad = no_such_module:Nope\n")
+    env = {**toy_env, "PYTHONPATH": os.pathsep.join([str(tmp_path), toy_env["PYTHONPATH"]])}
+    listed = cli(env, "suites", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert {"compass", "behavior2trip", "toy"} <= set(rows)
+    assert "ModuleNotFoundError" in rows["bad"]["error"]
+    refused = cli(env, "run", "bad", "--out", str(tmp_path / "runs"))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "'bad' is installed but did not load" in refused.stderr
+    assert cli(env, "run", "toy", "--limit", "1", "--out", str(tmp_path / "runs"),
+               "--no-progress").returncode == 0  # fmt: skip

@@ -10,7 +10,7 @@ import click
 from pydantic import ValidationError
 
 from travelgym.clikit import OutputPath
-from travelgym.core.registry import capable, get_suite, suite_names
+from travelgym.core.registry import broken_suites, capable, get_suite, suite_names
 
 
 class SuiteChoice(click.Choice):
@@ -22,6 +22,9 @@ class SuiteChoice(click.Choice):
         self.capability = capability
 
     def convert(self, value, param, ctx):
+        broken = broken_suites()
+        if value in broken:
+            self.fail(f"suite {value!r} is installed but did not load: {broken[value]}", param, ctx)
         if self.capability is not None and value in suite_names() and value not in self.choices:
             self.fail(f"{value} does not support {self.capability} (suites that do: "
                       f"{', '.join(self.choices) or 'none'})", param, ctx)  # fmt: skip

@@ -18,7 +18,7 @@ from travelgym.cli.common import (
     unsafe_sandbox_option,
 )
 from travelgym.clikit import InputPath, OutputPath, RuledCommand, RuledOption
-from travelgym.core.registry import all_suites, require
+from travelgym.core.registry import all_suites, broken_suites, require
 
 
 def register(main: click.Group) -> None:
@@ -38,10 +38,14 @@ def suites(as_json: bool) -> None:
              "options": list(s.Options.model_fields), "agents": s.agent_usage,
              "default_agents": list(s.default_agents), "capabilities": capabilities_of(s)}
             for s in all_suites()]  # fmt: skip
+    rows += [{"name": name, "error": why} for name, why in broken_suites().items()]
     if as_json:
         emit_json(rows)
         return
     for row in rows:
+        if "error" in row:
+            click.echo(f"{row['name']}: not loaded ({row['error']})")
+            continue
         extra = f" (also: {', '.join(row['capabilities'])})" if row["capabilities"] else ""
         click.echo(f"{row['name']}: {row['title']} — {row['description']}{extra}")
 

@@ -12,19 +12,39 @@ from travelgym.core.suite import CAPABILITIES, Suite
 GROUP = "travelgym.suites"
 
 
+def _load(ep) -> Suite:
+    cls = ep.load()
+    if not (isinstance(cls, type) and issubclass(cls, Suite)):
+        raise TypeError(f"{ep.value} is not a travelgym Suite class")
+    if cls.name != ep.name:
+        raise TypeError(f"{ep.value} names suite {cls.name!r}")
+    return cls()
+
+
 @lru_cache(maxsize=1)
-def _suites() -> dict[str, Suite]:
+def _registry() -> tuple[dict[str, Suite], dict[str, str]]:
+    """``(loaded suites in listing order, {name: why it did not load})``: a broken suite of
+    another package is set aside with its reason, never taking the command line down."""
     found: dict[str, Suite] = {}
+    broken: dict[str, str] = {}
     for ep in entry_points(group=GROUP):
-        if ep.name in found:
+        if ep.name in found or ep.name in broken:
             continue  # the first distribution on the path wins, as for imports
-        cls = ep.load()
-        if not (isinstance(cls, type) and issubclass(cls, Suite)):
-            raise TypeError(f"entry point {ep.name} = {ep.value} is not a travelgym Suite class")
-        if cls.name != ep.name:
-            raise TypeError(f"entry point {ep.name} names suite {cls.name!r}")
-        found[ep.name] = cls()
-    return dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+        try:
+            found[ep.name] = _load(ep)
+        except Exception as exc:  # noqa: BLE001 - any failure of foreign code to load
+            broken[ep.name] = f"{ep.value}: {type(exc).__name__}: {exc}"
+    ordered = dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+    return ordered, broken
+
+
+def _suites() -> dict[str, Suite]:
+    return _registry()[0]
+
+
+def broken_suites() -> dict[str, str]:
+    """Registered suites that failed to load, with the reason (``travelgym suites`` lists them)."""
+    return dict(_registry()[1])
 
 
 def suite_names() -> list[str]:
@@ -42,6 +62,9 @@ def get_suite(name: str) -> Suite:
     try:
         return _suites()[name]
     except KeyError:
+        if name in broken_suites():
+            raise UnknownSuite(f"suite {name!r} is installed but did not load: "
+                               f"{broken_suites()[name]}") from None  # fmt: skip
         raise UnknownSuite(f"no suite {name!r}: installed suites are "
                            f"{', '.join(suite_names()) or 'none'}") from None  # fmt: skip
 
@@ -63,4 +86,4 @@ def require(name: str, capability: str):
 
 def clear_cache() -> None:
     """Forget the suites found so far (tests that install a suite at run time)."""
-    _suites.cache_clear()
+    _registry.cache_clear()
