@@ -23,6 +23,8 @@ RUNS = HERE / "runs"
 ANSWERS = HERE / "answers"
 
 UPDATE = os.environ.get("TRAVELGYM_UPDATE_GOLDEN") == "1"
+if UPDATE and os.environ.get("CI"):  # rewriting the snapshots would make every golden test pass
+    raise RuntimeError("TRAVELGYM_UPDATE_GOLDEN=1 is for updating snapshots by hand, not for CI")
 WIDTH = 100  # help is rendered at this terminal width, whatever the real terminal
 
 # The checked-in run directories were written by the release before the Suite refactor with
