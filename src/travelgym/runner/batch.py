@@ -77,10 +77,10 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
                 print(f"note: {note}", file=sys.stderr)
             integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])
             wall = await _run_pending(suite, spec, cfg, run, store, done, integrity)
+            cfg.finished = store.saved
     finally:
         await run.aclose()
     summary = suite.summarize(cfg.out)
-    cfg.finished = len(read_run(cfg.out, suite.name, as_dicts=True).episodes)
     summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
     return summary
 

@@ -177,6 +177,11 @@ class RunStore:
             raise StoreWriteError(self._failure) from None
         self._saved += 1
 
+    @property
+    def saved(self) -> int:
+        """Episodes in the file (those found on opening plus those appended since)."""
+        return self._saved
+
     def close(self) -> None:
         """Stop writing and give the directory's lock up (idempotent)."""
         if self._fd is not None:
