@@ -9,8 +9,9 @@ import pytest
 from travelgym.db import connect_readonly
 from travelgym.suites.compass.reference_solver import reference_solve
 from travelgym.suites.compass.scoring import score_plan
-from travelgym.suites.compass.solver import Ranking, build_components, solve
-from travelgym.suites.compass.taskgen import MIN_FEASIBLE
+from travelgym.suites.compass.ranking import rank_position
+from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve
+from travelgym.suites.compass.taskgen import MIN_FEASIBLE, credit_bound
 from travelgym.suites.compass.tasks import load_tasks
 
 
@@ -36,9 +37,21 @@ def test_every_optimal_plan_is_feasible_and_attains_the_optimum(conn, tasks, tru
         verdict = score_plan(conn, task, truth, truth.optimal_plan)
         assert verdict.feasible, (task.task_id, verdict.violations)
         assert verdict.utility == truth.optimum, task.task_id
+        assert verdict.key == tuple(truth.optimum_key), task.task_id
         assert verdict.optimal and all(verdict.top.values())
-        t5, t10, t20 = (truth.thresholds[k] for k in ("5", "10", "20"))
-        assert truth.optimum >= t5 >= t10 >= t20
+        t5, t10, t20 = (tuple(truth.thresholds[k]) for k in ("5", "10", "20"))
+        assert tuple(truth.optimum_key) >= t5 >= t10 >= t20
+        assert 1 <= truth.optimal_count <= truth.credited["5"] <= truth.credited["10"]
+
+
+def test_every_task_credits_about_a_percent_of_its_feasible_plans(tasks, truths):
+    """Ties on the scored key never make OR-A % credit more than max(2, 2 x A %) of X_feas."""
+    for task in tasks:
+        truth = truths[task.task_id]
+        assert task.objective.tie_break is not None, task.task_id
+        for a in TOP_PERCENTS:
+            credited, n = truth.credited[str(a)], truth.feasible_count
+            assert rank_position(a, n) <= credited <= credit_bound(a, n), (task.task_id, a)
 
 
 def _reference_sample(tasks, per_cell=5):
@@ -64,15 +77,40 @@ def test_reference_enumerator_agrees_exactly(conn, tasks, truths):
         assert slow.feasible_count == fast.feasible_count, task.task_id
         assert slow.optimum == fast.optimum, task.task_id
         assert slow.thresholds == fast.thresholds, task.task_id
+        assert slow.optimum_key == fast.optimum_key, task.task_id
+        assert slow.credited == fast.credited, task.task_id
+        assert slow.optimal_count == fast.optimal_count, task.task_id
+
+
+def _without_tie_break(task):
+    return task.model_copy(
+        update={"objective": task.objective.model_copy(update={"tie_break": None})}
+    )
 
 
 def test_rank_counts_match_the_enumeration(conn, tasks):
-    from travelgym.suites.compass.reference_solver import enumerate_feasible
+    """Counts on the scored key agree with Algorithm 1 for both key shapes (cost then a hotel
+    metric; an objective then the cost) and for a key without a tie-break, where ties share a
+    rank and the threshold credits all of them."""
+    from travelgym.suites.compass.reference_solver import enumerate_feasible, reference_solve
 
-    task = _reference_sample(tasks, per_cell=1)[2]  # a level-2 task
-    ranking = Ranking(task, build_components(conn, task))
-    plans = enumerate_feasible(conn, task)
-    for utility, _ in plans[:: max(1, len(plans) // 25)]:
-        better = sum(1 for u, _ in plans if u > utility)
-        assert ranking.count_better(utility) == better
-        assert ranking.count_at_least(utility) == sum(1 for u, _ in plans if u >= utility)
+    sample = _reference_sample(tasks, per_cell=1)
+    by_cost = next(t for t in sample if getattr(t.objective, "metric", None) == "total_cost")
+    feature = next(t for t in sample if t.objective.type == "feature_count" and t.level >= 2)
+    checked_ties = False
+    for task in (by_cost, feature, _without_tie_break(feature), _without_tie_break(by_cost)):
+        ranking = Ranking(task, build_components(conn, task))
+        plans = enumerate_feasible(conn, task)
+        for key, _ in plans[:: max(1, len(plans) // 25)]:
+            better = sum(1 for k, _ in plans if k > key)
+            assert ranking.count_better(key) == better, task.task_id
+            assert ranking.count_at_least(key) == sum(1 for k, _ in plans if k >= key)
+        fast, slow = solve(conn, task), reference_solve(conn, task)
+        assert fast.model_dump(exclude={"optimal_plan"}) == slow.model_dump(
+            exclude={"optimal_plan"}
+        ), task.task_id
+        if task.objective.tie_break is None and task.objective.type == "feature_count":
+            truth = solve(conn, task)
+            # without a stated tie-break a feature count ties massively: credited shows it
+            checked_ties = truth.credited["5"] > rank_position(5, truth.feasible_count)
+    assert checked_ties

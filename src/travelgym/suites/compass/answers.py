@@ -54,3 +54,34 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
         notes.append(note)
     return [{"task_id": e["task_id"], "trial": e.get("trial", 0),
              "recommendation": e.get("final_recommendation")} for e in run.episodes]  # fmt: skip
+
+
+def refuse_other_task_version(answers: Path, tasks_path: Path, db_seed: int) -> None:
+    """Refuse to re-score a run directory made on another database seed or with another task
+    file: its episodes keep the scores of their own version, and scoring them against these
+    tasks would silently change what they mean."""
+    import hashlib
+    import json
+
+    manifest_file = Path(answers) / "manifest.json"
+    if not Path(answers).is_dir() or not manifest_file.is_file():
+        return
+    try:
+        manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # read_answers reports an unreadable run directory
+    if not isinstance(manifest, dict):
+        return
+    run_seed = manifest.get("db_seed")
+    if isinstance(run_seed, int) and run_seed != db_seed:
+        raise UserError(
+            f"{answers}: the run used database seed {run_seed}; score it with --seed {run_seed}"
+        )
+    sha = manifest.get("tasks_sha256")
+    current = hashlib.sha256(Path(tasks_path).read_bytes()).hexdigest()
+    if sha and sha != current:
+        raise UserError(
+            f"{answers}: the run was made with another task file (sha256 {str(sha)[:12]}, this "
+            f"install's is {current[:12]}); its episodes keep the scores of their own task "
+            "version, re-scoring them against these tasks is refused"
+        )

@@ -27,6 +27,17 @@ HOTEL_COUNT = {
 }
 DEFAULT_HOTEL_COUNT = 20
 
+# Hotel distance to the park entrance: LogNormal(median, sigma) km, capped at 95 km. Death Valley
+# and Everglades have "few nearby lodging options" (Appendix F, Fig. 15 bottom right): their
+# hotels sit in distant gateway towns, never within 10 km, and no in-park lodge is bookable;
+# every other park has at least one hotel within 10 km (an in-park lodge or the nearest motel).
+DISTANCE_MEDIAN_KM = 18.0
+DISTANCE_SIGMA = 0.7
+REMOTE_LODGING = {"deva": (55.0, 12.0), "ever": (48.0, 12.0)}  # park -> (median km, minimum km)
+NEAR_ENTRANCE_KM = (0.5, 8.0)  # the nearest hotel of every other park
+IN_PARK_LODGE_PROBABILITY = 0.6
+IN_PARK_LODGE_KM = (0.5, 4.0)
+
 # Relative nightly price level per park; Rocky Mountain is the most expensive (Fig. 15).
 PRICE_INDEX = {
     "romo": 1.75,

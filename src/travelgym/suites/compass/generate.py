@@ -35,7 +35,7 @@ from travelgym.suites.compass.reference import (
 )
 from travelgym.suites.compass.schema import DDL, INDEXES, SCHEMA_VERSION, TABLE_ORDER
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "1.1.0"
 DEFAULT_SEED = 0
 
 
@@ -128,6 +128,17 @@ def _hotel_name(
     return name, None
 
 
+def _hotel_distance(rng: np.random.Generator, park_id: str, index: int) -> float:
+    """Road km from the park entrance of a park's ``index``-th hotel (see ``calibration``)."""
+    if park_id in cal.REMOTE_LODGING:
+        median, least = cal.REMOTE_LODGING[park_id]
+        return float(min(95.0, max(least, rng.lognormal(math.log(median), cal.DISTANCE_SIGMA))))
+    if index == 0:  # a historic in-park lodge at many parks, else the motel by the entrance
+        inside = rng.random() < cal.IN_PARK_LODGE_PROBABILITY
+        return float(rng.uniform(*(cal.IN_PARK_LODGE_KM if inside else cal.NEAR_ENTRANCE_KM)))
+    return float(min(95.0, rng.lognormal(math.log(cal.DISTANCE_MEDIAN_KM), cal.DISTANCE_SIGMA)))
+
+
 def _insert_hotels(conn: sqlite3.Connection, seed: int) -> None:
     rng = _rng(seed, "hotels")
     used: set[str] = set()
@@ -149,10 +160,7 @@ def _insert_hotels(conn: sqlite3.Connection, seed: int) -> None:
             )
             town = park.gateway_towns[rng.integers(len(park.gateway_towns))]
             name, brand = _hotel_name(rng, stars, town, used)
-            inside = i == 0 and rng.random() < 0.6  # a historic in-park lodge at many parks
-            dist = float(
-                rng.uniform(0.5, 4.0) if inside else min(95.0, rng.lognormal(math.log(18), 0.7))
-            )
+            dist = _hotel_distance(rng, park.park_id, i)
             bearing = rng.uniform(0, 2 * math.pi)
             crow = dist / 1.3
             lat = park.lat + crow / 111.0 * math.cos(bearing)

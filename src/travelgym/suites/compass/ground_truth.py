@@ -11,6 +11,7 @@ from travelgym.db import connect_readonly
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
 from travelgym.suites.compass.solver import solve
+from travelgym.suites.compass.task_sets import task_file_for
 from travelgym.suites.compass.tasks import (
     GROUND_TRUTH_FORMAT_VERSION,
     PACKAGE_TASKS,
@@ -41,11 +42,12 @@ def solve_all(db_path: Path, tasks: list[Task]) -> list[GroundTruth]:
 def ensure_ground_truth(
     seed: int = 0,
     data_dir: str | os.PathLike[str] | None = None,
-    tasks_path: Path = PACKAGE_TASKS,
+    tasks_path: Path | None = None,
 ) -> tuple[Path, dict[str, GroundTruth]]:
-    """The ground-truth file for the shipped tasks on this seed's database, (re)built when
-    missing or when the database or the task file changed."""
+    """The ground-truth file for this seed's tasks (``task_sets.task_file_for``) on this seed's
+    database, (re)built when missing or when the database or the task file changed."""
     db = ensure_database(seed=seed, data_dir=data_dir)
+    tasks_path = tasks_path or task_file_for(seed, data_dir)
     path = ground_truth_path(seed, data_dir)
     expected = {
         "format_version": GROUND_TRUTH_FORMAT_VERSION,

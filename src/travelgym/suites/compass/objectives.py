@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from travelgym.suites.compass.facts import Facts, PlanFacts
 
@@ -52,6 +52,16 @@ FEATURES: dict[str, tuple[str, Callable[[Facts], bool], str]] = {
     ),
 }  # fmt: skip
 HOTEL_FEATURES = tuple(n for n, (c, _, _) in FEATURES.items() if c == "hotel")
+# Tie-breaks the solver can count exactly: the cheaper plan for every objective but cost, and a
+# hotel metric for a cost objective (see ``solver.Ranking``).
+HOTEL_METRICS = ("review_score", "distance", "review_count", "star_rating")
+TIE_BREAK_PHRASES = {
+    "total_cost": "the cheaper one",
+    "review_score": "the one with better guest reviews",
+    "distance": "the hotel closer to the park",
+    "review_count": "the hotel with more reviews",
+    "star_rating": "the hotel with more stars",
+}
 FLIGHT_FEATURES = tuple(n for n, (c, _, _) in FEATURES.items() if c == "flight")
 
 
@@ -59,6 +69,9 @@ class SingleMetric(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     type: Literal["single_metric"] = "single_metric"
     metric: Metric
+    # The user's stated second criterion for options equal on the metric (None: plans equal on
+    # the metric share a rank).
+    tie_break: Metric | None = None
     # metric -> (component, value from facts, minimise?, phrase, unit)
     _SPEC: ClassVar[dict] = {
         "total_cost": ("plan", None, True, "the lowest total price", "USD"),
@@ -72,9 +85,17 @@ class SingleMetric(BaseModel):
                             "the shortest total flying time", "minutes"),
     }  # fmt: skip
 
+    @model_validator(mode="after")
+    def _countable_tie_break(self):
+        return _check_tie_break(self, self.metric)
+
     @property
     def minimise(self) -> bool:
         return self._SPEC[self.metric][2]
+
+    def secondary(self) -> SingleMetric | None:
+        """The tie-break as an objective of its own (None when the task states none)."""
+        return SingleMetric(metric=self.tie_break) if self.tie_break else None
 
     def hotel_utility(self, h: Facts, travellers: int) -> float:
         component, value, minimise, _, _ = self._SPEC[self.metric]
@@ -97,15 +118,27 @@ class SingleMetric(BaseModel):
         return round(value / 100, 2) if self.metric == "total_cost" else value
 
     def sentence(self) -> str:
-        return f"Among all options that meet my requirements, I want {self._SPEC[self.metric][3]}."
+        return (
+            f"Among all options that meet my requirements, I want {self._SPEC[self.metric][3]}."
+            + tie_break_sentence(self.tie_break)
+        )
 
 
 class FeatureCount(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     type: Literal["feature_count"] = "feature_count"
     features: list[Literal[tuple(FEATURES)]] = Field(min_length=1)  # type: ignore[valid-type]
+    tie_break: Metric | None = None
 
     minimise: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _countable_tie_break(self):
+        return _check_tie_break(self, None)
+
+    def secondary(self) -> SingleMetric | None:
+        """The tie-break as an objective of its own (None when the task states none)."""
+        return SingleMetric(metric=self.tie_break) if self.tie_break else None
 
     def _count(self, facts: Facts, component: str):
         # works on scalar facts and on columns of facts (numpy arrays) alike
@@ -139,10 +172,44 @@ class FeatureCount(BaseModel):
 
     def sentence(self) -> str:
         wishes = ", ".join(FEATURES[n][2] for n in self.features)
-        return f"Beyond my requirements, I'd like as many of these as possible: {wishes}."
+        return (
+            f"Beyond my requirements, I'd like as many of these as possible: {wishes}."
+            + tie_break_sentence(self.tie_break)
+        )
+
+
+def _check_tie_break(objective, metric: str | None):
+    """Only tie-breaks the solver counts exactly: cost after any other objective, a hotel metric
+    after cost."""
+    tie = objective.tie_break
+    if tie is None:
+        return objective
+    allowed = HOTEL_METRICS if metric == "total_cost" else ("total_cost",)
+    if tie not in allowed:
+        raise ValueError(
+            f"tie_break {tie!r} after {metric or 'a feature count'}: use one of {allowed}"
+        )
+    return objective
+
+
+def tie_break_sentence(tie_break: str | None) -> str:
+    """How the user states the tie-break (empty when there is none)."""
+    if tie_break is None:
+        return ""
+    return f" If two options are equally good on that, I'd take {TIE_BREAK_PHRASES[tie_break]}."
 
 
 Objective = Annotated[SingleMetric | FeatureCount, Field(discriminator="type")]
+
+
+def plan_key(objective: SingleMetric | FeatureCount, plan: PlanFacts) -> tuple[float, float]:
+    """The scored key of a plan: its utility, then the utility of the stated tie-break (0 when
+    the task states none). Plans are compared lexicographically on it; equal keys share a rank."""
+    secondary = objective.secondary()
+    return (
+        float(plan_utility(objective, plan)),
+        float(plan_utility(secondary, plan)) if secondary else 0.0,
+    )
 
 
 def plan_utility(objective: SingleMetric | FeatureCount, plan: PlanFacts) -> float:

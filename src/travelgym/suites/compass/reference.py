@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from travelgym.geo import driving_hours, driving_km
+from travelgym.geo import driving_hours, driving_km, haversine_km
 
 
 @dataclass(frozen=True)
@@ -280,6 +280,16 @@ def park_by_id(park_id: str) -> Park:
         if park.park_id == park_id:
             return park
     raise KeyError(park_id)
+
+
+def nearest_park(park_id: str, max_km: float = 600.0) -> str | None:
+    """The park nearest to ``park_id`` as the crow flies, if within ``max_km`` (the second park
+    a user may consider for the same trip)."""
+    home = park_by_id(park_id)
+    distance = {p.park_id: haversine_km(home.lat, home.lon, p.lat, p.lon) for p in PARKS}
+    del distance[park_id]
+    best = min(distance, key=distance.__getitem__)
+    return best if distance[best] <= max_km else None
 
 
 def all_airport_codes() -> list[str]:

@@ -13,7 +13,7 @@ import math
 import sqlite3
 
 from travelgym.suites.compass.facts import PlanFacts, flight_facts, hotel_facts, permit_facts
-from travelgym.suites.compass.objectives import plan_utility
+from travelgym.suites.compass.objectives import plan_key, plan_utility
 from travelgym.suites.compass.packages import FlightPackage, HotelPackage, PermitPackage
 from travelgym.suites.compass.resolver import resolve_package
 from travelgym.suites.compass.solver import TOP_PERCENTS, rank_position
@@ -27,8 +27,10 @@ def _component_ok(task: Task, plan: PlanFacts, component: str) -> bool:
     return all(c.check(plan) is None for c in task.constraints if c.component == component)
 
 
-def enumerate_feasible(conn: sqlite3.Connection, task: Task) -> list[tuple[float, dict]]:
-    """Every feasible plan with its utility, best first (ties by package IDs)."""
+def enumerate_feasible(
+    conn: sqlite3.Connection, task: Task
+) -> list[tuple[tuple[float, float], dict]]:
+    """Every feasible plan with its scored key, best first (equal keys by package IDs)."""
     n = task.travellers
     feasible = []
     for park_id in task.park.park_ids:
@@ -83,8 +85,10 @@ def enumerate_feasible(conn: sqlite3.Connection, task: Task) -> list[tuple[float
                 if all(c.check(plan) is None for c in task.constraints):
                     ids = {"hotel": h["package_id"], "flight": f and f["package_id"],
                            "permit": p and p["package_id"]}  # fmt: skip
-                    feasible.append((float(plan_utility(task.objective, plan)), ids))
-    feasible.sort(key=lambda item: (-item[0], tuple(v or "" for v in item[1].values())))
+                    feasible.append((plan_key(task.objective, plan), ids))
+    feasible.sort(
+        key=lambda item: (-item[0][0], -item[0][1], tuple(v or "" for v in item[1].values()))
+    )
     return feasible
 
 
@@ -96,12 +100,16 @@ def reference_solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
                            thresholds={}, optimal_plan={})  # fmt: skip
     size = len(feasible)
     best = feasible[0][0]
+    thresholds = {str(a): feasible[rank_position(a, size) - 1][0] for a in TOP_PERCENTS}
     return GroundTruth(
         task_id=task.task_id,
         feasible_count=size,
-        optimum=best,
-        optimum_value=task.objective.metric_value(best),
-        thresholds={str(a): feasible[rank_position(a, size) - 1][0] for a in TOP_PERCENTS},
+        optimum=best[0],
+        optimum_value=task.objective.metric_value(best[0]),
+        optimum_key=best,
+        thresholds=thresholds,
+        credited={a: sum(key >= t for key, _ in feasible) for a, t in thresholds.items()},
+        optimal_count=sum(key >= best for key, _ in feasible),
         optimal_plan=feasible[0][1],
     )
 

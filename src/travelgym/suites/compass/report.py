@@ -95,7 +95,8 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
     from travelgym.suites.compass.report_data import Encoder, task_record
     from travelgym.suites.compass.report_verdicts import Verdicts
     from travelgym.suites.compass.scoring import PlanScore, summarize
-    from travelgym.suites.compass.tasks import PACKAGE_TASKS, load_tasks
+    from travelgym.suites.compass.task_sets import task_file_for
+    from travelgym.suites.compass.tasks import load_tasks
 
     timings: dict[str, float] = {}
     notes: list[str] = []
@@ -108,13 +109,13 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
 
     clock = time.perf_counter()
     tasks = {t.task_id: t for t in load_tasks()}
-    current_sha = tasks_sha256(PACKAGE_TASKS)
+    verdicts = Verdicts(tasks, data_dir)
     for run in runs:
         sha = run.manifest.get("tasks_sha256")
+        current_sha = tasks_sha256(task_file_for(db_seed(run), data_dir))
         if sha and sha != current_sha:
             notes.append(f"{run.label}: its task file differs from the installed one; verdicts "
                          "use the installed tasks")  # fmt: skip
-    verdicts = Verdicts(tasks, data_dir)
     encoder = Encoder(verdicts, max_result_chars)
     try:
         run_records = []
@@ -129,9 +130,10 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
         used = {e.task_id for run in runs for e in run.episodes}
         seeds = sorted({db_seed(run) for run in runs})
         truths = verdicts.truths.get(seeds[0]) or verdicts.database(seeds[0])[1]
-        task_records = {tid: task_record(tasks[tid], truths.get(tid))
-                        for tid in sorted(used) if tid in tasks}  # fmt: skip
-        unknown = sorted(used - set(tasks))
+        seed_tasks = verdicts.tasks_of(seeds[0])
+        task_records = {tid: task_record(seed_tasks[tid], truths.get(tid))
+                        for tid in sorted(used) if tid in seed_tasks}  # fmt: skip
+        unknown = sorted(used - set(seed_tasks))
         if unknown:
             notes.append(f"{len(unknown)} task(s) not in the installed task file: "
                          f"{', '.join(unknown[:10])}")  # fmt: skip

@@ -25,6 +25,7 @@ class Verdicts:
     def __init__(self, tasks: dict[str, Task], data_dir: Path | None) -> None:
         self.tasks = tasks
         self.data_dir = data_dir
+        self._tasks_of: dict[int, dict[str, Task]] = {}
         self.items: list[dict[str, Any]] = []
         self._index: dict[tuple, int] = {}
         self._dbs: dict[int, tuple[sqlite3.Connection, dict[str, GroundTruth]]] = {}
@@ -43,6 +44,19 @@ class Verdicts:
             self.truths[seed] = truths
         return self._dbs[seed]
 
+    def tasks_of(self, seed: int) -> dict[str, Task]:
+        """The tasks of database seed ``seed`` (seed 0: the tasks given; others: their own
+        generated task file)."""
+        if seed == 0:
+            return self.tasks
+        if seed not in self._tasks_of:
+            from travelgym.suites.compass.task_sets import task_file_for
+            from travelgym.suites.compass.tasks import load_tasks
+
+            path = task_file_for(seed, self.data_dir)
+            self._tasks_of[seed] = {t.task_id: t for t in load_tasks(path)}
+        return self._tasks_of[seed]
+
     def ranking(self, seed: int, task: Task):
         key = (seed, task.task_id)
         if key not in self._rankings:
@@ -59,7 +73,7 @@ class Verdicts:
 
     def verdict(self, seed: int, task_id: str, recommendation: Any) -> int | None:
         """The index of this recommendation's verdict in ``items`` (None: unknown task)."""
-        task = self.tasks.get(task_id)
+        task = self.tasks_of(seed).get(task_id)
         if task is None or not isinstance(recommendation, dict):
             return None
         key = (seed, task_id, json.dumps(recommendation, sort_keys=True, default=str))
@@ -103,7 +117,7 @@ class Verdicts:
         if len(options) > 1:
             item["hotel"] = best.recommendation.get("hotel")
         if best.feasible:
-            rank = self.ranking(seed, task).count_better(best.utility) + 1
+            rank = self.ranking(seed, task).count_better(best.key) + 1
             item.update(u=best.utility, val=best.objective_value, gap=best.optimality_gap,
                         rank=rank, pct=round(100 * rank / truth.feasible_count, 4),
                         top=[best.top.get(a, False) for a in ("5", "10", "20")],

@@ -2,7 +2,8 @@
 
 A plan is feasible when it has the components its level needs, each resolves and is bookable,
 and every hard constraint (revealed or not) holds. OR-A % holds when the plan is feasible and its
-utility is at least the top-A % threshold (ties count in the agent's favour).
+scored key (utility, then the tie-break the user stated) is at least the key of the plan at rank
+ceil(A % x |X_feas|); plans equal on the whole key share a rank.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from travelgym.suites.compass.facts import PlanFacts, flight_facts, hotel_facts, permit_facts
-from travelgym.suites.compass.objectives import plan_utility
+from travelgym.suites.compass.objectives import plan_key
 from travelgym.suites.compass.packages import PackageIdError
 from travelgym.suites.compass.resolver import (
     FlightOffer,
@@ -41,6 +42,7 @@ class PlanScore(BaseModel):
     feasible: bool
     violations: list[str]
     utility: float | None = None
+    key: tuple[float, float] | None = None  # (utility, tie-break utility): what ranks it
     objective_value: float | None = None
     optimum_value: float | None = None
     optimality_gap: float | None = None  # |f(x') - f(x*)| in the objective's unit
@@ -139,14 +141,15 @@ def score_plan(
         score.feasible = False
         score.top = {str(a): False for a in TOP_PERCENTS}
         return score
-    utility = float(plan_utility(task.objective, plan))
-    score.utility = utility
+    key = plan_key(task.objective, plan)
+    utility = key[0]
+    score.utility, score.key = utility, key
     score.objective_value = task.objective.metric_value(utility)
     score.optimality_gap = round(abs(score.objective_value - truth.optimum_value), 6)
-    score.top = {str(a): utility >= truth.thresholds[str(a)] for a in TOP_PERCENTS}
-    score.optimal = utility >= truth.optimum
+    score.top = {str(a): key >= tuple(truth.thresholds[str(a)]) for a in TOP_PERCENTS}
+    score.optimal = key >= tuple(truth.optimum_key or (truth.optimum, 0.0))
     if ranking is not None:
-        score.rank = ranking.count_better(utility) + 1
+        score.rank = ranking.count_better(key) + 1
         score.rank_percentile = round(100 * score.rank / truth.feasible_count, 4)
     return score
 
@@ -154,7 +157,7 @@ def score_plan(
 def best_of(scores: list[PlanScore]) -> PlanScore:
     """Level I agents may recommend several hotels: the best one counts (Appendix G.3)."""
     return max(
-        scores, key=lambda s: (s.feasible, s.utility if s.utility is not None else -math.inf)
+        scores, key=lambda s: (s.feasible, s.key if s.key is not None else (-math.inf, -math.inf))
     )
 
 

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from travelgym.suites.compass.constraints import TaskSpec
-from travelgym.suites.compass.facts import HOTEL_FLAGS, ROOM_FLAGS, cents
-from travelgym.suites.compass.objectives import SingleMetric
+from travelgym.suites.compass.facts import HOTEL_FLAGS, ROOM_FLAGS
 from travelgym.suites.compass.packages import (
-    FlightPackage,
-    HotelPackage,
-    PermitPackage,
     day_to_date,
+)
+from travelgym.suites.compass.ranking import (
+    Components,
+    Group,
+    Ranking,
+    rank_position,
 )
 from travelgym.suites.compass.tasks import GroundTruth, Task
 
@@ -32,23 +33,6 @@ NO_BUDGET = 1 << 60
 
 
 Columns = dict[str, np.ndarray]
-
-
-@dataclass
-class Group:
-    """One (park, check-in, check-out) group: hotels x completions (flight, permit pairs).
-
-    Hotels are row indices into the hotel columns; a completion is a (flight row, permit row)
-    pair, -1 where the level has no such component."""
-
-    key: tuple[str, int, int]
-    hotel_rows: np.ndarray
-    flight_rows: np.ndarray
-    permit_rows: np.ndarray
-    h_cost: np.ndarray = field(init=False)
-    h_util: np.ndarray = field(init=False)
-    c_cost: np.ndarray = field(init=False)
-    c_util: np.ndarray = field(init=False)
 
 
 def _columns(names: list[str], rows: list[tuple]) -> Columns:
@@ -131,12 +115,6 @@ def query_hotels(conn: sqlite3.Connection, task: Task, spec: TaskSpec) -> Column
     return cols
 
 
-def hotel_package_id(cols: Columns, i: int) -> str:
-    return HotelPackage(
-        int(cols["config_id"][i]), int(cols["start"][i]), int(cols["end"][i]), int(cols["rooms"][i])
-    ).id
-
-
 def query_flights(conn: sqlite3.Connection, task: Task, spec: TaskSpec) -> Columns:
     """Every bookable round trip on an allowed stay's dates into the park's airports."""
     values, vparams = _stays_values(task.dates.date_pairs())
@@ -179,10 +157,6 @@ def query_flights(conn: sqlite3.Connection, task: Task, spec: TaskSpec) -> Colum
     return cols
 
 
-def flight_package_id(cols: Columns, i: int) -> str:
-    return FlightPackage(int(cols["template_id"][i]), int(cols["start"][i]), int(cols["end"][i])).id
-
-
 def query_permits(conn: sqlite3.Connection, task: Task, spec: TaskSpec) -> Columns:
     """Every bookable permit start date for the required permit(s) and duration."""
     where, params = _where(task, spec, "permit_where")
@@ -202,20 +176,6 @@ def query_permits(conn: sqlite3.Connection, task: Task, spec: TaskSpec) -> Colum
     cols = _columns(names, conn.execute(sql, params).fetchall())
     cols["days"] = np.full(len(cols["start"]), task.permit.days)
     return cols
-
-
-def permit_package_id(cols: Columns, i: int) -> str:
-    return PermitPackage(int(cols["permit_id"][i]), int(cols["start"][i]), int(cols["days"][i])).id
-
-
-@dataclass
-class Components:
-    """The component columns of one task and its (park, check-in, check-out) groups."""
-
-    hotels: Columns
-    flights: Columns | None
-    permits: Columns | None
-    groups: list[Group]
 
 
 def _keys(cols: Columns) -> list[tuple]:
@@ -256,6 +216,14 @@ def group_components(
             flights_by_key.setdefault(key, []).append(i)
     h_cost_all = hotels["cost"].astype(np.int64)
     h_util_all = _as_array(obj.hotel_utility(hotels, n), len(h_cost_all))
+    secondary = obj.secondary()
+    # Only a cost objective's tie-break lives on the hotel; every other tie-break is the cost.
+    by_cost = getattr(obj, "metric", None) == "total_cost"
+    h_sec_all = (
+        _as_array(secondary.hotel_utility(hotels, n), len(h_cost_all))
+        if secondary is not None and by_cost
+        else np.zeros(len(h_cost_all))
+    )
     if flights is not None:
         f_cost_all = flights["per_pax"].astype(np.int64) * n
         f_util_all = _as_array(obj.flight_utility(flights, n), len(f_cost_all))
@@ -283,6 +251,7 @@ def group_components(
             continue
         g = Group(key, hotel_rows, flight_rows, permit_rows)
         g.h_cost, g.h_util = h_cost_all[hotel_rows], h_util_all[hotel_rows]
+        g.h_sec = h_sec_all[hotel_rows]
         g.c_cost = np.zeros(len(flight_rows), dtype=np.int64)
         g.c_util = np.zeros(len(flight_rows), dtype=np.float64)
         if flights is not None:
@@ -295,105 +264,8 @@ def group_components(
     return Components(hotels, flights, permits, groups)
 
 
-class Ranking:
-    """Counts and ranks the feasible set of one task without materialising it."""
-
-    def __init__(self, task: Task, components: Components) -> None:
-        self.task = task
-        self.components = components
-        self.groups = components.groups
-        self.budget = cents(task.budget.max_total) if task.budget else NO_BUDGET
-        self.by_cost = (
-            isinstance(task.objective, SingleMetric) and task.objective.metric == "total_cost"
-        )
-        self._parts = [self._prepare(g) for g in self.groups]
-
-    def _prepare(self, g: Group):
-        """Split the side with fewer distinct utilities into per-utility sorted cost arrays."""
-        if self.by_cost:
-            return np.sort(g.c_cost)
-        h_distinct, c_distinct = np.unique(g.h_util), np.unique(g.c_util)
-        if len(c_distinct) <= len(h_distinct):
-            small = [(u, np.sort(g.c_cost[g.c_util == u])) for u in c_distinct]
-            return small, g.h_cost, g.h_util
-        small = [(u, np.sort(g.h_cost[g.h_util == u])) for u in h_distinct]
-        return small, g.c_cost, g.c_util
-
-    def count_at_least(self, t: float) -> int:
-        """Feasible plans with utility >= t."""
-        total = 0
-        for g, part in zip(self.groups, self._parts, strict=True):
-            if self.by_cost:
-                limit = min(self.budget, int(-t)) if t != -math.inf else self.budget
-                total += int(np.searchsorted(part, limit - g.h_cost, side="right").sum())
-                continue
-            small, other_cost, other_util = part
-            for u, costs in small:
-                mask = other_util >= t - u
-                if mask.any():
-                    total += int(
-                        np.searchsorted(costs, self.budget - other_cost[mask], side="right").sum()
-                    )
-        return total
-
-    def count_better(self, utility: float) -> int:
-        """Feasible plans strictly better than ``utility``."""
-        return self.count_at_least(utility + 1 if self.by_cost else np.nextafter(utility, math.inf))
-
-    @property
-    def size(self) -> int:
-        return self.count_at_least(-math.inf)
-
-    def kth_best(self, k: int) -> float:
-        """Utility of the k-th best feasible plan (1-based)."""
-        if self.by_cost:
-            lo, hi = 0, self.budget if self.budget != NO_BUDGET else self._max_cost()
-            while lo < hi:  # smallest cost v with count(cost <= v) >= k
-                mid = (lo + hi) // 2
-                if self.count_at_least(-mid) >= k:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            return float(-lo)
-        candidates = np.unique(np.concatenate([
-            (u + np.unique(other_util)) for small, _, other_util in self._parts for u, _ in small
-        ]))  # fmt: skip
-        lo, hi = 0, len(candidates) - 1  # largest candidate t with count(>= t) >= k
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.count_at_least(candidates[mid]) >= k:
-                lo = mid
-            else:
-                hi = mid - 1
-        return float(candidates[lo])
-
-    def _max_cost(self) -> int:
-        return int(max(g.h_cost.max() + g.c_cost.max() for g in self.groups))
-
-    def find_plan(self, utility: float) -> dict[str, str | None]:
-        """A feasible plan with exactly this utility (the first in group/package order)."""
-        comp = self.components
-        for g in self.groups:
-            for i in range(len(g.hotel_rows)):
-                ok = (g.c_cost <= self.budget - g.h_cost[i]) & (g.h_util[i] + g.c_util == utility)
-                if ok.any():
-                    j = int(np.flatnonzero(ok)[0])
-                    f, p = int(g.flight_rows[j]), int(g.permit_rows[j])
-                    return {
-                        "hotel": hotel_package_id(comp.hotels, int(g.hotel_rows[i])),
-                        "flight": flight_package_id(comp.flights, f) if f >= 0 else None,
-                        "permit": permit_package_id(comp.permits, p) if p >= 0 else None,
-                    }
-        raise LookupError("no feasible plan with that utility")
-
-
-def rank_position(percent: int, size: int) -> int:
-    """Position (1-based, best first) whose utility is the top-``percent`` % threshold."""
-    return max(1, math.ceil(percent / 100 * size))
-
-
 def solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
-    """Exact ground truth of one task."""
+    """Exact ground truth of one task on its scored key."""
     ranking = Ranking(task, build_components(conn, task))
     size = ranking.size
     if size == 0:
@@ -410,8 +282,11 @@ def solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
     return GroundTruth(
         task_id=task.task_id,
         feasible_count=size,
-        optimum=best,
-        optimum_value=task.objective.metric_value(best),
+        optimum=best[0],
+        optimum_value=task.objective.metric_value(best[0]),
+        optimum_key=best,
         thresholds=thresholds,
+        credited={a: ranking.count_at_least(key) for a, key in thresholds.items()},
+        optimal_count=ranking.count_at_least(best),
         optimal_plan=ranking.find_plan(best),
     )

@@ -45,22 +45,26 @@ class CompassRun(SuiteRun):
                  db_seed: int, data_dir: Path | None) -> None:  # fmt: skip
         from travelgym.db import connect_readonly
         from travelgym.suites.compass.build import ensure_database
-        from travelgym.suites.compass.ground_truth import ensure_ground_truth, tasks_sha256
-        from travelgym.suites.compass.tasks import PACKAGE_TASKS, load_tasks
+        from travelgym.suites.compass.ground_truth import ensure_ground_truth
+        from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
+        from travelgym.suites.compass.tasks import load_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
-        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
+        tasks_path = task_file_for(db_seed, data_dir)
+        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path)
         self.options = options
-        self.tasks = select_tasks(load_tasks(), task_ids, options.level, limit)
+        self.tasks = select_tasks(load_tasks(tasks_path), task_ids, options.level, limit)
         self.trials = options.trials
         self.db_path, self.db_hash = db.path, db.metadata["content_hash"]
-        self.tasks_sha256 = tasks_sha256(PACKAGE_TASKS)
+        self.task_file = task_file_identity(tasks_path)
+        self.tasks_sha256 = self.task_file["tasks_sha256"]
         self.conn = connect_readonly(db.path)
         self.backend: Any = None
         self.label = ""
 
     def manifest(self) -> dict[str, Any]:
-        return {"user": self.options.user, "max_turns": self.options.max_turns}
+        identity = {k: v for k, v in self.task_file.items() if k != "tasks_sha256"}
+        return {"user": self.options.user, "max_turns": self.options.max_turns, **identity}
 
     def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
                       seed: int = 0) -> AgentFactory:  # fmt: skip
@@ -221,13 +225,16 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
               notes: list[str]) -> dict[str, Any]:  # fmt: skip
         from travelgym.core.answers import refuse_nothing_known
         from travelgym.db import connect_readonly
-        from travelgym.suites.compass.answers import read_answers
+        from travelgym.suites.compass.answers import read_answers, refuse_other_task_version
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
         from travelgym.suites.compass.scoring import score_answers
+        from travelgym.suites.compass.task_sets import task_file_for
         from travelgym.suites.compass.tasks import load_tasks
 
         entries = read_answers(answers, notes)
-        tasks = {t.task_id: t for t in load_tasks()}
+        tasks_path = task_file_for(seed, data_dir)
+        refuse_other_task_version(answers, tasks_path, seed)
+        tasks = {t.task_id: t for t in load_tasks(tasks_path)}
         refuse_nothing_known(answers, entries, set(tasks), "task_id")
         _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
         conn = connect_readonly(self.build(self.options(), seed, data_dir).path)

@@ -1,8 +1,11 @@
 """Seeded generator of the 281 COMPASS tasks with the paper's distribution (Sections 3.2, C.2).
 
-Each task is drawn, solved exactly, and kept only if its feasible set has at least
-``MIN_FEASIBLE`` plans (so the top 5 % is a real target) and the naive plan built from the first
-search results is not already in the top 5 % (so the task is not solved by the first result).
+Each task is drawn, solved exactly on its scored key (the objective, then a tie-break the user
+states), and kept only if its feasible set has at least ``MIN_FEASIBLE`` plans (so the top 5 %
+is a real target), OR-A % credits at most ``credit_bound(A, |X_feas|)`` plans for every A (ties
+do not inflate it), and the naive plan built from the first search results is not already in the
+top 5 % (so the task is not solved by the first result). The generator runs on any database
+seed: each seed gets its own deterministic task set with the same slots.
 """
 
 from __future__ import annotations
@@ -21,12 +24,12 @@ from travelgym.suites.compass.objectives import (
     SingleMetric,
 )
 from travelgym.suites.compass.packages import day_to_date
-from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS
-from travelgym.suites.compass.solver import Ranking, build_components, solve
+from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS, nearest_park, park_by_id
+from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve
 from travelgym.suites.compass.stories import write_story
 from travelgym.suites.compass.tasks import Persona, Task
 
-TASK_GENERATOR_VERSION = "1.0.0"
+TASK_GENERATOR_VERSION = "2.0.0"
 DEFAULT_TASK_SEED = 2025
 MIN_FEASIBLE = 20
 MAX_ATTEMPTS = 60
@@ -42,6 +45,27 @@ FEATURE_COUNTS = ([6, 7, 8, 9, 10], [0.1, 0.12, 0.45, 0.08, 0.25])
 EXTRA_COUNTS = {1: ([1, 2, 3, 4], [0.15, 0.35, 0.35, 0.15]), 2: ([0, 1, 2], [0.3, 0.45, 0.25]),
                 3: ([0, 1], [0.55, 0.45])}  # fmt: skip
 SPEEDS = {"slow": (0.4, 0.6), "medium": (0.6, 0.8), "fast": (0.8, 1.0)}
+COST_TIE_BREAKS = (
+    ["review_score", "distance", "star_rating", "review_count"],
+    [0.4, 0.3, 0.15, 0.15],
+)
+TWO_PARK_SHARE = 0.12  # Level I-II tasks whose user would take either of two nearby parks
+
+
+def credit_bound(percent: int, size: int) -> float:
+    """The most plans OR-``percent`` % may credit on a task with ``size`` feasible plans."""
+    return max(2.0, 2 * percent / 100 * size)
+
+
+def within_credit_bound(truth) -> bool:
+    """Does the ground truth credit at most ``credit_bound`` plans for every A?"""
+    return all(
+        truth.credited[str(a)] <= credit_bound(a, truth.feasible_count) for a in TOP_PERCENTS
+    )
+
+
+def park_name(park_id: str) -> str:
+    return park_by_id(park_id).name
 
 
 def _rng(seed: int, *parts: object) -> np.random.Generator:
@@ -121,12 +145,14 @@ def _objective(
 ) -> SingleMetric | FeatureCount:
     if otype == "single_metric":
         metrics, weights = METRICS[min(level, 2)]
-        return SingleMetric(metric=_pick(rng, metrics, weights))
+        metric = _pick(rng, metrics, weights)
+        tie = _pick(rng, *COST_TIE_BREAKS) if metric == "total_cost" else "total_cost"
+        return SingleMetric(metric=metric, tie_break=tie)
     implied = _implied_features(hard)
     pool = [f for f in HOTEL_FEATURES + (FLIGHT_FEATURES if level >= 2 else ()) if f not in implied]
     count = min(len(pool), int(_pick(rng, *FEATURE_COUNTS)))
     chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist())
-    return FeatureCount(features=[pool[i] for i in chosen])
+    return FeatureCount(features=[pool[i] for i in chosen], tie_break="total_cost")
 
 
 def _implied_features(hard: list) -> set[str]:
@@ -153,9 +179,13 @@ def draw_task(
 ) -> Task | None:
     """One candidate task (None when it fails the acceptance rules)."""
     park = PARKS[int(rng.integers(len(PARKS)))]
+    park_ids = [park.park_id]
+    neighbour = nearest_park(park.park_id)
+    if level < 3 and rng.random() < TWO_PARK_SHARE and neighbour is not None:
+        park_ids.append(neighbour)
     travellers = int(_pick(rng, [1, 2, 3, 4, 5, 6], [0.15, 0.4, 0.15, 0.2, 0.05, 0.05]))
     rooms = max(1, math.ceil(travellers / int(_pick(rng, [2, 2, 3, 4]))))
-    hard = [C.Park(park_ids=[park.park_id]), _dates(rng, level), C.Travellers(count=travellers),
+    hard = [C.Park(park_ids=park_ids), _dates(rng, level), C.Travellers(count=travellers),
             C.Rooms(count=rooms)]  # fmt: skip
     if level >= 2:
         city = _pick(rng, sorted(DEPARTURE_CITIES))
@@ -183,7 +213,7 @@ def draw_task(
         return None
     # budget: the total cost at a random quantile of the unbudgeted feasible set, in $50 steps
     quantile = float(rng.uniform(0.35, 0.8))
-    cost = -ranking.kth_best(max(1, math.ceil(quantile * size))) / 100
+    cost = -ranking.kth_best(max(1, math.ceil(quantile * size)))[0] / 100
     budget = C.Budget(max_total=float(math.ceil(cost / 50) * 50))
     constraints = _mark_revelation(rng, [*hard[:4], budget, *hard[4:]])
     task = Task(
@@ -192,10 +222,12 @@ def draw_task(
         objective=objective,
         constraints=constraints,
         persona=persona,
-        story=write_story(rng, park.name, travellers, constraints),
+        story=write_story(rng, [park_name(p) for p in park_ids], travellers, objective),
     )
     truth = solve(conn, task)
-    if truth.feasible_count < MIN_FEASIBLE or _naive_is_top(conn, task, truth):
+    if truth.feasible_count < MIN_FEASIBLE or not within_credit_bound(truth):
+        return None
+    if _naive_is_top(conn, task, truth):
         return None
     return task
 

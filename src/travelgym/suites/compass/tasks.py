@@ -22,8 +22,8 @@ from travelgym.suites.compass.constraints import (
 )
 from travelgym.suites.compass.objectives import Objective
 
-TASK_FORMAT_VERSION = "1"
-GROUND_TRUTH_FORMAT_VERSION = "1"
+TASK_FORMAT_VERSION = "2"
+GROUND_TRUTH_FORMAT_VERSION = "2"
 PACKAGE_TASKS = Path(__file__).resolve().parent / "data" / "tasks.jsonl"
 STYLES = {
     1: "extremely polite and personal",
@@ -102,14 +102,21 @@ class Task(BaseModel):
 
 
 class GroundTruth(BaseModel):
-    """The exact solution of one task: feasible-set size, optimum, top-A % thresholds."""
+    """The exact solution of one task on its scored key (utility, then the stated tie-break).
+
+    ``thresholds[A]`` is the key of the plan at rank ceil(A % x |X_feas|); ``credited[A]`` is
+    how many feasible plans are at least as good on the whole key (what OR-A % credits, ties
+    included) and ``optimal_count`` how many equal the best key."""
 
     model_config = ConfigDict(extra="forbid")
     task_id: str
     feasible_count: int
     optimum: float | None  # utility (higher is better; costs are negative cents)
     optimum_value: float | None  # the objective's metric in its own unit (dollars for costs)
-    thresholds: dict[str, float]  # "5" / "10" / "20" -> utility of the element at that rank
+    optimum_key: tuple[float, float] | None = None  # (utility, tie-break utility)
+    thresholds: dict[str, tuple[float, float]]  # "5" / "10" / "20" -> key at that rank
+    credited: dict[str, int] = {}  # "5" / "10" / "20" -> plans the threshold credits
+    optimal_count: int = 0
     optimal_plan: dict[str, str | None]  # {"hotel": ..., "flight": ..., "permit": ...}
 
 

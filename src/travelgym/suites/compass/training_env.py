@@ -95,11 +95,17 @@ class CompassTrainingEnv(SyncAPI):
         from travelgym.suites.compass.build import ensure_database
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
         from travelgym.suites.compass.suite import select_tasks
+        from travelgym.suites.compass.task_sets import task_file_for
         from travelgym.suites.compass.tasks import load_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
         _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
-        return cls(db, select_tasks(load_tasks(), task_ids, level, limit), truths, **kwargs)
+        return cls(
+            db,
+            select_tasks(load_tasks(task_file_for(db_seed, data_dir)), task_ids, level, limit),
+            truths,
+            **kwargs,
+        )
 
     @property
     def item_ids(self) -> list[str]:

@@ -43,6 +43,8 @@ class Park(ConstraintBase):
         return " or ".join(PARK_NAMES[p] for p in self.park_ids)
 
     def sentence(self):
+        if len(self.park_ids) > 1:
+            return f"Either {self._names()} would be fine for us: whichever gives the better trip."
         return f"We want to stay near {self._names()}."
 
 

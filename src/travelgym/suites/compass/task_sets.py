@@ -1,0 +1,74 @@
+"""Which task file goes with which database seed.
+
+The shipped task file was generated on the seed-0 database. A task is only valid for the
+database it was drawn on (its feasible set, budget and acceptance rules depend on the rows), so
+another database seed gets its own task file, generated once by the same deterministic
+generator with the same slots and cached under the data directory with a manifest (database
+hash, generator version, task seed). A stale cached file (another database or generator) is
+regenerated, never reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from travelgym.datafiles import dump_jsonl, manifest_path, read_manifest, write_manifest
+from travelgym.paths import suite_dir
+from travelgym.suites.compass.build import SUITE, ensure_database
+from travelgym.suites.compass.tasks import PACKAGE_TASKS, TASK_FORMAT_VERSION
+
+SHIPPED_DB_SEED = 0
+
+
+def generated_task_path(db_seed: int, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where the task file generated for database seed ``db_seed`` is cached."""
+    return suite_dir(SUITE, data_dir) / f"tasks-seed{db_seed}.jsonl"
+
+
+def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The task file of database seed ``db_seed``: the shipped one for seed 0, else a file
+    generated for that database (built on first use)."""
+    if db_seed == SHIPPED_DB_SEED:
+        return PACKAGE_TASKS
+    from travelgym.db import connect_readonly
+    from travelgym.suites.compass.taskgen import (
+        DEFAULT_TASK_SEED,
+        TASK_GENERATOR_VERSION,
+        generate_tasks,
+    )
+
+    db = ensure_database(seed=db_seed, data_dir=data_dir)
+    path = generated_task_path(db_seed, data_dir)
+    expected = {
+        "format_version": TASK_FORMAT_VERSION,
+        "generator_version": TASK_GENERATOR_VERSION,
+        "task_seed": DEFAULT_TASK_SEED,
+        "db_seed": db_seed,
+        "db_content_hash": db.metadata["content_hash"],
+    }
+    if path.exists() and manifest_path(path).exists():
+        meta = read_manifest(path)
+        if all(meta.get(k) == v for k, v in expected.items()):
+            return path
+    conn = connect_readonly(db.path)
+    try:
+        tasks = generate_tasks(conn, DEFAULT_TASK_SEED)
+    finally:
+        conn.close()
+    sha = dump_jsonl(tasks, path)
+    write_manifest(path, {**expected, "count": len(tasks), "sha256": sha})
+    return path
+
+
+def task_file_identity(path: Path) -> dict:
+    """What a run manifest records of its task file: name, sha256, task and database seeds."""
+    meta = read_manifest(path) if manifest_path(path).exists() else {}
+    return {
+        "tasks_file": path.name if path == PACKAGE_TASKS else str(path),
+        "tasks_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "tasks_format_version": meta.get("format_version"),
+        "tasks_db_seed": meta.get("db_seed"),
+        "task_seed": meta.get("task_seed"),
+    }
