@@ -102,3 +102,21 @@ def test_ensure_database_skips_current_and_rebuilds_stale(tmp_path):
     third = ensure_database(seed=3, data_dir=tmp_path)
     assert third.built
     assert third.metadata["content_hash"] == first.metadata["content_hash"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_death_valley_and_everglades_have_the_most_remote_lodging(compass_db, seed):
+    """Appendix F: Death Valley and Everglades have few nearby lodging options: the fewest
+    hotels within 10 km and the largest mean hotel distance of all 20 parks."""
+    data_dir = compass_db.parent.parent
+    conn = connect_readonly(ensure_database(seed=seed, data_dir=data_dir).path)
+    rows = conn.execute(
+        "SELECT park_id, AVG(distance_km), SUM(distance_km < 10) FROM hotels GROUP BY park_id"
+    ).fetchall()
+    mean = {park: m for park, m, _ in rows}
+    near = {park: n for park, _, n in rows}
+    remote = {"deva", "ever"}
+    others = set(mean) - remote
+    assert len(mean) == 20
+    assert min(mean[p] for p in remote) > max(mean[p] for p in others), mean
+    assert max(near[p] for p in remote) < min(near[p] for p in others), near

@@ -7,9 +7,9 @@ import collections
 import pytest
 
 from travelgym.db import connect_readonly
+from travelgym.suites.compass.ranking import rank_position
 from travelgym.suites.compass.reference_solver import reference_solve
 from travelgym.suites.compass.scoring import score_plan
-from travelgym.suites.compass.ranking import rank_position
 from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve
 from travelgym.suites.compass.taskgen import MIN_FEASIBLE, credit_bound
 from travelgym.suites.compass.tasks import load_tasks

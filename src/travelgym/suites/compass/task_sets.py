@@ -4,8 +4,8 @@ The shipped task file was generated on the seed-0 database. A task is only valid
 database it was drawn on (its feasible set, budget and acceptance rules depend on the rows), so
 another database seed gets its own task file, generated once by the same deterministic
 generator with the same slots and cached under the data directory with a manifest (database
-hash, generator version, task seed). A stale cached file (another database or generator) is
-regenerated, never reused.
+hash, generator version, task seed, and the shipped file's hash, which changes whenever the
+generator's output does). A stale cached file is regenerated, never reused.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
         "task_seed": DEFAULT_TASK_SEED,
         "db_seed": db_seed,
         "db_content_hash": db.metadata["content_hash"],
+        # the shipped file is regenerated whenever the generator's output changes (a test
+        # checks it byte for byte), so its hash also retires files of an older generator
+        "shipped_tasks_sha256": hashlib.sha256(PACKAGE_TASKS.read_bytes()).hexdigest(),
     }
     if path.exists() and manifest_path(path).exists():
         meta = read_manifest(path)

@@ -1,0 +1,102 @@
+"""Task files per database seed: each seed's tasks are valid on its own database."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from travelgym.cli import main
+from travelgym.datafiles import read_manifest
+from travelgym.db import connect_readonly
+from travelgym.runner.batch import RunConfig, run_suite
+from travelgym.suites.compass.build import ensure_database
+from travelgym.suites.compass.solver import solve
+from travelgym.suites.compass.task_sets import generated_task_path, task_file_for
+from travelgym.suites.compass.taskgen import MIN_FEASIBLE, within_credit_bound
+from travelgym.suites.compass.tasks import PACKAGE_TASKS, load_tasks
+
+OTHER_SEED = 1
+
+
+@pytest.fixture(scope="module")
+def data_dir(compass_db):
+    return compass_db.parent.parent
+
+
+@pytest.fixture(scope="module")
+def other_tasks(data_dir):
+    return load_tasks(task_file_for(OTHER_SEED, data_dir))
+
+
+def _cells(tasks):
+    return collections.Counter((t.level, t.objective.type) for t in tasks)
+
+
+def test_seed_zero_uses_the_shipped_file_and_other_seeds_their_own(data_dir, other_tasks):
+    assert task_file_for(0, data_dir) == PACKAGE_TASKS
+    path = task_file_for(OTHER_SEED, data_dir)
+    assert path == generated_task_path(OTHER_SEED, data_dir)
+    meta = read_manifest(path)
+    db = ensure_database(seed=OTHER_SEED, data_dir=data_dir)
+    assert meta["db_seed"] == OTHER_SEED
+    assert meta["db_content_hash"] == db.metadata["content_hash"]
+    assert meta["count"] == 281
+    # the same slots over levels and objectives as the shipped file, but other tasks
+    assert _cells(other_tasks) == _cells(load_tasks())
+    assert [t.model_dump() for t in other_tasks] != [t.model_dump() for t in load_tasks()]
+
+
+def test_every_task_of_another_seed_is_valid_on_its_database(data_dir, other_tasks):
+    conn = connect_readonly(ensure_database(seed=OTHER_SEED, data_dir=data_dir).path)
+    for task in other_tasks:
+        truth = solve(conn, task)
+        assert truth.feasible_count >= MIN_FEASIBLE, task.task_id
+        assert within_credit_bound(truth), (task.task_id, truth.credited)
+
+
+def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks):
+    path = task_file_for(OTHER_SEED, data_dir)
+    original = path.read_bytes()
+    manifest = path.with_name(path.stem + ".manifest.json")
+    meta = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**meta, "db_content_hash": "0" * 64}))
+    path.write_text("")  # a stale file's content must not survive
+    assert task_file_for(OTHER_SEED, data_dir).read_bytes() == original  # deterministic
+
+
+@pytest.mark.parametrize("db_seed", [0, OTHER_SEED])
+def test_the_exhaustive_agent_is_feasible_and_optimal_on_every_task_of_a_seed(
+    data_dir, tmp_path, db_seed
+):
+    out = tmp_path / "run"
+    cfg = RunConfig("compass", "scripted:exhaustive", out=out, db_seed=db_seed,
+                    data_dir=data_dir, progress=False, concurrency=8)  # fmt: skip
+    result = asyncio.run(run_suite(cfg))
+    overall = result["overall"]
+    assert overall["n"] == 281
+    assert overall["FR"] == overall["OR5"] == overall["optimal"] == 100.0, overall
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["db_seed"] == db_seed
+    assert manifest["tasks_db_seed"] == db_seed
+    assert manifest["tasks_sha256"] == read_manifest(task_file_for(db_seed, data_dir))["sha256"]
+
+
+def test_scoring_a_run_against_another_task_version_or_seed_is_refused(data_dir, tmp_path):
+    out = tmp_path / "run"
+    cfg = RunConfig("compass", "scripted:greedy", out=out, limit=2, data_dir=data_dir,
+                    progress=False)  # fmt: skip
+    asyncio.run(run_suite(cfg))
+    runner = CliRunner()
+    ok = runner.invoke(main, ["score", str(out), "--data-dir", str(data_dir), "--json"])
+    assert ok.exit_code == 0, ok.output
+    other = runner.invoke(main, ["score", str(out), "--seed", "1", "--data-dir", str(data_dir)])
+    assert other.exit_code != 0 and "database seed 0" in other.output
+    manifest = out / "manifest.json"
+    meta = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**meta, "tasks_sha256": "f" * 64}))
+    old = runner.invoke(main, ["score", str(out), "--data-dir", str(data_dir)])
+    assert old.exit_code != 0 and "another task file" in old.output
