@@ -12,8 +12,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from travelgym.runner.store import read_episodes
 from travelgym.suites.compass.analysis.features import EpisodeFeatures
-from travelgym.suites.compass.analysis.metrics import analyze_runs, trust_test
+from travelgym.suites.compass.analysis.metrics import (
+    analyze_runs,
+    features_of,
+    style_consistency,
+    trust_test,
+)
 from travelgym.suites.compass.analysis.persona_effects import (
     TOO_SMALL,
     binary_effect,
@@ -31,6 +37,9 @@ from travelgym.suites.compass.personas import (
     sampled_persona,
 )
 from travelgym.suites.compass.tasks import load_tasks
+from travelgym.suites.compass.trajectory import Episode
+
+CHECKED_IN_RUN = Path(__file__).resolve().parents[2] / "golden" / "runs" / "compass_small"
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +171,30 @@ def test_resuming_with_another_persona_mode_is_refused(small_runs):
         asyncio.run(run_suite(cfg))
 
 
+def test_a_run_from_before_personas_resumes_as_task_mode(compass_db, tmp_path):
+    """The checked-in run (written before --personas) used the task file's personas: resuming
+    it with ``--personas task`` is the same run, with the default it is refused."""
+    from travelgym.runner.batch import RunConfig, run_suite
+    from travelgym.runner.errors import RunDirError
+
+    run_dir = tmp_path / "old"
+    run_dir.mkdir()
+    for name in ("manifest.json", "episodes.jsonl"):
+        (run_dir / name).write_bytes((CHECKED_IN_RUN / name).read_bytes())
+    assert "personas" not in json.loads((run_dir / "manifest.json").read_text())
+
+    def resume(**options):
+        return asyncio.run(run_suite(RunConfig("compass", "scripted:greedy", run_dir, limit=3,
+                                               options=options, concurrency=1, resume=True,
+                                               data_dir=compass_db.parent.parent,
+                                               progress=False)))  # fmt: skip
+
+    with pytest.raises(RunDirError, match=r"differs in: personas"):
+        resume()
+    assert resume(personas="task")["overall"]["n"] == 3
+    assert json.loads((run_dir / "manifest.json").read_text())["personas"] == "task"
+
+
 def test_a_tiny_run_is_too_small_to_say(small_runs):
     sampled, _, _, _ = small_runs
     result = analyze_runs([sampled], resamples=200)
@@ -197,6 +230,13 @@ def test_greedy_agent_shows_no_persona_effect_within_tasks(compass_db, tmp_path_
         assert effect["informative_tasks"] >= 10, effect
         assert effect["ci_low"] <= 0 <= effect["ci_high"], effect
         assert effect["verdict"] == "no effect detected"
+    # the same conversations pooled over tasks (Table 6) show a style "effect": task difficulty
+    rows = [
+        r
+        for d in dirs
+        for r in features_of(read_episodes(d, Episode), {t.task_id: t for t in tasks})
+    ]
+    assert style_consistency(rows)["cv"] > 10 and pooled["style"]["spread"] < 1e-9
     personas = {persona_type(e) for d in dirs for e in (x["persona"] for x in _episodes(d))}
     assert len(personas) > 60  # the seeds vary the users
 
