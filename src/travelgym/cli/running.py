@@ -18,7 +18,8 @@ from travelgym.clikit import OutputPath, RuledCommand, RuledOption, comma_separa
 from travelgym.core.registry import all_suites
 
 LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
-SUITE_FLAGS = ("user", "level", "trials", "max_turns", "split", "difficulty", "max_steps")
+SUITE_FLAGS = ("user", "level", "trials", "max_turns", "personas", "split", "difficulty",
+               "max_steps")  # fmt: skip
 
 
 def _agent_help() -> str:
@@ -65,6 +66,15 @@ def _agent_help() -> str:
     type=click.IntRange(1, 100),
     default=1,
     show_default=True,
+)
+@click.option(
+    "--personas",
+    cls=RuledOption,
+    suite_option=True,
+    type=click.Choice(["sampled", "task", "balanced"]),
+    default=None,
+    help="Each conversation's simulated-user persona: sampled per (seed, task, trial) "
+    "(default), the task file's, or every persona type spread evenly over the run.",
 )
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed.")

@@ -95,6 +95,9 @@ class SuiteRun(ABC):
     tasks_sha256: str
     tasks: list[Any]  # the selected tasks, each with a ``task_id``
     trials: int = 1
+    # the suite's own manifest fields that must match for a run to be resumed, each with the
+    # value a manifest written before the field existed stands for
+    identity_keys: ClassVar[dict[str, Any]] = {}
 
     @abstractmethod
     def manifest(self) -> dict[str, Any]:

@@ -72,7 +72,8 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
             manifest = manifest_of(suite, spec, cfg, run)
             # model-written code needs the sandbox: refuse up front where there is none
             manifest["sandbox"] = sandbox_entry(runs_code=spec.runs_code)
-            done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair)
+            done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair,
+                              identity=run.identity_keys)  # fmt: skip
             for note in store.notes:
                 print(f"note: {note}", file=sys.stderr)
             integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])

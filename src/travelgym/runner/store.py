@@ -59,10 +59,13 @@ class RunStore:
         self._failure: str | None = None
 
     def open(self, manifest: dict[str, Any], resume: bool, retry_errors: bool = False,
-             repair: bool = False) -> set[tuple[str, int]]:  # fmt: skip
+             repair: bool = False,
+             identity: dict[str, Any] | None = None) -> set[tuple[str, int]]:  # fmt: skip
         """Lock and prepare the directory; return the (task_id, trial) keys already done. On
         resume a torn last line is quarantined; ``repair`` quarantines bad lines too and
-        ``retry_errors`` the episodes that ended in an error, so that they run again."""
+        ``retry_errors`` the episodes that ended in an error, so that they run again.
+        ``identity``: the suite's own manifest keys that must match too (key -> the value an
+        older manifest without the key stands for)."""
         if repair and not resume:
             raise RunDirError("--repair works on a run being continued: add --resume")
         try:
@@ -75,18 +78,19 @@ class RunStore:
             raise RunDirError(f"cannot use {self.dir} as a run directory: not a directory")
         self._lock.acquire()
         try:
-            done = self._prepare(manifest, resume, retry_errors, repair)
+            done = self._prepare(manifest, resume, retry_errors, repair, identity or {})
             self._open_for_append()
         except BaseException:
             self.close()
             raise
         return done
 
-    def _prepare(self, manifest: dict[str, Any], resume: bool, retry_errors: bool,
-                 repair: bool) -> set[tuple[str, int]]:  # fmt: skip
+    def _prepare(self, manifest: dict[str, Any], resume: bool, retry_errors: bool, repair: bool,
+                 identity: dict[str, Any]) -> set[tuple[str, int]]:  # fmt: skip
         if self.manifest_path.exists():
             old = read_manifest(self.dir)
             diff = [k for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
+            diff += [k for k, was in identity.items() if old.get(k, was) != manifest.get(k)]
             if diff:
                 raise RunDirError(f"{self.dir} holds a different run (differs in: {', '.join(diff)}); "
                                   "choose another --out")  # fmt: skip

@@ -95,6 +95,9 @@ class Encoder:
             "dur": round(e.duration_s, 3),
             "turns": [self.turn(seed, e.task_id, t) for t in e.turns],
         }
+        if e.persona:  # the conversation's persona (the task record's is the task file's)
+            style = e.persona.get("style")
+            out["per"] = {**e.persona, "style_text": STYLES.get(style, str(style))}
         if e.error:
             out["err"] = e.error
         if e.revealed_all_turn is not None:

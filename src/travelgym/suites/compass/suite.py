@@ -4,7 +4,7 @@ national-parks booking database, scored exactly against the exhaustive ground tr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -36,10 +36,16 @@ class CompassOptions(SuiteOptions):
     trials: int = Field(default=1, ge=1, le=100)
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=2, le=200)
     tasks_file: Path | None = None  # for ``tasks``: another task file than the shipped one
+    # each conversation's persona: drawn per (seed, task, trial), the task file's, or all 108
+    # types spread evenly over the run (travelgym.suites.compass.personas)
+    personas: Literal["sampled", "task", "balanced"] = "sampled"
 
 
 class CompassRun(SuiteRun):
     """One COMPASS run: database, ground truth, the chosen tasks, the simulated user."""
+
+    # runs written before per-conversation personas used the task file's
+    identity_keys = {"personas": "task"}
 
     def __init__(self, options: CompassOptions, task_ids: list[str] | None, limit: int | None,
                  db_seed: int, data_dir: Path | None) -> None:  # fmt: skip
@@ -61,10 +67,21 @@ class CompassRun(SuiteRun):
         self.conn = connect_readonly(db.path)
         self.backend: Any = None
         self.label = ""
+        self._personas: dict[int, dict[tuple[str, int], Any]] = {}  # run seed -> assignment
 
     def manifest(self) -> dict[str, Any]:
         identity = {k: v for k, v in self.task_file.items() if k != "tasks_sha256"}
-        return {"user": self.options.user, "max_turns": self.options.max_turns, **identity}
+        return {"user": self.options.user, "max_turns": self.options.max_turns,
+                "personas": self.options.personas, **identity}  # fmt: skip
+
+    def persona(self, task: Any, trial: int, seed: int) -> Any:
+        """The persona of the conversation (task, trial) of this run with run seed ``seed``."""
+        from travelgym.suites.compass.personas import assign_personas
+
+        if seed not in self._personas:
+            self._personas[seed] = assign_personas(self.options.personas, seed, self.tasks,
+                                                   self.trials)  # fmt: skip
+        return self._personas[seed][(task.task_id, trial)]
 
     def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
                       seed: int = 0) -> AgentFactory:  # fmt: skip
@@ -84,7 +101,8 @@ class CompassRun(SuiteRun):
         episode = await run_episode(task, agent, self.backend, self.conn,
                                     self.truths[task.task_id], seed=seed, trial=trial,
                                     max_turns=self.options.max_turns,
-                                    user_name=self.options.user)  # fmt: skip
+                                    user_name=self.options.user,
+                                    persona=self.persona(task, trial, seed))  # fmt: skip
         episode.agent = self.label
         return episode
 

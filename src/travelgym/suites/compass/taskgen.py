@@ -24,10 +24,11 @@ from travelgym.suites.compass.objectives import (
     SingleMetric,
 )
 from travelgym.suites.compass.packages import day_to_date
+from travelgym.suites.compass.personas import sample_persona
 from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS, nearest_park, park_by_id
 from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve
 from travelgym.suites.compass.stories import write_story
-from travelgym.suites.compass.tasks import Persona, Task
+from travelgym.suites.compass.tasks import Task
 
 TASK_GENERATOR_VERSION = "2.0.0"
 DEFAULT_TASK_SEED = 2025
@@ -44,7 +45,6 @@ METRICS = {
 FEATURE_COUNTS = ([6, 7, 8, 9, 10], [0.1, 0.12, 0.45, 0.08, 0.25])
 EXTRA_COUNTS = {1: ([1, 2, 3, 4], [0.15, 0.35, 0.35, 0.15]), 2: ([0, 1, 2], [0.3, 0.45, 0.25]),
                 3: ([0, 1], [0.55, 0.45])}  # fmt: skip
-SPEEDS = {"slow": (0.4, 0.6), "medium": (0.6, 0.8), "fast": (0.8, 1.0)}
 COST_TIE_BREAKS = (
     ["review_score", "distance", "star_rating", "review_count"],
     [0.4, 0.3, 0.15, 0.15],
@@ -74,19 +74,6 @@ def _rng(seed: int, *parts: object) -> np.random.Generator:
 
 def _pick(rng: np.random.Generator, options, weights=None):
     return options[int(rng.choice(len(options), p=weights))]
-
-
-def sample_persona(rng: np.random.Generator) -> Persona:
-    """The four simulator axes with the probabilities of Appendix E, Table 8."""
-    speed = _pick(rng, ["slow", "medium", "fast"])
-    lo, hi = SPEEDS[speed]
-    return Persona(
-        revelation_speed=speed,
-        reveal_probability=round(float(rng.uniform(lo, hi)), 3),
-        trust="trusting" if rng.random() < 0.8 else "questioning",
-        reliability="reliable" if rng.random() < 0.5 else "unreliable",
-        style=int(rng.integers(1, 10)),
-    )
 
 
 def _dates(rng: np.random.Generator, level: int) -> C.DateConstraint:

@@ -75,8 +75,9 @@ def test_export_samples_conversations_and_their_user_turns(run_dir, tmp_path):
         assert row["simulator_instruction"] == (turn.prompt or "")
         assert before.role == "agent" and row["agent_message"] == before.text
         assert row["objective"] == task.objective.sentence()
-        assert row["persona_trust"] == task.persona.trust
-        assert row["persona_style"].startswith(f"{task.persona.style}: ")
+        # the conversation's own persona (drawn per seed, task and trial), not the task file's
+        assert row["persona_trust"] == episode.persona["trust"]
+        assert row["persona_style"].startswith(f"{episode.persona['style']}: ")
         script = row["hard_constraints_so_far"].splitlines()
         for c in task.initial_constraints():  # the opening request reveals these
             assert c.sentence() in script

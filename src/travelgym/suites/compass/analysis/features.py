@@ -211,7 +211,8 @@ def extract(episode: Episode, task: Task | None = None) -> EpisodeFeatures:
     effort, yield_, source = search_effort_yield(episode)
     users, agents, extra = turn_counts(episode)
     n_constraints, satisfied, violated, resolved = constraint_outcome(score, task)
-    persona = episode.persona or {}
+    # the conversation's own persona; a line without one falls back to its task's
+    persona = episode.persona or (task.persona.model_dump() if task else {})
     level = score.get("level", task.level if task else None)
     objective = score.get("objective_type", task.objective_type if task else None)
     return EpisodeFeatures(

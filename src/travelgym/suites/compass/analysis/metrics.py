@@ -22,6 +22,7 @@ from travelgym.suites.compass.analysis.features import (
     EpisodeFeatures,
     extract,
 )
+from travelgym.suites.compass.analysis.persona_effects import persona_effects
 from travelgym.suites.compass.analysis.pooling import check_poolable, differences, run_identity
 from travelgym.suites.compass.analysis.stats import (
     DEFAULT_RESAMPLES,
@@ -46,7 +47,7 @@ FLAG_OF = {"FR": "feasible", "OR5": "top5", "OR10": "top10", "OR20": "top20", "o
 REVELATION_EDGES = (0, 2, 4, 6, 8)  # t* bins 0-1, 2-3, 4-5, 6-7, 8+ (Figure 7)
 EFFORT_BINS = 4
 MANIFEST_KEYS = ("suite", "user", "seed", "trials", "db_content_hash", "tasks_sha256", "max_turns",
-                 "created")  # fmt: skip
+                 "personas", "created")  # fmt: skip
 
 Rows = Sequence[EpisodeFeatures]
 
@@ -243,7 +244,8 @@ def constraint_kind_rates(rows: Rows, tasks: dict[str, Task]) -> dict[str, dict[
 
 
 def style_consistency(rows: Rows) -> dict[str, Any]:
-    """OR-5 per conversation style and its coefficient of variation across styles (Table 6)."""
+    """OR-5 per conversation style and its coefficient of variation across styles (Table 6),
+    pooled over tasks (confounded with them; ``persona_effects`` compares within tasks)."""
     by_style = {}
     for style, members in sorted(
         grouped(rows, lambda r: r.style).items(), key=lambda kv: str(kv[0])
@@ -258,7 +260,8 @@ def style_consistency(rows: Rows) -> dict[str, Any]:
 
 
 def trust_test(rows: Rows) -> dict[str, Any]:
-    """OR-5 of questioning vs trusting users and a two-proportion z-test (Table 7)."""
+    """OR-5 of questioning vs trusting users and a two-proportion z-test (Table 7), pooled over
+    tasks (confounded with them; ``persona_effects`` compares within tasks)."""
     q = [r for r in rows if r.trust == "questioning"]
     t = [r for r in rows if r.trust == "trusting"]
     xq, xt = sum(r.top5 for r in q), sum(r.top5 for r in t)
@@ -350,26 +353,26 @@ def analyze_episodes(
     *,
     effort_bins: int = EFFORT_BINS,
     include_episodes: bool = True,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
     """Every metric of one run (one agent): a JSON-serialisable dict.
 
     Keys: ``n_episodes``, ``n_tasks``, ``trials``, ``scores`` (overall / by_level /
     by_objective), ``tool_errors``, ``search``, ``efficiency``, ``revelation``,
-    ``constraints``, ``styles``, ``trust``, ``persona``, ``stability`` (across trials, None
-    for a single trial) and ``episodes`` (the per-episode feature rows).
+    ``constraints``, ``styles``, ``trust``, ``persona``, ``persona_effects`` (within tasks,
+    :mod:`~travelgym.suites.compass.analysis.persona_effects`, drawing from ``seed``),
+    ``stability`` (across trials, None for a single trial) and ``episodes`` (the per-episode
+    feature rows).
     """
     task_map = _task_map(tasks)
     rows = features_of(episodes, task_map)
-    return _analyze_rows(episodes, rows, task_map, effort_bins, include_episodes)
+    return _analyze_rows(episodes, rows, task_map, effort_bins, include_episodes, resamples, seed)
 
 
-def _analyze_rows(
-    episodes: Sequence[Episode],
-    rows: list[EpisodeFeatures],
-    task_map: dict[str, Task],
-    effort_bins: int,
-    include_episodes: bool,
-) -> dict[str, Any]:
+def _analyze_rows(episodes: Sequence[Episode], rows: list[EpisodeFeatures],
+                  task_map: dict[str, Task], effort_bins: int, include_episodes: bool,
+                  resamples: int, seed: int) -> dict[str, Any]:  # fmt: skip
     trials = sorted({r.trial for r in rows})
     result: dict[str, Any] = {
         "n_episodes": len(rows),
@@ -384,6 +387,7 @@ def _analyze_rows(
         "styles": style_consistency(rows),
         "trust": trust_test(rows),
         "persona": persona_rates(rows),
+        "persona_effects": persona_effects(rows, resamples=resamples, seed=seed),
         "stability": None,
     }
     if len(trials) > 1:
@@ -428,7 +432,8 @@ def analyze_runs(
     repeats). Each run analysis is :func:`analyze_episodes` plus ``run_dir``, ``agent`` and
     ``manifest`` (identity keys) and ``warnings``. ``comparisons`` holds every pair (i < j) in
     the given order as :func:`compare` of run i minus run j. ``stability`` groups runs of the
-    same agent (repeated runs, Table 5); it is empty when every agent ran once. Runs of one
+    same agent (repeated runs, Table 5) with the ``persona_effects`` of all their conversations
+    together; it is empty when every agent ran once. Runs of one
     agent over different task sets, task files or databases raise
     :class:`~travelgym.suites.compass.analysis.pooling.MixedRunsError` unless ``allow_mixed`` (then their row
     lists what differs under ``mixed``). Tasks default to the shipped task file.
@@ -451,7 +456,8 @@ def analyze_runs(
         agent = manifest.get("agent") or (episodes[0].agent if episodes else Path(run_dir).name)
         name = _unique_name(agent, runs)
         rows = features_of(episodes, task_map)
-        analysis = _analyze_rows(episodes, rows, task_map, EFFORT_BINS, include_episodes)
+        analysis = _analyze_rows(episodes, rows, task_map, EFFORT_BINS, include_episodes,
+                                 resamples, seed)  # fmt: skip
         warnings = []
         if shipped_sha and manifest.get("tasks_sha256") not in (None, shipped_sha):
             warnings.append("the run's task file differs from the shipped one: constraint "
@@ -483,6 +489,9 @@ def analyze_runs(
             if not allow_mixed:
                 check_poolable(agent, ids, {n: runs[n]["run_dir"] for n in members})
             repeated[agent] = {"unit": "run", **stability({n: rows_of[n] for n in members})}
+            pooled = [r for n in members for r in rows_of[n]]  # every conversation of the agent
+            repeated[agent]["persona_effects"] = persona_effects(pooled, resamples=resamples,
+                                                                 seed=seed)  # fmt: skip
             if mixed := differences(ids):
                 repeated[agent]["mixed"] = mixed
     return {"format_version": ANALYSIS_FORMAT_VERSION, "runs": runs, "comparisons": comparisons,

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from travelgym.suites.compass.analysis.persona_effects import (
+    BINARY_AXES,
+    MANY_LEVEL_AXES,
+    describe,
+)
+
+PERSONA_AXES = (*BINARY_AXES, *MANY_LEVEL_AXES)
+
 
 def _f(value: Any, digits: int = 1) -> str:
     if value is None:
@@ -83,13 +91,23 @@ def format_analysis(result: dict[str, Any]) -> str:
     ]
     lines += _table(["run"] + [f"{c} cons." for c in counts], rows)
 
-    section("User types (Table 6: CV of OR-5 across styles; Table 7: trust z-test)")
+    section("User types, pooled over tasks (Table 6: CV of OR-5 across styles; Table 7: trust)")
     rows = []
     for name, run in runs.items():
         st, tr = run["styles"], run["trust"]
         rows.append([name, st["cv"], tr["questioning"]["OR5"], tr["trusting"]["OR5"],
                      _f(tr["z"], 2), _f(tr["p_value"], 3)])  # fmt: skip
     lines += _table(["run", "CV %", "question.", "trusting", "z", "p"], rows)
+    lines.append(
+        "  pooled figures mix the user with the tasks it got; within tasks (OR-5, pp, 95%):"
+    )
+    effects = [(name, run.get("persona_effects")) for name, run in runs.items()]
+    effects += [(f"{agent} (runs pooled)", s.get("persona_effects"))
+                for agent, s in result.get("stability", {}).items()]  # fmt: skip
+    for name, pe in effects:
+        if pe:
+            lines.append(f"  {name}:")
+            lines += [f"    {describe(pe[axis])}" for axis in PERSONA_AXES]
 
     stab = [(name, run["stability"]) for name, run in runs.items() if run.get("stability")]
     stab += [(f"{agent} (runs)", s) for agent, s in result.get("stability", {}).items()]

@@ -218,6 +218,7 @@ function expandCalls(open) {
 }
 function renderEpisode(view, ep, run) {
   var task = tasks[ep.task] || { constraints: [] };
+  var persona = ep.per || task.persona;  // the conversation's own, else the task file's
   var at = revealedAt(ep);
   var position = visible.map(function (e) { return e.id; }).indexOf(ep.id);
   var pager = el('span', { cls: 'pager' },
@@ -229,9 +230,9 @@ function renderEpisode(view, ep, run) {
     el('h3', { id: 'episode-title' }, pager, ep.task + (ep.trial ? ' (trial ' + ep.trial + ')' : '') + ' \u00b7 ' + run.label),
     el('p', { cls: 'facts', text: 'Level ' + (LEVELS[task.level] || '?') + ' \u00b7 ' + task.objective + ' (' + task.metric + ') \u00b7 park ' + task.park }),
     el('p', { cls: 'objective', text: 'Objective: ' + (task.objective_text || '') }),
-    task.persona ? el('p', { cls: 'facts', text: 'Persona: ' + task.persona.revelation_speed + ' revelation (p = ' +
-      task.persona.reveal_probability + '), ' + task.persona.trust + ', ' + task.persona.reliability + ', style ' +
-      task.persona.style + ' (' + task.persona.style_text + ')' }) : null,
+    persona ? el('p', { cls: 'facts', text: 'Persona: ' + persona.revelation_speed + ' revelation (p = ' +
+      persona.reveal_probability + '), ' + persona.trust + ', ' + persona.reliability + ', style ' +
+      persona.style + ' (' + persona.style_text + ')' }) : null,
     otherRuns(ep),
     scoreCard(ep, task)
   ]);

@@ -24,7 +24,7 @@ STYLE_TEXT = {
 def build_prompt(state: ConversationState, acts: list[DialogueAct], instruction: str) -> str:
     """The simulator's system prompt for this turn: persona, script so far, what to do now."""
     task = state.task
-    persona = task.persona
+    persona = state.persona
     now = {a.constraint_index for a in acts if a.type == "reveal"}
     revealed = [task.constraints[i].sentence() for i in state.revealed if i not in now]
     lines = [

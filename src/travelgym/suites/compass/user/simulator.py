@@ -18,7 +18,7 @@ import numpy as np
 
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.compass.scoring import revealed_violations
-from travelgym.suites.compass.tasks import Task
+from travelgym.suites.compass.tasks import Persona, Task
 from travelgym.suites.compass.trajectory import DialogueAct
 
 UNRELIABLE_FLAG_PROBABILITY = 0.2
@@ -44,6 +44,11 @@ class ConversationState:
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, text)
     last_usage: Usage = field(default_factory=Usage)  # of the backend's last model call, if any
     last_repairs: list[Repair] = field(default_factory=list)  # of that call's reply
+    persona: Persona | None = None  # this conversation's persona (default: the task's)
+
+    def __post_init__(self) -> None:
+        if self.persona is None:
+            self.persona = self.task.persona
 
 
 class UserBackend(Protocol):
@@ -60,7 +65,8 @@ class UserSimulator:
     """Decides the user's dialogue acts each turn; a backend writes the text."""
 
     def __init__(self, task: Task, backend: UserBackend, conn: sqlite3.Connection, seed: int,
-                 max_turns: int = 30, trial: int = 0) -> None:  # fmt: skip
+                 max_turns: int = 30, trial: int = 0,
+                 persona: Persona | None = None) -> None:  # fmt: skip
         self.task = task
         self.backend = backend
         self.conn = conn
@@ -68,12 +74,13 @@ class UserSimulator:
         self.rng = np.random.default_rng([seed, zlib.crc32(task.task_id.encode()), trial])
         initial = [i for i, c in enumerate(task.constraints) if c.revelation == "initial"]
         hidden = [i for i, c in enumerate(task.constraints) if c.revelation == "progressive"]
-        self.state = ConversationState(task, initial, hidden)
+        self.state = ConversationState(task, initial, hidden, persona=persona)
         self.revealed_all_turn: int | None = 0 if not hidden else None
 
     @property
-    def persona(self):
-        return self.task.persona
+    def persona(self) -> Persona:
+        """This conversation's persona (the one given, else the task's)."""
+        return self.state.persona
 
     def _act(self, kind: str, index: int | None = None, detail: str | None = None) -> DialogueAct:
         constraint = (

@@ -114,7 +114,7 @@ class TemplateUserBackend:
     async def write(
         self, state: ConversationState, acts: list[DialogueAct], instruction: str
     ) -> str:
-        style = state.task.persona.style
+        style = state.persona.style
         bank = STYLES[style]
         rng = np.random.default_rng([zlib.crc32(state.task.task_id.encode()), state.turn, style])
 
