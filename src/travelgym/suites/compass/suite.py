@@ -4,7 +4,7 @@ national-parks booking database, scored exactly against the exhaustive ground tr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -35,6 +35,9 @@ class CompassOptions(SuiteOptions):
     level: int | None = Field(default=None, ge=1, le=3)
     trials: int = Field(default=1, ge=1, le=100)
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=2, le=200)
+    # the model agents' system prompt: paper (Appendix G.1/G.3, no search strategy) or
+    # search-hints (adds one); recorded in the manifest
+    prompt: Literal["paper", "search-hints"] = "paper"
     tasks_file: Path | None = None  # for ``tasks``: another task file than the shipped one
 
 
@@ -60,15 +63,18 @@ class CompassRun(SuiteRun):
         self.label = ""
 
     def manifest(self) -> dict[str, Any]:
-        return {"user": self.options.user, "max_turns": self.options.max_turns}
+        return {"user": self.options.user, "max_turns": self.options.max_turns,
+                "prompt": self.options.prompt}  # fmt: skip
 
     def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
                       seed: int = 0) -> AgentFactory:  # fmt: skip
+        from travelgym.runner.specs import user_client_options
         from travelgym.suites.compass.specs import agent_factory, user_backend
 
         self.label = spec.text
-        factory = agent_factory(spec, base_url, client_options, seed)
-        self.backend = user_backend(self.options.user, base_url, client_options)
+        factory = agent_factory(spec, base_url, client_options, seed, self.options.prompt)
+        self.backend = user_backend(self.options.user, base_url,
+                                    user_client_options(client_options))  # fmt: skip
         user_client = getattr(self.backend, "client", None)
         if user_client is not None:
             factory.clients.append(user_client)
