@@ -34,7 +34,7 @@ def generation_options(func):
     options = [
         click.option("--gen-preset", type=click.Choice(list(PRESETS)), default=None,
                      help="Generation settings of the paper (Appendix G.2) by name; see "
-                     "docs/models.md."),
+                     "docs/compass/running.md."),
         click.option("--gen-config", type=click.Path(dir_okay=False, path_type=Path),
                      default=None, help="JSON (or .toml) file of generation options: "
                      "temperature, top_p, max_tokens, reasoning_effort, seed, extra_body "
