@@ -24,6 +24,10 @@ SUITES = ["compass", "behavior2trip"]
 
 # values that differ from run to run or machine to machine; their keys and types stay frozen
 MANIFEST_VOLATILE = ("created", "travelgym_version")
+# manifest keys newer than the checked-in runs, with their values in those runs' fresh twins
+# (scripted agents: no generation options; COMPASS's default system prompt variant)
+MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
+                  "prompt": {"compass": "paper"}}  # fmt: skip
 
 # free-form maps inside an episode line: the arguments of a tool call
 EPISODE_MAPS = ("turns[].tool_calls[].arguments", "steps[].tool_calls[].arguments")
@@ -61,6 +65,9 @@ def test_checked_in_manifest_matches_a_fresh_one(golden, suite):
     old = json.loads((CHECKED_IN[suite] / "manifest.json").read_text())
     for entry in (fresh, old):
         entry["sandbox"] = _sandbox_entry(entry["sandbox"])
+    for key, value in MANIFEST_ADDED.items():  # recorded since the checked-in runs were made
+        if key in fresh and key not in old:
+            assert fresh.pop(key) == value[suite], key
     assert mask(fresh, MANIFEST_VOLATILE) == mask(old, MANIFEST_VOLATILE)
 
 

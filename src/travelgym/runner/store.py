@@ -88,7 +88,7 @@ class RunStore:
                  repair: bool) -> set[tuple[str, int]]:  # fmt: skip
         if self.manifest_path.exists():
             old = read_manifest(self.dir)
-            diff = [k for k in IDENTITY_KEYS if _identity(old, k) != _identity(manifest, k)]
+            diff = [k for k in IDENTITY_KEYS if _identity_of(old, k) != _identity_of(manifest, k)]
             if diff:
                 raise RunDirError(f"{self.dir} holds a different run (differs in: {', '.join(diff)}); "
                                   "choose another --out")  # fmt: skip
@@ -230,7 +230,7 @@ def _truncate(path: Path, size: int) -> None:
         os.close(fd)
 
 
-def _identity(manifest: dict[str, Any], key: str) -> Any:
+def _identity_of(manifest: dict[str, Any], key: str) -> Any:
     """The value of identity key ``key`` in ``manifest`` (its default when it is missing)."""
     return manifest.get(key, IDENTITY_DEFAULTS.get(key))
 
