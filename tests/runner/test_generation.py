@@ -125,6 +125,7 @@ def test_default_prompt_has_no_search_hints_and_the_variant_does(tmp_path, data_
         (["--extra-body", "{nope"], "--extra-body: not valid JSON"),
         (["--extra-body", '{"temperature": 1}'], "extra_body may not set temperature"),
         (["--gen-preset", "gpt4"], "'gpt4' is not one of"),
+        (["--prompt", "clever"], "--prompt: Input should be 'paper' or 'search-hints'"),
     ],
 )
 def test_bad_flags_are_one_line_usage_errors(tmp_path, flags, message):
@@ -133,6 +134,12 @@ def test_bad_flags_are_one_line_usage_errors(tmp_path, flags, message):
     assert ran.exit_code == 2
     error = [line for line in ran.output.splitlines() if line.startswith("Error")]
     assert len(error) == 1 and message in error[0], ran.output
+
+
+def test_prompt_is_a_compass_option(tmp_path):
+    ran = CliRunner().invoke(main, ["run", "behavior2trip", "--agent", "b2t:x", "--prompt",
+                                    "paper", "--out", str(tmp_path)])  # fmt: skip
+    assert ran.exit_code == 2 and "--prompt" in ran.output
 
 
 def test_generation_flags_without_an_llm_agent_are_refused(tmp_path):
@@ -190,3 +197,26 @@ def test_presets_are_the_papers_settings_and_valid():
     assert qwen["extra_body"] == {"chat_template_kwargs": {"enable_thinking": True}}
     assert resolve_generation() == {}
     assert resolve_generation("paper-default", flags={"temperature": 1.0}) == {"temperature": 1.0}
+
+
+def test_a_manifest_from_before_generation_options_resumes_only_without_them(tmp_path):
+    from travelgym.runner.store import RunDirError, RunStore
+
+    manifest = {"suite": "compass", "agent": "llm:m", "seed": 0, "task_ids": ["a"], "trials": 1}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))  # no "generation" key
+    with RunStore(tmp_path) as store:
+        assert store.open({**manifest, "generation": {}}, resume=True) == set()
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with RunStore(tmp_path) as store, pytest.raises(RunDirError, match="differs in: generation"):
+        store.open({**manifest, "generation": {"temperature": 0.0}}, resume=True)
+
+
+def test_code_agent_prompt_variants():
+    from travelgym.suites.compass.agents.code_agent import system_prompt
+
+    paper, hints = system_prompt("LISTING"), system_prompt("LISTING", "search-hints")
+    for text in (paper, hints):
+        assert "run_python" in text and "LISTING" in text and "recommend_flight" in text
+    assert "loop over dates" not in paper and "loop over dates" in hints
+    with pytest.raises(ValueError, match="unknown prompt variant"):
+        system_prompt("LISTING", "clever")
