@@ -33,8 +33,9 @@ def generation_options(func):
 
     options = [
         click.option("--gen-preset", type=click.Choice(list(PRESETS)), default=None,
-                     help="Generation settings of the paper (Appendix G.2) by name; see "
-                     "docs/compass/running.md."),
+                     help="Generation settings by name (the paper's Appendix G.2: "
+                     "paper-default = temperature 0, qwen3-thinking = 0.7 with thinking, gpt5 = "
+                     "medium reasoning, no temperature)."),
         click.option("--gen-config", type=click.Path(dir_okay=False, path_type=Path),
                      default=None, help="JSON (or .toml) file of generation options: "
                      "temperature, top_p, max_tokens, reasoning_effort, seed, extra_body "
