@@ -19,7 +19,43 @@ from travelgym.core.registry import all_suites
 
 LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
 SUITE_FLAGS = ("user", "level", "trials", "max_turns", "personas", "split", "difficulty",
-               "max_steps")  # fmt: skip
+               "max_steps", "prompt")  # fmt: skip
+# the agent model's generation options (travelgym.runner.generation): flag name -> option name
+GEN_FLAGS = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens",
+             "reasoning_effort": "reasoning_effort", "gen_seed": "seed",
+             "extra_body": "extra_body"}  # fmt: skip
+GEN_OPTIONS = (*GEN_FLAGS, "gen_config", "gen_preset")  # useless without an LLM agent
+
+
+def generation_options(func):
+    """The ``--gen-preset``, ``--gen-config`` and per-option generation flags of ``run``."""
+    from travelgym.runner.generation import PRESETS, REASONING_EFFORTS
+
+    options = [
+        click.option("--gen-preset", type=click.Choice(list(PRESETS)), default=None,
+                     help="Generation settings by name (the paper's Appendix G.2: "
+                     "paper-default = temperature 0, qwen3-thinking = 0.7 with thinking, gpt5 = "
+                     "medium reasoning, no temperature)."),
+        click.option("--gen-config", type=click.Path(dir_okay=False, path_type=Path),
+                     default=None, help="JSON (or .toml) file of generation options: "
+                     "temperature, top_p, max_tokens, reasoning_effort, seed, extra_body "
+                     "(overrides --gen-preset; the flags below override it)."),
+        click.option("--temperature", type=float, default=None,
+                     help="Agent sampling temperature, 0-2 (default: not sent)."),
+        click.option("--top-p", type=float, default=None, help="Agent nucleus sampling, (0, 1]."),
+        click.option("--max-tokens", type=int, default=None,
+                     help="Agent output tokens per reply (--max-tokens-total caps the run)."),
+        click.option("--reasoning-effort", type=click.Choice(REASONING_EFFORTS), default=None,
+                     help="Agent reasoning effort (reasoning models)."),
+        click.option("--gen-seed", type=int, default=None,
+                     help="Sampling seed sent with the agent's requests."),
+        click.option("--extra-body", default=None,
+                     help="JSON object merged into the agent's request body (e.g. "
+                     '\'{"chat_template_kwargs": {"enable_thinking": true}}\').'),
+    ]  # fmt: skip
+    for option in reversed(options):
+        func = option(func)
+    return func
 
 
 def _agent_help() -> str:
@@ -151,6 +187,15 @@ def _agent_help() -> str:
     default=None,
     help="agent steps per episode (default: 25).",
 )
+@click.option(
+    "--prompt",
+    cls=RuledOption,
+    suite_option=True,
+    default=None,
+    help="the agent's system prompt variant (default: paper; search-hints adds a search "
+    "strategy; recorded in the manifest).",
+)
+@generation_options
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @data_dir_option
@@ -177,6 +222,7 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc
     _refuse_llm_options_without_llm(calls_llm)
+    generation = _generation(any(s.calls_llm for s in specs), flags)
     client = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
     out = out if out is not None else Path("runs") / suite
@@ -187,7 +233,7 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
                         limit=limit, concurrency=concurrency, seed=seed, db_seed=db_seed,
                         data_dir=data_dir, resume=resume, retry_errors=retry_errors,
                         repair=repair, base_url=base_url, progress=not no_progress and not as_json,
-                        client_options=client)  # fmt: skip
+                        client_options=client, generation=generation)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_suite(cfg))
         except ValueError as exc:  # e.g. unknown task ids
@@ -199,6 +245,27 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
         emit_json({a: {k: v for k, v in r.items() if k not in hidden} for a, r in results.items()})
         return
     click.echo(chosen.format_results(results))
+
+
+def _generation(agent_calls_llm: bool, flags: dict) -> dict:
+    """The run's generation options from the flags (popped from ``flags``); a usage error when
+    one is given and no agent of the run calls a model (a simulated user's calls never carry
+    them), a one-line error when one is bad."""
+    from travelgym.runner.generation import GenerationError, parse_extra_body, resolve_generation
+
+    given = {name: flags.pop(name, None) for name in GEN_OPTIONS}
+    ctx = click.get_current_context()
+    used = [name for name in GEN_OPTIONS if is_used(ctx, name)]
+    if used and not agent_calls_llm:
+        flag = "--" + used[0].replace("_", "-")
+        raise click.UsageError(f"{flag} applies to LLM agents only; no agent of this run calls "
+                               "an LLM", ctx)  # fmt: skip
+    try:
+        values = {GEN_FLAGS[k]: given[k] for k in GEN_FLAGS}
+        values["extra_body"] = parse_extra_body(values["extra_body"])
+        return resolve_generation(given["gen_preset"], given["gen_config"], values)
+    except GenerationError as exc:
+        raise click.UsageError(str(exc), ctx) from None
 
 
 def _refuse_llm_options_without_llm(calls_llm: bool) -> None:

@@ -40,6 +40,8 @@ class RunConfig:
     base_url: str | None = None
     progress: bool = True
     client_options: dict[str, Any] = field(default_factory=dict)
+    # the agent's generation options (runner.generation.resolve_generation): sent with each call
+    generation: dict[str, Any] = field(default_factory=dict)
     finished: int = 0  # episodes in the run directory when the run ended (set by the runner)
 
 
@@ -56,6 +58,8 @@ def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) ->
         "db_content_hash": run.db_hash,
         "tasks_sha256": run.tasks_sha256,
         **run.manifest(),
+        # an agent without a model sends none: its runs do not differ by them
+        "generation": dict(cfg.generation) if spec.calls_llm else {},
         "base_url": cfg.base_url,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
@@ -91,7 +95,9 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
                        integrity: IntegritySession) -> float:  # fmt: skip
     """Run the episodes not ``done`` yet into the open ``store``; return the wall time."""
     pending = [(t, k) for t in run.tasks for k in range(run.trials) if (t.task_id, k) not in done]
-    factory = run.agent_factory(spec, cfg.base_url, client_kwargs(cfg.client_options), cfg.seed)
+    generation = cfg.generation if spec.calls_llm else None
+    client_options = client_kwargs(cfg.client_options, generation)
+    factory = run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
     progress = _Progress(suite, len(run.tasks) * run.trials, spec.text, cfg.progress)
     if done:
         for e in read_run(cfg.out, suite.name, as_dicts=True).episodes:

@@ -51,10 +51,14 @@ def parse_agent_spec(suite: Any, text: str) -> AgentSpec:
                      found.calls_llm)  # fmt: skip
 
 
-def client_kwargs(options: dict | None) -> dict:
+def client_kwargs(options: dict | None, generation: dict | None = None) -> dict:
     """Client keyword arguments for a run: caps become ONE shared ``RunBudget`` (agent and LLM
-    user draw on it together) and ``cache_dir`` a shared ``ResponseCache``."""
+    user draw on it together) and ``cache_dir`` a shared ``ResponseCache``; the agent's
+    ``generation`` options (:mod:`~travelgym.runner.generation`) become the ``default_params``
+    its calls carry (a simulated user's client leaves them out: :func:`user_client_options`)."""
     options = dict(options or {})
+    if generation:
+        options["default_params"] = dict(generation)
     max_calls, max_tokens = options.pop("max_calls", None), options.pop("max_tokens", None)
     cache_dir = options.pop("cache_dir", None)
     if max_calls is not None or max_tokens is not None:
@@ -74,3 +78,9 @@ def make_model_client(model: str, base_url: str | None, client_options: dict | N
     from travelgym.llm.factory import make_client
 
     return make_client(model, base_url=base_url, **(client_options or {}))
+
+
+def user_client_options(client_options: dict | None) -> dict:
+    """The run's client options for a simulated user's model: the agent's generation options
+    (``default_params``) left out, since they configure the agent under test only."""
+    return {k: v for k, v in (client_options or {}).items() if k != "default_params"}

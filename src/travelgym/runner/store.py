@@ -38,7 +38,9 @@ MANIFEST = "manifest.json"
 QUARANTINE = "episodes.quarantine.jsonl"
 # manifest keys that must match for a run to be resumed
 IDENTITY_KEYS = ("suite", "agent", "user", "seed", "trials", "task_ids", "db_content_hash",
-                 "tasks_sha256", "max_turns")  # fmt: skip
+                 "tasks_sha256", "max_turns", "generation", "prompt")  # fmt: skip
+# what an identity key missing from a manifest written before it existed meant
+IDENTITY_DEFAULTS: dict[str, Any] = {"generation": {}}
 REPAIR_HINT = (f"; `travelgym run ... --resume --repair` moves bad lines to {QUARANTINE} and "
                "runs their episodes again")  # fmt: skip
 
@@ -89,7 +91,7 @@ class RunStore:
                  identity: dict[str, Any]) -> set[tuple[str, int]]:  # fmt: skip
         if self.manifest_path.exists():
             old = read_manifest(self.dir)
-            diff = [k for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
+            diff = [k for k in IDENTITY_KEYS if _identity_of(old, k) != _identity_of(manifest, k)]
             diff += [k for k, was in identity.items() if old.get(k, was) != manifest.get(k)]
             if diff:
                 raise RunDirError(f"{self.dir} holds a different run (differs in: {', '.join(diff)}); "
@@ -230,6 +232,11 @@ def _truncate(path: Path, size: int) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _identity_of(manifest: dict[str, Any], key: str) -> Any:
+    """The value of identity key ``key`` in ``manifest`` (its default when it is missing)."""
+    return manifest.get(key, IDENTITY_DEFAULTS.get(key))
 
 
 def _mark_strangers(lines: EpisodeLines, manifest: dict[str, Any]) -> None:

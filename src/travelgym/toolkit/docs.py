@@ -18,7 +18,11 @@ def errors_section(content_errors: str, intro: str = ERRORS_INTRO) -> str:
         ("tool_name", "the tool does not exist"),
         ("parameter", "arguments are not a JSON object, a required parameter is missing, an "
                       "unknown parameter is given, or a value has the wrong type or is out of "
-                      "its range"),
+                      "its range. Types are strict: a string is never taken for an `integer`, "
+                      "`number` or `boolean` (`\"2\"` for an `integer` is this error), a number "
+                      "never for a `boolean`; JSON has one number type, so an integer is a valid "
+                      "`number` and an integral float (`2.0`) a valid `integer`, while `2.5` is "
+                      "not"),
         ("content", content_errors),
         ("internal", "a bug in the tool (never expected; recorded so it can be fixed)"),
     ]  # fmt: skip

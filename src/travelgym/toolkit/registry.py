@@ -1,8 +1,12 @@
 """The ``@tool`` decorator and ``ToolRegistry``.
 
 A tool is one typed Python function with a Google-style docstring. From it we derive the argument
-model (pydantic, extra arguments forbidden), the OpenAI function-calling schema and the
-description. A parameter annotated with a :class:`ToolContext` subclass receives per-episode state
+model (pydantic, strict, extra arguments forbidden), the OpenAI function-calling schema and the
+description. Arguments are typed strictly, as the schema says: a string is never coerced to an
+integer, number or boolean (``"2"`` for an ``integer`` parameter is a parameter error), and a
+number is never a boolean. JSON has one number type, so an integer is a valid ``number`` and a
+float with an integral value (``2.0``) a valid ``integer`` (JSON Schema's own rule); ``2.5`` for
+an ``integer`` is refused. A parameter annotated with a :class:`ToolContext` subclass receives per-episode state
 and is hidden from the schema. :meth:`ToolRegistry.call` never raises: every failure becomes a
 categorised :class:`ToolResult`.
 """
@@ -57,6 +61,7 @@ class Tool:
     args_model: type[BaseModel]
     context_param: str | None
     param_docs: dict[str, str] = field(default_factory=dict)
+    int_params: frozenset[str] = frozenset()  # parameters whose schema type is integer, not number
 
     @classmethod
     def from_function(cls, func: Callable[..., Any], name: str | None = None) -> Tool:
@@ -74,9 +79,19 @@ class Tool:
             described = Annotated[annotation, Field(description=param_docs.get(pname))]
             fields[pname] = (described, default)
         model = create_model(
-            f"{func.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
+            f"{func.__name__}_args", __config__=ConfigDict(extra="forbid", strict=True), **fields
         )
-        return cls(name or func.__name__, func, description, model, context_param, param_docs)
+        props = model.model_json_schema().get("properties", {})
+        ints = frozenset(n for n, p in props.items() if _integer_only(p))
+        return cls(name or func.__name__, func, description, model, context_param, param_docs,
+                   ints)  # fmt: skip
+
+    def integral(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``arguments`` with each float of integral value given for an integer parameter made
+        an ``int`` (``2.0`` is an integer in JSON Schema); everything else as given."""
+        fixed = {k: int(v) for k, v in arguments.items()
+                 if k in self.int_params and type(v) is float and v.is_integer()}  # fmt: skip
+        return {**arguments, **fixed} if fixed else arguments
 
     def json_schema(self) -> dict[str, Any]:
         """The parameters' JSON schema (pydantic's, with titles dropped for brevity)."""
@@ -96,6 +111,12 @@ class Tool:
                 "parameters": self.json_schema(),
             },
         }
+
+
+def _integer_only(prop: dict[str, Any]) -> bool:
+    """Whether a property's schema allows an integer but no other number."""
+    types = {prop.get("type")} | {alt.get("type") for alt in prop.get("anyOf", ())}
+    return "integer" in types and "number" not in types
 
 
 def _strip_titles(node: Any) -> None:
@@ -175,7 +196,7 @@ class ToolRegistry:
                 f"parameter '{bad_text}' is not valid Unicode text (lone surrogate characters)",
             )
         try:
-            args = spec.args_model.model_validate(parsed)
+            args = spec.args_model.model_validate(spec.integral(parsed))
         except ValidationError as exc:
             return ToolResult.failure(name, ErrorCategory.PARAMETER, _explain(spec, exc))
         kwargs = {k: getattr(args, k) for k in spec.args_model.model_fields}
@@ -241,6 +262,22 @@ def _find_unencodable_text(arguments: dict[str, Any]) -> str | None:
     return None
 
 
+def _json_type(value: Any) -> str:
+    """The JSON type of a value as a model sent it (``a string ("2")``, ``a number``...)."""
+    if isinstance(value, str):
+        shown = value if len(value) <= 20 else value[:17] + "..."
+        return f"a string ({json.dumps(shown)})"
+    if isinstance(value, bool):
+        return f"a boolean ({json.dumps(value)})"
+    if isinstance(value, float):
+        return f"a number ({value!r})"
+    if isinstance(value, int):
+        return "a number"
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
+
+
 def _explain(spec: Tool, exc: ValidationError) -> str:
     problems = []
     for err in exc.errors()[:6]:
@@ -249,6 +286,10 @@ def _explain(spec: Tool, exc: ValidationError) -> str:
             problems.append(f"missing required parameter '{where}'")
         elif err["type"] == "extra_forbidden":
             problems.append(f"unknown parameter '{where}'")
+        elif err["type"].endswith("_type") or err["type"] == "int_from_float":
+            got = _json_type(err.get("input"))
+            problems.append(f"parameter '{where}': {err['msg']}, got {got} (types are strict: "
+                            "send the JSON type the schema names)")  # fmt: skip
         else:
             problems.append(f"parameter '{where}': {err['msg']}")
     allowed = ", ".join(

@@ -7,9 +7,10 @@ from travelgym.runner.specs import AgentSpec, SpecError, make_model_client
 
 
 def agent_factory(spec: AgentSpec, base_url: str | None = None,
-                  client_options: dict | None = None, seed: int = 0) -> AgentFactory:  # fmt: skip
+                  client_options: dict | None = None, seed: int = 0,
+                  prompt: str = "paper") -> AgentFactory:  # fmt: skip
     """Fresh COMPASS agents for ``spec`` (``scripted:NAME``, ``llm:MODEL``, ``code:MODEL``,
-    ``local:GGUF``, ``hf:CKPT``)."""
+    ``local:GGUF``, ``hf:CKPT``); ``prompt``: the model agents' system prompt variant."""
     if spec.kind == "scripted":
         from travelgym.suites.compass.agents.scripted import ScriptedAgent
 
@@ -19,10 +20,10 @@ def agent_factory(spec: AgentSpec, base_url: str | None = None,
     if spec.kind == "code":
         from travelgym.suites.compass.agents.code_agent import CodeAgent
 
-        return AgentFactory(lambda: CodeAgent(client), [client])
+        return AgentFactory(lambda: CodeAgent(client, prompt=prompt), [client])
     from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
 
-    return AgentFactory(lambda: LLMToolAgent(client), [client])
+    return AgentFactory(lambda: LLMToolAgent(client, prompt=prompt), [client])
 
 
 def parse_user_spec(text: str) -> tuple[str, str | None]:

@@ -35,6 +35,9 @@ class CompassOptions(SuiteOptions):
     level: int | None = Field(default=None, ge=1, le=3)
     trials: int = Field(default=1, ge=1, le=100)
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=2, le=200)
+    # the model agents' system prompt: paper (Appendix G.1/G.3, no search strategy) or
+    # search-hints (adds one); recorded in the manifest
+    prompt: Literal["paper", "search-hints"] = "paper"
     tasks_file: Path | None = None  # for ``tasks``: another task file than the shipped one
     # each conversation's persona: drawn per (seed, task, trial), the task file's, or all 108
     # types spread evenly over the run (travelgym.suites.compass.personas)
@@ -72,7 +75,8 @@ class CompassRun(SuiteRun):
     def manifest(self) -> dict[str, Any]:
         identity = {k: v for k, v in self.task_file.items() if k != "tasks_sha256"}
         return {"user": self.options.user, "max_turns": self.options.max_turns,
-                "personas": self.options.personas, **identity}  # fmt: skip
+                "personas": self.options.personas, "prompt": self.options.prompt,
+                **identity}  # fmt: skip
 
     def persona(self, task: Any, trial: int, seed: int) -> Any:
         """The persona of the conversation (task, trial) of this run with run seed ``seed``."""
@@ -85,11 +89,13 @@ class CompassRun(SuiteRun):
 
     def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
                       seed: int = 0) -> AgentFactory:  # fmt: skip
+        from travelgym.runner.specs import user_client_options
         from travelgym.suites.compass.specs import agent_factory, user_backend
 
         self.label = spec.text
-        factory = agent_factory(spec, base_url, client_options, seed)
-        self.backend = user_backend(self.options.user, base_url, client_options)
+        factory = agent_factory(spec, base_url, client_options, seed, self.options.prompt)
+        self.backend = user_backend(self.options.user, base_url,
+                                    user_client_options(client_options))  # fmt: skip
         user_client = getattr(self.backend, "client", None)
         if user_client is not None:
             factory.clients.append(user_client)

@@ -10,6 +10,7 @@ from travelgym.agents.tool_calling import step_limit_message
 from travelgym.llm.protocol import ChatClient, ChatMessage, Usage
 from travelgym.sandbox import SandboxLimits, Workspace
 from travelgym.suites.compass.agents.base import AgentReply
+from travelgym.suites.compass.agents.llm_agent import PROMPT_VARIANTS, ROLE, VALIDATION
 from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS, parse_reply
 from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.trajectory import DialogueAct
@@ -24,20 +25,26 @@ RUN_PYTHON_SCHEMA = run_python_schema(
 )
 
 
-def system_prompt(tool_listing: str) -> str:
-    return f"""You are a travel-planning assistant for trips to US national parks in August 2025.
-The user has hard requirements (some revealed over several turns) and an objective that ranks
-the options meeting them. Find the plan that satisfies EVERY requirement and is the BEST for the
-objective. Write Python with the run_python tool to search the booking database systematically
-(loop over dates, airports and pages; compute totals; compare) instead of guessing.
+def system_prompt(tool_listing: str, variant: str = "paper") -> str:
+    """The code agent's system prompt of ``variant`` (see
+    :data:`~travelgym.suites.compass.agents.llm_agent.PROMPT_VARIANTS`): the role, the
+    ``run_python`` tool and the tools it can import, the JSON response format and validation
+    before recommending; ``search-hints`` adds a search strategy."""
+    if variant not in PROMPT_VARIANTS:
+        raise ValueError(f"unknown prompt variant {variant!r}: choose {', '.join(PROMPT_VARIANTS)}")
+    hints = f"\n\n{CODE_SEARCH_HINTS}" if variant == "search-hints" else ""
+    return f"""{ROLE}
+Write Python with the run_python tool to search the booking database.{hints}
 
 {tool_listing}
 
-Package IDs: hotel pkg_<configid>_<startday>_<endday>_<rooms>, flight
-flight_<templateid>_<depday>_<retday>, permit permit_<permitid>_<day>_<days>. Validate them with
-recommend_hotel / recommend_flight / recommend_permit before recommending.
+{VALIDATION}
 
 {FORMAT_INSTRUCTIONS}"""
+
+
+CODE_SEARCH_HINTS = """Search systematically instead of guessing: loop over dates, airports and
+result pages, compute totals and compare the options."""
 
 
 class CodeAgent:
@@ -46,8 +53,13 @@ class CodeAgent:
     reads_dialogue_acts = False
 
     def __init__(self, client: ChatClient, max_steps: int = MAX_STEPS_PER_TURN,
-                 limits: SandboxLimits | None = None, **params: Any) -> None:  # fmt: skip
+                 limits: SandboxLimits | None = None, prompt: str = "paper",
+                 **params: Any) -> None:  # fmt: skip
         self.client = client
+        if prompt not in PROMPT_VARIANTS:
+            raise ValueError(f"unknown prompt variant {prompt!r}: choose "
+                             f"{', '.join(PROMPT_VARIANTS)}")  # fmt: skip
+        self.prompt = prompt
         self.max_steps = max_steps
         self.limits = limits or SandboxLimits()
         self.params = params
@@ -57,7 +69,7 @@ class CodeAgent:
         self.env = env
         self.workspace = Workspace()  # the sandbox's files, kept across this episode's calls
         listing = describe_tools(env.registry)
-        self.messages = [ChatMessage(role="system", content=system_prompt(listing))]
+        self.messages = [ChatMessage(role="system", content=system_prompt(listing, self.prompt))]
 
     def transcript(self) -> list[dict[str, Any]]:
         return [m.to_openai() for m in self.messages]

@@ -17,18 +17,39 @@ from travelgym.suites.compass.trajectory import DialogueAct
 
 MAX_STEPS_PER_TURN = 24
 
-SYSTEM_PROMPT = f"""You are a travel-planning assistant for trips to US national parks in August 2025.
-You talk with a user who has hard requirements (which may come out over several turns) and an
-objective that ranks the options meeting them. Find the plan that satisfies EVERY requirement and
-is the BEST for the objective, not just an acceptable one: search broadly (several dates,
-airports, pages) and compare before recommending.
+#: The system prompt variants: ``paper`` follows the paper's description of its prompt
+#: (Appendix G.1/G.3: the role, the tools, the JSON response format, validating package IDs
+#: before recommending them) and gives no search strategy; ``search-hints`` adds one.
+PROMPT_VARIANTS = ("paper", "search-hints")
 
-Use the tools to search the booking database; never invent package IDs. Hotel packages look like
-pkg_<configid>_<startday>_<endday>_<rooms>, flights flight_<templateid>_<depday>_<retday>, permits
-permit_<permitid>_<day>_<days>. Validate IDs with recommend_hotel / recommend_flight /
-recommend_permit before you recommend them.
+ROLE = """You are a travel-planning assistant for trips to US national parks in August 2025.
+You talk with a user who has hard requirements (which may come out over several turns) and an
+objective that ranks the options meeting them. Recommend the plan that satisfies the user's
+requirements and is the best for their objective."""
+
+#: The ``search-hints`` variant's strategy (not in the paper's prompt).
+SEARCH_HINTS = """Search broadly before you recommend: try several dates, airports and result
+pages, and compare the options instead of taking the first acceptable one."""
+
+VALIDATION = """Hotel packages look like pkg_<configid>_<startday>_<endday>_<rooms>, flights
+flight_<templateid>_<depday>_<retday>, permits permit_<permitid>_<day>_<days>. Validate IDs with
+recommend_hotel / recommend_flight / recommend_permit before you recommend them."""
+
+
+def system_prompt(variant: str = "paper") -> str:
+    """The tool-calling agent's system prompt of ``variant`` (one of :data:`PROMPT_VARIANTS`)."""
+    if variant not in PROMPT_VARIANTS:
+        raise ValueError(f"unknown prompt variant {variant!r}: choose {', '.join(PROMPT_VARIANTS)}")
+    hints = f"\n\n{SEARCH_HINTS}" if variant == "search-hints" else ""
+    return f"""{ROLE}{hints}
+
+Use the tools to search the booking database; never invent package IDs.
+{VALIDATION}
 
 {FORMAT_INSTRUCTIONS}"""
+
+
+SYSTEM_PROMPT = system_prompt("paper")
 
 
 class LLMToolAgent:
@@ -36,17 +57,17 @@ class LLMToolAgent:
 
     reads_dialogue_acts = False
 
-    def __init__(
-        self, client: ChatClient, max_steps: int = MAX_STEPS_PER_TURN, **params: Any
-    ) -> None:
+    def __init__(self, client: ChatClient, max_steps: int = MAX_STEPS_PER_TURN,
+                 prompt: str = "paper", **params: Any) -> None:  # fmt: skip
         self.client = client
         self.max_steps = max_steps
+        self.system_prompt = system_prompt(prompt)
         self.params = params
         self.name = f"llm:{client.model}"
 
     def start(self, env: CompassToolSession) -> None:
         self.env = env
-        self.messages = [ChatMessage(role="system", content=SYSTEM_PROMPT)]
+        self.messages = [ChatMessage(role="system", content=self.system_prompt)]
         self.partial = AgentReply("")
 
     def transcript(self) -> list[dict[str, Any]]:
