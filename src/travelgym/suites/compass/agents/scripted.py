@@ -69,7 +69,8 @@ class ScriptedAgent:
             if act.type == "open":
                 self.objective = act.objective
                 self.needs = len((act.detail or "hotel").split(","))
-            if act.type in ("reveal", "restate") and act.constraint is not None:
+            # the constraint as stated now: a revision replaces the version stated before
+            if act.type in ("reveal", "restate", "answer", "revise") and act.constraint is not None:
                 self.known[act.constraint_index] = CONSTRAINT_ADAPTER.validate_python(
                     [act.constraint]
                 )[0]
