@@ -74,7 +74,8 @@ class ScriptedAgent:
                 self.known[act.constraint_index] = CONSTRAINT_ADAPTER.validate_python(
                     [act.constraint]
                 )[0]
-        state = tuple(sorted(self.known))
+        # what is known, by content: a revision re-plans though no new index appears
+        state = tuple((i, self.known[i].model_dump_json()) for i in sorted(self.known))
         if state != self._planned_for:
             self._planned_for = state
             self._plan = self.plan(self.known_task())

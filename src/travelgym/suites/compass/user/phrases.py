@@ -152,7 +152,7 @@ STYLES: dict[int, dict[str, tuple[str, ...]]] = {
     5: {"hello": ("Hello! So, this trip has been a long time coming - last summer our plans fell apart when the car broke down, my aunt still talks about it, and ever since then we've been saving up.",
                   "Hi! You know, I was telling my neighbour only yesterday how long we've wanted to do this trip.",
                   "Hello there! Where do I even begin - this trip has quite a history in our family."),
-        "pre": ("Well!", "Oh, you know what?", "Now then.", "Let me tell you,", "So, anyway."),
+        "pre": ("Well!", "Oh, you know what?", "Now then.", "Let me tell you something.", "So, anyway."),
         "close": ("Anyway, I'm getting off track.", "But I digress.", "Where was I? Oh yes.",
                   "My husband says I talk too much.", "That's the long and short of it."),
         "lead": ("Oh, that reminds me of something my cousin said at dinner the other night, which is relevant:",
