@@ -50,8 +50,10 @@ def make_task(initial_stars: float, final_stars: float, p: float = 0.0,
             MinStarRating(value=final_stars, revelation=revelation),
         ],
         revisions=[
-            Revision(constraint_index=STARS,
-                     initial=MinStarRating(value=initial_stars, revelation=revelation)),
+            Revision(
+                constraint_index=STARS,
+                initial=MinStarRating(value=initial_stars, revelation=revelation),
+            ),
         ],  # fmt: skip
         persona=persona(p),
         story="A couple plans a few days at Grand Teton.",
