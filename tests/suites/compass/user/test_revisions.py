@@ -144,6 +144,19 @@ def test_a_progressive_constraint_is_revealed_as_first_stated_then_revised():
     assert sim.revealed_all_turn == 2
 
 
+def test_a_question_about_a_revised_constraint_gets_the_initial_version_first():
+    task = make_task(initial_stars=2, final_stars=3, p=1.0, revelation="progressive")
+    sim = UserSimulator(task, TemplateUserBackend(), conn=None, seed=0, max_turns=30)
+    asyncio.run(sim.open())
+    first = asyncio.run(sim.respond("What star rating do you need?", None))
+    assert [a.type for a in first.acts] == ["answer"]  # p = 1, yet no revision in the same turn
+    assert first.acts[0].constraint == task.revisions[0].initial.model_dump(mode="json")
+    second = asyncio.run(sim.respond("And the star rating again?", None))
+    assert [a.type for a in second.acts] == ["restate", "revise"]
+    assert second.acts[0].constraint == task.revisions[0].initial.model_dump(mode="json")
+    assert second.acts[1].constraint == task.constraints[STARS].model_dump(mode="json")
+
+
 def test_scripted_agent_follows_the_revision_and_the_episode_round_trips(conn):
     task = make_task(initial_stars=1, final_stars=4, p=0.5)
     truth = solve(conn, task)

@@ -174,7 +174,9 @@ class UserSimulator:
         state.history.append(("agent", agent_text))
         state.turn += 1
         answers, lines = self._answer(agent_text)
-        learned = any(a.type == "answer" for a in answers)  # a new requirement: no decision yet
+        # a new requirement: no decision yet, and no revision of it before a later turn
+        just_stated = {a.constraint_index for a in answers if a.type == "answer"}
+        learned = bool(just_stated)
         acts: list[DialogueAct] = []
         turns_left = self.max_turns - state.turn
         # forced in time for the agent to answer the last change before the turn limit: one
@@ -185,10 +187,10 @@ class UserSimulator:
             state.revealed.append(index)
             acts.append(self._act("reveal", index))
             lines.append("Reveal one new must-have requirement, clearly as non-negotiable.")
-        elif state.pending_revisions() and (
+        elif (revisable := [i for i in state.pending_revisions() if i not in just_stated]) and (
             forced or self.rng.random() < self.persona.reveal_probability
         ):
-            acts.append(self._revise(state.pending_revisions()[0]))
+            acts.append(self._revise(revisable[0]))
             lines.append("Say you changed your mind about one requirement: the new version "
                          "replaces what you said before, and is a must-have.")  # fmt: skip
         if self.revealed_all_turn is None and not state.hidden and not state.revisions_left():
