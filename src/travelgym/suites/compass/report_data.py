@@ -136,6 +136,8 @@ def task_record(task: Task, truth: GroundTruth | None) -> dict[str, Any]:
         "persona": persona,
         "story": task.story,
     }
+    for revision in task.revisions:  # the version the user states first, until it revises it
+        out["constraints"][revision.constraint_index]["initial"] = revision.initial.sentence()
     if truth is not None:
         out["truth"] = {"n": truth.feasible_count, "optimum": truth.optimum_value,
                         "plan": truth.optimal_plan}  # fmt: skip

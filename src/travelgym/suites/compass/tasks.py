@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from travelgym.datafiles import manifest_path
 from travelgym.suites.compass.constraints import (
@@ -49,6 +49,14 @@ class Persona(BaseModel):
     style: int = Field(ge=1, le=9)
 
 
+class Revision(BaseModel):
+    """A constraint the user first states one way and later changes mid-conversation (Section 3.1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    constraint_index: int = Field(ge=0)  # index into Task.constraints: the FINAL, scored constraint
+    initial: Constraint  # what the user states first (same kind)
+
+
 class Task(BaseModel):
     """One COMPASS task: constraints (initial or progressive), objective, persona, story."""
 
@@ -59,6 +67,36 @@ class Task(BaseModel):
     constraints: list[Constraint]
     persona: Persona
     story: str
+    revisions: list[Revision] = []
+
+    @model_validator(mode="after")
+    def _check_revisions(self) -> Task:
+        seen: set[int] = set()
+        for revision in self.revisions:
+            index = revision.constraint_index
+            if index >= len(self.constraints):
+                raise ValueError(
+                    f"revision of constraint {index}: the task has {len(self.constraints)}"
+                )
+            if index in seen:
+                raise ValueError(f"constraint {index} is revised more than once")
+            seen.add(index)
+            final = self.constraints[index]
+            if revision.initial.kind != final.kind:
+                raise ValueError(
+                    f"revision of constraint {index}: {revision.initial.kind} is not {final.kind}"
+                )
+            if revision.initial.sentence() == final.sentence():
+                raise ValueError(f"revision of constraint {index} states the same requirement")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _omit_no_revisions(self, handler):
+        # tasks without revisions serialise exactly as before the field existed
+        data = handler(self)
+        if not self.revisions and isinstance(data, dict):
+            data.pop("revisions", None)
+        return data
 
     def _one(self, cls):
         found = [c for c in self.constraints if isinstance(c, cls)]

@@ -26,6 +26,10 @@ ActType = Literal[
     "accept",  # the user accepts the formal recommendation: the episode ends
     "restate",  # the user repeats an already revealed constraint
     "acknowledge",  # the user takes note without deciding (requirements still to come)
+    "answer",  # answering the agent's question, the user reveals the hidden constraint asked about
+    "no_preference",  # the agent asked about something the user has no requirement on (detail)
+    "restate_objective",  # the agent asked about something the objective ranks by
+    "revise",  # the user changes a stated constraint: constraint = the new version, detail = old
 ]
 
 
@@ -34,9 +38,9 @@ class DialogueAct(BaseModel):
 
     type: ActType
     constraint_index: int | None = None  # index into task.constraints
-    constraint: dict[str, Any] | None = None  # the constraint's JSON (for reveal / flag)
+    constraint: dict[str, Any] | None = None  # the constraint's JSON as the user states it
     objective: dict[str, Any] | None = None  # for open
-    detail: str | None = None  # e.g. the violation text
+    detail: str | None = None  # the violation text, the topic asked about, the revised sentence
 
 
 class Turn(BaseModel):

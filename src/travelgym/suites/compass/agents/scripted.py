@@ -69,11 +69,13 @@ class ScriptedAgent:
             if act.type == "open":
                 self.objective = act.objective
                 self.needs = len((act.detail or "hotel").split(","))
-            if act.type in ("reveal", "restate") and act.constraint is not None:
+            # the constraint as stated now: a revision replaces the version stated before
+            if act.type in ("reveal", "restate", "answer", "revise") and act.constraint is not None:
                 self.known[act.constraint_index] = CONSTRAINT_ADAPTER.validate_python(
                     [act.constraint]
                 )[0]
-        state = tuple(sorted(self.known))
+        # what is known, by content: a revision re-plans though no new index appears
+        state = tuple((i, self.known[i].model_dump_json()) for i in sorted(self.known))
         if state != self._planned_for:
             self._planned_for = state
             self._plan = self.plan(self.known_task())

@@ -28,6 +28,7 @@ from travelgym.atomic import write_text_atomic
 from travelgym.core.errors import UserError
 from travelgym.runner.run_manifest import read_manifest
 from travelgym.runner.store import read_episodes
+from travelgym.suites.compass.revisions import stated_constraints
 from travelgym.suites.compass.tasks import STYLES, Task, load_tasks
 from travelgym.suites.compass.trajectory import Episode
 
@@ -69,22 +70,29 @@ class ExportResult:
 # --------------------------------------------------------------------------- export
 
 
-def _constraint_text(task: Task | None, index: int | None, constraint: dict | None) -> str:
+def _constraint_text(task: Task | None, index: int | None, constraint: dict | None,
+                     revised: list[int] | None = None) -> str:  # fmt: skip
+    """The constraint as the user stated it, with the revisions in ``revised`` made."""
     if task is not None and index is not None and 0 <= index < len(task.constraints):
-        return task.constraints[index].sentence()
+        return stated_constraints(task, revised or [])[index].sentence()
     if constraint:
         return json.dumps(constraint, sort_keys=True)
     return f"constraint #{index}"
 
 
-def _act_line(task: Task | None, act) -> str:
-    if act.type in ("reveal", "restate"):
-        return f"{act.type} #{act.constraint_index}: " + _constraint_text(
-            task, act.constraint_index, act.constraint
+def _act_line(task: Task | None, act, revised: list[int] | None = None) -> str:
+    if act.type in ("reveal", "restate", "answer", "revise"):
+        line = f"{act.type} #{act.constraint_index}: " + _constraint_text(
+            task, act.constraint_index, act.constraint, revised
         )
+        if act.detail:
+            line += f" (was: {act.detail})" if act.type == "revise" else f" (asked: {act.detail})"
+        return line
     if act.type == "flag_violation":
         where = f" #{act.constraint_index}" if act.constraint_index is not None else ""
         return f"flag_violation{where}: {act.detail or ''}".rstrip()
+    if act.type in ("no_preference", "restate_objective") and act.detail:
+        return f"{act.type}: {act.detail}"
     return act.type
 
 
@@ -92,6 +100,7 @@ def conversation_rows(episode: Episode, task: Task | None, run: str, user: str) 
     """One row per user response after the opening request, with its annotation context."""
     rows: list[dict[str, Any]] = []
     revealed: list[int] = []
+    revised: list[int] = []
     last_agent = None
     persona = episode.persona or (task.persona.model_dump() if task else {})
     style = persona.get("style")
@@ -105,12 +114,16 @@ def conversation_rows(episode: Episode, task: Task | None, run: str, user: str) 
             last_agent = turn
             continue
         new = [a.constraint_index for a in turn.acts
-               if a.type == "reveal" and a.constraint_index is not None
+               if a.type in ("reveal", "answer") and a.constraint_index is not None
                and a.constraint_index not in revealed]  # fmt: skip
+        changed = [a.constraint_index for a in turn.acts
+                   if a.type == "revise" and a.constraint_index is not None]  # fmt: skip
+        revised += changed
         if turn.index > 0:
+            marks = {**dict.fromkeys(changed, "[revised this turn] "),
+                     **dict.fromkeys(new, "[new this turn] ")}  # fmt: skip
             constraints = [
-                ("[new this turn] " if i in new else "") + _constraint_text(task, i, None)
-                for i in revealed + new
+                marks.get(i, "") + _constraint_text(task, i, None, revised) for i in revealed + new
             ]
             agent_text = ""
             recommendation = ""
@@ -133,7 +146,7 @@ def conversation_rows(episode: Episode, task: Task | None, run: str, user: str) 
                 "persona_style": f"{style}: {STYLES.get(style, '')}" if style else "",
                 "objective": objective,
                 "hard_constraints_so_far": "\n".join(constraints),
-                "instruction_details": "\n".join(_act_line(task, a) for a in turn.acts),
+                "instruction_details": "\n".join(_act_line(task, a, revised) for a in turn.acts),
                 "simulator_instruction": turn.prompt or "",
                 "agent_message": agent_text,
                 "agent_recommendation": recommendation,

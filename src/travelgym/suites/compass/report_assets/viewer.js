@@ -67,20 +67,27 @@ function revealedAt(ep) {
   var at = {};
   ep.turns.forEach(function (turn) {
     (turn.acts || []).forEach(function (a) {
-      if (a.t === 'reveal' && a.c !== undefined && at[a.c] === undefined) at[a.c] = turn.i;
+      if ((a.t === 'reveal' || a.t === 'answer') && a.c !== undefined && at[a.c] === undefined) at[a.c] = turn.i;
     });
   });
   return at;
 }
 function constraintText(task, index) {
   var c = task && task.constraints ? task.constraints[index] : null;
-  return c ? c.text : 'constraint #' + index;
+  return c ? c.text + (c.initial ? ' (first stated as: ' + c.initial + ')' : '') : 'constraint #' + index;
 }
 function actChip(task, act) {
   var label = act.t;
   if (act.t === 'open') label = 'open: ' + (act.d || '');
-  else if (act.t === 'reveal' || act.t === 'restate') label = act.t + ' #' + act.c + ': ' + constraintText(task, act.c);
+  else if (act.t === 'reveal' || act.t === 'restate' || act.t === 'answer') {
+    label = act.t + ' #' + act.c + (act.d ? ' (asked: ' + act.d + ')' : '') + ': ' + constraintText(task, act.c);
+  }
+  else if (act.t === 'revise') {
+    var final = task && task.constraints ? task.constraints[act.c] : null;
+    label = 'revise #' + act.c + ': ' + (final ? final.text : 'constraint #' + act.c) + (act.d ? ' (was: ' + act.d + ')' : '');
+  }
   else if (act.t === 'flag_violation') label = 'flag' + (act.c !== undefined ? ' #' + act.c : '') + ': ' + (act.d || '');
+  else if (act.t === 'no_preference' || act.t === 'restate_objective') label = act.t + (act.d ? ': ' + act.d : '');
   return el('span', { cls: 'act ' + act.t, text: label });
 }
 function verdictBox(task, rec, vIndex, turnIndex, at) {

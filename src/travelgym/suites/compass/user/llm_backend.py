@@ -25,8 +25,8 @@ def build_prompt(state: ConversationState, acts: list[DialogueAct], instruction:
     """The simulator's system prompt for this turn: persona, script so far, what to do now."""
     task = state.task
     persona = state.persona
-    now = {a.constraint_index for a in acts if a.type == "reveal"}
-    revealed = [task.constraints[i].sentence() for i in state.revealed if i not in now]
+    now = {a.constraint_index for a in acts if a.type in ("reveal", "answer", "revise")}
+    revealed = [state.stated(i).sentence() for i in state.revealed if i not in now]
     lines = [
         "You are role-playing a traveller talking to a travel-planning agent. Never act as the agent.",
         f"Your story: {task.story}",
@@ -37,22 +37,40 @@ def build_prompt(state: ConversationState, acts: list[DialogueAct], instruction:
         *[f"- {s}" for s in revealed],
         f"What makes one option better than another: {task.objective.sentence()}",
         "Do not mention requirements other than those listed or given below.",
+        "Do not repeat any of your earlier messages word for word.",
         "This turn:",
     ]
-    for act in acts:
-        if act.type == "reveal" and act.constraint_index is not None:
-            lines.append(
-                f"- Reveal this new must-have clearly: {task.constraints[act.constraint_index].sentence()}"
-            )
-        elif act.type == "flag_violation":
-            lines.append(f"- Point out this problem with the recommendation: {act.detail}")
-        elif act.type == "restate" and act.constraint_index is not None:
-            lines.append(
-                f"- Repeat this requirement: {task.constraints[act.constraint_index].sentence()}"
-            )
+    lines += [f"- {line}" for act in acts if (line := act_instruction(state, act))]
     lines.append(f"- {instruction}")
     lines.append("Reply with the traveller's message only.")
     return "\n".join(lines)
+
+
+def act_instruction(state: ConversationState, act: DialogueAct) -> str | None:
+    """What the model must say for one act that carries facts (None for the others, which the
+    turn's instruction covers)."""
+    index = act.constraint_index
+    sentence = state.stated(index).sentence() if index is not None else None
+    if act.type == "reveal" and sentence:
+        return f"Reveal this new must-have clearly: {sentence}"
+    if act.type == "answer" and sentence:
+        return f"The agent asked about {act.detail}: answer with this new must-have: {sentence}"
+    if act.type == "restate" and sentence:
+        asked = (
+            f"The agent asked about {act.detail}: answer by repeating" if act.detail else "Repeat"
+        )
+        return f"{asked} this requirement: {sentence}"
+    if act.type == "revise" and sentence:
+        return (f"You have changed your mind: instead of '{act.detail}', say clearly that now: "
+                f"{sentence} The new version replaces the old one and is a must-have.")  # fmt: skip
+    if act.type == "flag_violation":
+        return f"Point out this problem with the recommendation: {act.detail}"
+    if act.type == "no_preference":
+        return f"The agent asked about {act.detail}: say you have no preference about it."
+    if act.type == "restate_objective":
+        return (f"The agent asked about {act.detail}: answer with what makes one option better "
+                f"than another: {state.task.objective.sentence()}")  # fmt: skip
+    return None
 
 
 class LLMUserBackend:
