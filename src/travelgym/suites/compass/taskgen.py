@@ -10,6 +10,7 @@ seed: each seed gets its own deterministic task set with the same slots.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import sqlite3
 import zlib
@@ -28,7 +29,7 @@ from travelgym.suites.compass.personas import sample_persona
 from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS, nearest_park, park_by_id
 from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve
 from travelgym.suites.compass.stories import write_story
-from travelgym.suites.compass.tasks import Task
+from travelgym.suites.compass.tasks import Revision, Task
 
 TASK_GENERATOR_VERSION = "2.0.0"
 DEFAULT_TASK_SEED = 2025
@@ -49,6 +50,7 @@ COST_TIE_BREAKS = (
     ["review_score", "distance", "star_rating", "review_count"],
     [0.4, 0.3, 0.15, 0.15],
 )
+REVISION_SHARE = 0.25  # tasks where the user revises one constraint mid-conversation (Sec. 3.1)
 TWO_PARK_SHARE = 0.12  # Level I-II tasks whose user would take either of two nearby parks
 
 
@@ -210,6 +212,7 @@ def draw_task(
         constraints=constraints,
         persona=persona,
         story=write_story(rng, [park_name(p) for p in park_ids], travellers, objective),
+        revisions=_revisions(rng, constraints),
     )
     truth = solve(conn, task)
     if truth.feasible_count < MIN_FEASIBLE or not within_credit_bound(truth):
@@ -217,6 +220,31 @@ def draw_task(
     if _naive_is_top(conn, task, truth):
         return None
     return task
+
+
+def _revisions(rng: np.random.Generator, constraints: list) -> list[Revision]:
+    """In a share of tasks the user first states a looser budget or a longer stay and later
+    tightens it; the task's constraint is the final one (the ground truth is for it)."""
+    if rng.random() >= REVISION_SHARE:
+        return []
+    candidates = []
+    for index, c in enumerate(constraints):
+        if c.kind == "budget":
+            looser = math.ceil(c.max_total * float(rng.uniform(1.15, 1.4)) / 50) * 50
+            candidates.append((index, c.model_copy(update={"max_total": float(looser)})))
+        elif (
+            c.kind == "stay_dates" and (c.check_out - c.check_in).days >= 2 and c.check_out.day < 31
+        ):
+            later = c.check_out + dt.timedelta(days=1)
+            candidates.append((index, c.model_copy(update={"check_out": later})))
+        elif c.kind == "date_window":
+            span = (c.latest_check_out - c.earliest_check_in).days
+            if c.max_nights + 1 <= span:
+                candidates.append((index, c.model_copy(update={"max_nights": c.max_nights + 1})))
+    if not candidates:
+        return []
+    index, initial = candidates[int(rng.integers(len(candidates)))]
+    return [Revision(constraint_index=index, initial=initial)]
 
 
 def _mark_revelation(rng: np.random.Generator, constraints: list) -> list:
