@@ -31,7 +31,7 @@ MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)
-ADDED_SINCE_CHECKED_IN = {"compass": {"personas": "task"}, "behavior2trip": {}}
+ADDED_SINCE_CHECKED_IN: dict[str, dict] = {"compass": {}, "behavior2trip": {}}
 
 # free-form maps inside an episode line: the arguments of a tool call
 EPISODE_MAPS = ("turns[].tool_calls[].arguments", "steps[].tool_calls[].arguments")

@@ -7,6 +7,7 @@ import pytest
 
 from tests.golden.golden import (
     ANSWERS,
+    RUNS,
     SNAPSHOTS,
     canonical,
     check_json,
@@ -52,3 +53,14 @@ def test_a_fresh_run_reproduces_the_checked_in_figures(golden, suite):
     checked-in run of the old release: the runners' behaviour did not change."""
     fresh = golden.score(suite, golden.fresh(suite).run_dir)
     assert canonical(fresh) == canonical(golden.checked_in_score(suite))
+
+
+def test_a_run_of_an_older_task_version_is_refused_not_rescored(golden):
+    """``runs/compass_small_tasks_v1`` was written with COMPASS task file v1 (before the scored
+    key, tie-breaks and revisions): its episodes keep the scores of their own version, and
+    ``score`` refuses to re-score it against the installed tasks instead of silently changing
+    what its figures mean."""
+    old = RUNS / "compass_small_tasks_v1"
+    result = invoke("score", old, "--json", data_dir=golden.data_dir("compass"), ok=False)
+    assert result.exit_code != 0
+    assert "another task file" in result.output and "refused" in result.output

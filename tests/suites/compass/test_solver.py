@@ -37,7 +37,7 @@ def test_every_optimal_plan_is_feasible_and_attains_the_optimum(conn, tasks, tru
         verdict = score_plan(conn, task, truth, truth.optimal_plan)
         assert verdict.feasible, (task.task_id, verdict.violations)
         assert verdict.utility == truth.optimum, task.task_id
-        assert verdict.key == tuple(truth.optimum_key), task.task_id
+        assert tuple(verdict.key) == tuple(truth.optimum_key), task.task_id
         assert verdict.optimal and all(verdict.top.values())
         t5, t10, t20 = (tuple(truth.thresholds[k]) for k in ("5", "10", "20"))
         assert tuple(truth.optimum_key) >= t5 >= t10 >= t20

@@ -42,7 +42,7 @@ class PlanScore(BaseModel):
     feasible: bool
     violations: list[str]
     utility: float | None = None
-    key: tuple[float, float] | None = None  # (utility, tie-break utility): what ranks it
+    key: list[float] | None = None  # [utility, tie-break utility]: what ranks it
     objective_value: float | None = None
     optimum_value: float | None = None
     optimality_gap: float | None = None  # |f(x') - f(x*)| in the objective's unit
@@ -143,7 +143,7 @@ def score_plan(
         return score
     key = plan_key(task.objective, plan)
     utility = key[0]
-    score.utility, score.key = utility, key
+    score.utility, score.key = utility, list(key)
     score.objective_value = task.objective.metric_value(utility)
     score.optimality_gap = round(abs(score.objective_value - truth.optimum_value), 6)
     score.top = {str(a): key >= tuple(truth.thresholds[str(a)]) for a in TOP_PERCENTS}
@@ -157,7 +157,7 @@ def score_plan(
 def best_of(scores: list[PlanScore]) -> PlanScore:
     """Level I agents may recommend several hotels: the best one counts (Appendix G.3)."""
     return max(
-        scores, key=lambda s: (s.feasible, s.key if s.key is not None else (-math.inf, -math.inf))
+        scores, key=lambda s: (s.feasible, s.key if s.key is not None else [-math.inf, -math.inf])
     )
 
 

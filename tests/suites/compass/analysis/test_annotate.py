@@ -31,6 +31,7 @@ from travelgym.suites.compass.analysis.annotate import (
     summarize_rows,
     summarize_sheet,
 )
+from travelgym.suites.compass.revisions import stated_constraints
 from travelgym.suites.compass.tasks import load_tasks
 
 TASKS = 12
@@ -79,11 +80,15 @@ def test_export_samples_conversations_and_their_user_turns(run_dir, tmp_path):
         assert row["persona_trust"] == episode.persona["trust"]
         assert row["persona_style"].startswith(f"{episode.persona['style']}: ")
         script = row["hard_constraints_so_far"].splitlines()
-        for c in task.initial_constraints():  # the opening request reveals these
-            assert c.sentence() in script
+        revised = [i for t in episode.turns[: int(row["turn"]) + 1] for a in t.acts
+                   if a.type == "revise" for i in [a.constraint_index]]  # fmt: skip
+        stated = stated_constraints(task, revised)  # a revised constraint as the user said it
+        for i, c in enumerate(task.constraints):  # the opening request reveals these
+            if c.revelation == "initial":
+                assert stated[i].sentence() in script
         new = [a for a in turn.acts if a.type == "reveal"]
         for act in new:
-            assert f"[new this turn] {task.constraints[act.constraint_index].sentence()}" in script
+            assert f"[new this turn] {stated[act.constraint_index].sentence()}" in script
             assert f"reveal #{act.constraint_index}: " in row["instruction_details"]
         assert all(row[c] == "" for c in ANNOTATION_COLUMNS)
 

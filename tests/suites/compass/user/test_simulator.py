@@ -100,7 +100,9 @@ def test_reliable_users_flag_violations_and_forced_revelation(conn):
 
 
 def test_forced_revelation_leaves_the_agent_a_turn(conn):
-    task = max(load_tasks(), key=lambda t: len(t.progressive_constraints()))
+    task = max(
+        (t for t in load_tasks() if not t.revisions), key=lambda t: len(t.progressive_constraints())
+    )
     hidden = len(task.progressive_constraints())
     max_turns = hidden + 2
     sim = UserSimulator(task, TemplateUserBackend(), conn, seed=0, max_turns=max_turns)
