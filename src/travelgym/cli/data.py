@@ -241,7 +241,16 @@ def solve(
     default=None,
     help="Task generator seed (default: the seed of the shipped task set).",
 )
+@click.option(
+    "--db-seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the database the tasks are drawn and solved on.",
+)
 @data_dir_option
-def generate_tasks_cmd(suite: str, out: Path, task_seed: int | None, data_dir: Path | None) -> None:
-    """Regenerate the task set (seed-0 database) into OUT, with its manifest."""
-    click.echo(require(suite, "generate-tasks").generate_tasks(out, task_seed, data_dir))
+def generate_tasks_cmd(
+    suite: str, out: Path, task_seed: int | None, db_seed: int, data_dir: Path | None
+) -> None:
+    """Regenerate the task set (on the --db-seed database) into OUT, with its manifest."""
+    click.echo(require(suite, "generate-tasks").generate_tasks(out, task_seed, data_dir, db_seed))

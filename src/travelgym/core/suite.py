@@ -327,8 +327,11 @@ class TaskGeneration(ABC):
     """Capability: regenerate the task file (``travelgym generate-tasks``)."""
 
     @abstractmethod
-    def generate_tasks(self, out: Path, task_seed: int | None, data_dir: Path | None) -> str:
-        """Write a task file to ``out``; return a one-line summary."""
+    def generate_tasks(
+        self, out: Path, task_seed: int | None, data_dir: Path | None, db_seed: int = 0
+    ) -> str:
+        """Write a task file drawn on database seed ``db_seed`` to ``out``; return a one-line
+        summary."""
 
 
 class RunAnalysis(ABC):

@@ -109,3 +109,12 @@ def test_scoring_a_run_against_another_task_version_or_seed_is_refused(data_dir,
     manifest.write_text(json.dumps({**meta, "tasks_sha256": "f" * 64}))
     old = runner.invoke(main, ["score", str(out), "--data-dir", str(data_dir)])
     assert old.exit_code != 0 and "another task file" in old.output
+
+
+def test_generate_tasks_on_another_database_seed_matches_what_runs_use(data_dir, tmp_path):
+    out = tmp_path / "tasks.jsonl"
+    result = CliRunner().invoke(main, ["generate-tasks", "compass", "--out", str(out),
+                                       "--db-seed", str(OTHER_SEED), "--data-dir", str(data_dir)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == task_file_for(OTHER_SEED, data_dir).read_bytes()
+    assert read_manifest(out)["db_seed"] == OTHER_SEED

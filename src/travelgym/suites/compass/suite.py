@@ -294,10 +294,11 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
         return ingest_raw(raw_dir, out)
 
-    def generate_tasks(self, out: Path, task_seed: int | None, data_dir: Path | None) -> str:
+    def generate_tasks(self, out: Path, task_seed: int | None, data_dir: Path | None,
+                       db_seed: int = 0) -> str:  # fmt: skip
         from travelgym.suites.compass.taskgen import write_task_file
 
-        meta = write_task_file(out, task_seed=task_seed, data_dir=data_dir)
+        meta = write_task_file(out, task_seed=task_seed, data_dir=data_dir, db_seed=db_seed)
         return f"wrote {meta['count']} tasks to {out} (sha256 {meta['sha256'][:12]})"
 
     def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):

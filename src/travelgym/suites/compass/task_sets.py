@@ -14,7 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from travelgym.datafiles import dump_jsonl, manifest_path, read_manifest, write_manifest
+from travelgym.datafiles import manifest_path, read_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
 from travelgym.suites.compass.tasks import PACKAGE_TASKS, TASK_FORMAT_VERSION
@@ -32,36 +32,30 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
     generated for that database (built on first use)."""
     if db_seed == SHIPPED_DB_SEED:
         return PACKAGE_TASKS
-    from travelgym.db import connect_readonly
     from travelgym.suites.compass.taskgen import (
         DEFAULT_TASK_SEED,
         TASK_GENERATOR_VERSION,
-        generate_tasks,
+        write_task_file,
     )
 
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     path = generated_task_path(db_seed, data_dir)
+    # the shipped file is regenerated whenever the generator's output changes (a test checks it
+    # byte for byte), so its hash also retires files of an older generator
+    extra = {"shipped_tasks_sha256": hashlib.sha256(PACKAGE_TASKS.read_bytes()).hexdigest()}
     expected = {
         "format_version": TASK_FORMAT_VERSION,
         "generator_version": TASK_GENERATOR_VERSION,
         "task_seed": DEFAULT_TASK_SEED,
         "db_seed": db_seed,
         "db_content_hash": db.metadata["content_hash"],
-        # the shipped file is regenerated whenever the generator's output changes (a test
-        # checks it byte for byte), so its hash also retires files of an older generator
-        "shipped_tasks_sha256": hashlib.sha256(PACKAGE_TASKS.read_bytes()).hexdigest(),
+        **extra,
     }
     if path.exists() and manifest_path(path).exists():
         meta = read_manifest(path)
         if all(meta.get(k) == v for k, v in expected.items()):
             return path
-    conn = connect_readonly(db.path)
-    try:
-        tasks = generate_tasks(conn, DEFAULT_TASK_SEED)
-    finally:
-        conn.close()
-    sha = dump_jsonl(tasks, path)
-    write_manifest(path, {**expected, "count": len(tasks), "sha256": sha})
+    write_task_file(path, DEFAULT_TASK_SEED, data_dir, db_seed, extra)
     return path
 
 

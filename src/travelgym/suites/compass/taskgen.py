@@ -287,8 +287,11 @@ def generate_tasks(conn: sqlite3.Connection, seed: int = DEFAULT_TASK_SEED) -> l
     return tasks
 
 
-def write_task_file(out, task_seed: int | None = None, data_dir=None) -> dict:
-    """Generate the tasks on the seed-0 database and write them with a manifest."""
+def write_task_file(
+    out, task_seed: int | None = None, data_dir=None, db_seed: int = 0, extra: dict | None = None
+) -> dict:
+    """Generate the tasks on the ``db_seed`` database and write them with a manifest (plus the
+    ``extra`` entries)."""
     from pathlib import Path
 
     from travelgym.datafiles import dump_jsonl, write_manifest
@@ -297,7 +300,7 @@ def write_task_file(out, task_seed: int | None = None, data_dir=None) -> dict:
     from travelgym.suites.compass.tasks import TASK_FORMAT_VERSION
 
     seed = DEFAULT_TASK_SEED if task_seed is None else task_seed
-    db = ensure_database(seed=0, data_dir=data_dir)
+    db = ensure_database(seed=db_seed, data_dir=data_dir)
     conn = connect_readonly(db.path)
     try:
         tasks = generate_tasks(conn, seed)
@@ -308,10 +311,11 @@ def write_task_file(out, task_seed: int | None = None, data_dir=None) -> dict:
         "format_version": TASK_FORMAT_VERSION,
         "generator_version": TASK_GENERATOR_VERSION,
         "task_seed": seed,
-        "db_seed": 0,
+        "db_seed": db_seed,
         "db_content_hash": db.metadata["content_hash"],
         "count": len(tasks),
         "sha256": dump_jsonl(tasks, out),
+        **(extra or {}),
     }
     write_manifest(out, meta)
     return meta
