@@ -17,7 +17,7 @@ from pathlib import Path
 from travelgym.datafiles import manifest_path, read_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
-from travelgym.suites.compass.tasks import PACKAGE_TASKS, TASK_FORMAT_VERSION
+from travelgym.suites.compass.tasks import PACKAGE_TASKS
 
 SHIPPED_DB_SEED = 0
 
@@ -34,7 +34,7 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
         return PACKAGE_TASKS
     from travelgym.suites.compass.taskgen import (
         DEFAULT_TASK_SEED,
-        TASK_GENERATOR_VERSION,
+        task_file_origin,
         write_task_file,
     )
 
@@ -44,11 +44,7 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
     # byte for byte), so its hash also retires files of an older generator
     extra = {"shipped_tasks_sha256": hashlib.sha256(PACKAGE_TASKS.read_bytes()).hexdigest()}
     expected = {
-        "format_version": TASK_FORMAT_VERSION,
-        "generator_version": TASK_GENERATOR_VERSION,
-        "task_seed": DEFAULT_TASK_SEED,
-        "db_seed": db_seed,
-        "db_content_hash": db.metadata["content_hash"],
+        **task_file_origin(db.metadata["content_hash"], DEFAULT_TASK_SEED, db_seed),
         **extra,
     }
     if path.exists() and manifest_path(path).exists():

@@ -287,6 +287,19 @@ def generate_tasks(conn: sqlite3.Connection, seed: int = DEFAULT_TASK_SEED) -> l
     return tasks
 
 
+def task_file_origin(db_content_hash: str, task_seed: int, db_seed: int) -> dict:
+    """What a task file's manifest says it was made from: formats, generator, seeds, database."""
+    from travelgym.suites.compass.tasks import TASK_FORMAT_VERSION
+
+    return {
+        "format_version": TASK_FORMAT_VERSION,
+        "generator_version": TASK_GENERATOR_VERSION,
+        "task_seed": task_seed,
+        "db_seed": db_seed,
+        "db_content_hash": db_content_hash,
+    }
+
+
 def write_task_file(
     out, task_seed: int | None = None, data_dir=None, db_seed: int = 0, extra: dict | None = None
 ) -> dict:
@@ -297,7 +310,6 @@ def write_task_file(
     from travelgym.datafiles import dump_jsonl, write_manifest
     from travelgym.db import connect_readonly
     from travelgym.suites.compass.build import ensure_database
-    from travelgym.suites.compass.tasks import TASK_FORMAT_VERSION
 
     seed = DEFAULT_TASK_SEED if task_seed is None else task_seed
     db = ensure_database(seed=db_seed, data_dir=data_dir)
@@ -308,11 +320,7 @@ def write_task_file(
         conn.close()
     out = Path(out)
     meta = {
-        "format_version": TASK_FORMAT_VERSION,
-        "generator_version": TASK_GENERATOR_VERSION,
-        "task_seed": seed,
-        "db_seed": db_seed,
-        "db_content_hash": db.metadata["content_hash"],
+        **task_file_origin(db.metadata["content_hash"], seed, db_seed),
         "count": len(tasks),
         "sha256": dump_jsonl(tasks, out),
         **(extra or {}),
