@@ -25,6 +25,7 @@ from travelgym.suites.behavior2trip.checks.base import (
     fail,
     not_applicable,
 )
+from travelgym.suites.behavior2trip.checks.completeness import NEEDS, completeness, gate
 from travelgym.suites.behavior2trip.checks.context import Context
 from travelgym.suites.behavior2trip.checks.data import PlanDB
 from travelgym.suites.behavior2trip.instances import Instance
@@ -48,6 +49,11 @@ CHECK_IDS: tuple[str, ...] = (
     "info.sufficiency", "info.richness",
 )  # fmt: skip
 CHECKS: tuple[Check, ...] = tuple(REGISTRY[i] for i in CHECK_IDS)
+if set(NEEDS) != set(CHECK_IDS):
+    raise RuntimeError("every check must name its subjects in checks.completeness.NEEDS")
+# A change of any check's rule, threshold or applicability is a new version: runs scored with
+# another version are refused, never silently re-scored (docs/behavior2trip/constraints.md).
+CHECKS_VERSION = "2"
 C_IDS = tuple(c.id for c in CHECKS if c.group == "C")
 UPC_IDS = tuple(c.id for c in CHECKS if c.group == "UPC")
 NOT_DELIVERED = "no plan delivered"
@@ -69,12 +75,13 @@ def run_checks(plan: Plan | None, instance: Instance,
 
 
 def _run(plan: Plan | None, instance: Instance, db: PlanDB) -> list[CheckResult]:
-    ctx, broken = None, NOT_DELIVERED
+    ctx, broken, gaps = None, NOT_DELIVERED, {}
     if plan is not None:
         try:
             ctx = Context(plan, instance, db)
+            gaps = completeness(ctx)
         except Exception as exc:  # noqa: BLE001 - a plan the resolver chokes on fails, not crashes
-            broken = f"plan could not be resolved: {type(exc).__name__}: {exc}"
+            ctx, broken = None, f"plan could not be resolved: {type(exc).__name__}: {exc}"
     out = []
     for c in CHECKS:
         reason = c.applies(instance) if c.applies else None
@@ -84,6 +91,9 @@ def _run(plan: Plan | None, instance: Instance, db: PlanDB) -> list[CheckResult]
         if ctx is None:
             out.append(c.result(fail(broken)))
             continue
+        if missing := gate(c.id, gaps):
+            out.append(c.result(fail(missing)))
+            continue
         try:
             v = c.fn(ctx)
         except Exception as exc:  # noqa: BLE001 - reported per check; tests keep this path empty
@@ -92,5 +102,5 @@ def _run(plan: Plan | None, instance: Instance, db: PlanDB) -> list[CheckResult]
     return out
 
 
-__all__ = ["CHECKS", "CHECK_IDS", "C_IDS", "UPC_IDS", "Check", "CheckResult", "PlanDB",
+__all__ = ["CHECKS", "CHECKS_VERSION", "CHECK_IDS", "C_IDS", "UPC_IDS", "Check", "CheckResult", "PlanDB",
            "run_checks"]  # fmt: skip

@@ -123,13 +123,18 @@ class PlanDB:
             self._names[(table, city_id)] = index
         return self._names[(table, city_id)]
 
-    def count(self, table: str, column: str, values: list[str], city_ids: list[str]) -> int:
-        """How many POIs of ``table`` in ``city_ids`` have ``column`` in ``values``."""
-        if not values or not city_ids:
+    def count(self, table: str, where: dict[str, list[str]], city_ids: list[str]) -> int:
+        """How many POIs of ``table`` in ``city_ids`` have, for every column of ``where``, a
+        value among its values (column names are the checks' own, never the plan's)."""
+        if not city_ids or not where or not all(where.values()):
             return 0
-        sql = (f"SELECT COUNT(*) FROM {table} WHERE {column} IN ({', '.join('?' * len(values))})"
+        tests = [
+            f"{column} IN ({', '.join('?' * len(values))})" for column, values in where.items()
+        ]
+        sql = (f"SELECT COUNT(*) FROM {table} WHERE {' AND '.join(tests)}"
                f" AND city_id IN ({', '.join('?' * len(city_ids))})")  # fmt: skip
-        return self.conn.execute(sql, [*values, *city_ids]).fetchone()[0]
+        params = [v for values in where.values() for v in values]
+        return self.conn.execute(sql, [*params, *city_ids]).fetchone()[0]
 
     # --- transport ---
 

@@ -16,6 +16,7 @@ from travelgym.suites.behavior2trip.checks.transport import seat_class
 from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.preferences import MODE_SEATS, walking_ok
 from travelgym.suites.behavior2trip.profiles import STAR_ORDER
+from travelgym.suites.behavior2trip.vocab import WALKING_TOLERANCE
 
 MAIN_MEALS = ("lunch", "dinner")
 
@@ -120,27 +121,35 @@ def hotel_amenities(ctx: Context) -> Verdict:
     return verdict(problems, f"hotels have {', '.join(sorted(need))}")
 
 
-def _days_matching(ctx: Context, kinds: tuple[str, ...], table: str, column: str,
-                   values: list[str]) -> Verdict:  # fmt: skip
-    """At least min(days, matching POIs in the trip's cities) days have a matching item."""
+def _days_matching(ctx: Context, kinds: tuple[str, ...], table: str,
+                   where: dict[str, list[str]]) -> Verdict:  # fmt: skip
+    """At least min(days, POIs in the trip's cities matching every condition of ``where``)
+    days have an item matching them all. Counting only POIs that also meet the category's other
+    stated preferences keeps the category's checks satisfiable together: a preferred cuisine
+    served only at another price level cannot be required on every day."""
     cities = list(dict.fromkeys(c for v in ctx.days for c in v.cities))
-    available = ctx.db.count(table, column, values, cities)
+    available = ctx.db.count(table, where, cities)
     need = min(len(ctx.days), available)
     have = [v.index for v in ctx.days
-            if any(i.kind in kinds and i.table == table and i.row and i.row[column] in values
+            if any(i.kind in kinds and i.table == table and i.row
+                   and all(i.row[col] in values for col, values in where.items())
                    for i in v.items)]  # fmt: skip
-    text = f"{len(have)} days with {' / '.join(values)} (need {need}: {available} in the database)"
+    wanted = " / ".join(next(iter(where.values())))
+    text = f"{len(have)} days with {wanted} (need {need}: {available} in the database)"
     return Verdict(len(have) >= need and need > 0, text)
 
 
 @check("pref.attraction_type", "personalization", "Attraction Type Matching",
-       "at least min(days, preferred attractions in the trip's cities) days have an attraction "
-       "of a preferred type", applies=_attraction)  # fmt: skip
+       "at least min(days, attractions of a preferred type within the walking tolerance in the "
+       "trip's cities) days have such an attraction", applies=_attraction)  # fmt: skip
 def attraction_type(ctx: Context) -> Verdict:
-    types = ctx.prefs.attraction_preferences.preferred_attraction_types
-    return _days_matching(
-        ctx, ("attraction", "entertainment"), "attractions", "attraction_type", types
-    )
+    prefs = ctx.prefs.attraction_preferences
+    where = {"attraction_type": prefs.preferred_attraction_types}
+    if prefs.walking_tolerance:
+        where["walking_level"] = [
+            w for w in WALKING_TOLERANCE if walking_ok(prefs.walking_tolerance, w)
+        ]
+    return _days_matching(ctx, ("attraction", "entertainment"), "attractions", where)
 
 
 @check("pref.walking_tolerance", "personalization", "Walking Tolerance Matching",
@@ -159,11 +168,17 @@ def walking_tolerance(ctx: Context) -> Verdict:
 
 
 @check("pref.cuisine", "personalization", "Cuisine Type Matching",
-       "at least min(days, restaurants of a preferred cuisine in the trip's cities) days have a "
-       "lunch or dinner of a preferred cuisine", applies=_dining("cuisine_preferences"))  # fmt: skip
+       "at least min(days, restaurants of a preferred cuisine at the preferred price level and "
+       "environment in the trip's cities) days have such a lunch or dinner",
+       applies=_dining("cuisine_preferences"))  # fmt: skip
 def cuisine(ctx: Context) -> Verdict:
-    wanted = ctx.prefs.dining_requirements.cuisine_preferences
-    return _days_matching(ctx, MAIN_MEALS, "restaurants", "secondary_category", wanted)
+    d = ctx.prefs.dining_requirements
+    where = {"secondary_category": d.cuisine_preferences}
+    if d.price_level:
+        where["price_level"] = [d.price_level]
+    if d.dining_environment:
+        where["dining_environment"] = [d.dining_environment]
+    return _days_matching(ctx, MAIN_MEALS, "restaurants", where)
 
 
 def _meals_all(ctx: Context, column: str, wanted: str) -> Verdict:
