@@ -81,7 +81,10 @@ async def run_trip_episode(
     env = TripToolSession(conn, keep_results=keep)
     answer, termination, error = None, "step_limit", None
     try:
-        plan = await agent.solve(TripRequest.of(instance), env)
+        if getattr(agent, "reads_hidden_profile", False):  # the oracle, a reference agent
+            plan = await agent.solve(TripRequest.of(instance), env, profile=instance.profile)
+        else:
+            plan = await agent.solve(TripRequest.of(instance), env)
         if plan is not None:
             answer, termination = f"<answer>{plan}</answer>", "answered"
     except LLMError as exc:

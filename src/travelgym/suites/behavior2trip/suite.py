@@ -78,6 +78,10 @@ def agent_factory(spec: Any, base_url: str | None = None, client_options: dict |
         from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
 
         return AgentFactory(ScriptedTripAgent)
+    if spec.kind == "oracle":
+        from travelgym.suites.behavior2trip.agents.oracle import OracleTripAgent
+
+        return AgentFactory(OracleTripAgent)
     from travelgym.runner.specs import make_model_client
 
     model = spec.text if spec.kind in ("local", "hf") else spec.arg
@@ -132,12 +136,13 @@ class Behavior2TripSuite(Suite):
     episode_model = TripEpisode
     agent_kinds = (
         AgentKind("scripted", None, calls_llm=False),
+        AgentKind("oracle", None, calls_llm=False),
         AgentKind("react", runs_code=True),
         AgentKind("b2t", runs_code=True),
         AgentKind("local", "GGUF", runs_code=True),
         AgentKind("hf", "CKPT", runs_code=True),
     )
-    agent_usage = "scripted, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
+    agent_usage = "scripted, oracle, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
     default_agents = ("scripted",)
     answer_markers = ("instance_id", "answer", "final_answer")
     summary_details = ("instances",)

@@ -102,6 +102,10 @@ class Planner:
         self.env.add_step(text="read the behaviour trajectory",
                           think=f"inferred preferences: {self.prefs.describe()}",
                           duration_s=_since(tick))  # fmt: skip
+        return self.plan_steps()
+
+    def plan_steps(self) -> str:
+        """Everything after the preferences are known: search, assemble, deliver."""
         tick = time.perf_counter()
         self.gather()
         self.env.add_step(text="searched the destination, transport and weather",
