@@ -39,7 +39,7 @@ def seats_sold(r: np.random.Generator, letter: str, minutes: int, premium: bool)
     if letter in ("G", "D", "C"):
         return ["Second Class Seat"] + (["First Class Seat"] if premium else [])
     seats = ["Hard Seat"] if letter != "Z" or r.random() < 0.5 else []
-    if not seats or minutes >= SHORT_MINUTES or r.random() < 0.4:
+    if letter == "Z" or minutes >= SHORT_MINUTES or r.random() < 0.4:
         seats.append("Hard Sleeper")
     return seats + (["Soft Sleeper"] if premium else [])
 
