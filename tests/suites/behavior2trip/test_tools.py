@@ -224,9 +224,16 @@ def test_train_search(ctx):
         assert r["train_type"] in ("High-speed Rail", "Regular Train")
         assert r["seats"][0]["seat_class"] == "Second Class Seat"
         assert {s["seat_class"] for s in r["seats"]} <= set(vocab.TRAIN_SEAT_CLASSES)
+        # the real seat next to its Table 9 class, cheapest first, as the train type sells them
+        sold = (vocab.HIGH_SPEED_SEAT_TYPES if r["train_type"] == "High-speed Rail"
+                else vocab.REGULAR_SEAT_TYPES)  # fmt: skip
+        assert all(s["seat_type"] in sold and s["seat_class"] == vocab.TRAIN_SEAT_TYPES[
+            s["seat_type"]] for s in r["seats"])  # fmt: skip
+        assert [s["fare"] for s in r["seats"]] == sorted(s["fare"] for s in r["seats"])
     lhasa = call(ctx, "TrainSearch", origin="Lhasa", destination="Chengdu", date="2025-11-02")
     assert lhasa["date"] == "2025-11-02"
     assert {r["train_type"] for r in lhasa["results"]} == {"Regular Train"}
+    assert "Hard Sleeper" in {s["seat_type"] for r in lhasa["results"] for s in r["seats"]}
     none = call(ctx, "TrainSearch", origin="Lhasa", destination="Xiamen")
     assert none["results"] == [] and "FlightSearch" in none["note"]
     assert (

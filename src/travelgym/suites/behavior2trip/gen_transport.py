@@ -5,7 +5,8 @@ flights (more between bigger cities); each schedule operates on most dates of th
 operation is one row per cabin (economy always, business except on low-cost and regional
 aircraft). Fares follow a full fare of about 1.05 CNY/km with date-dependent discounts (Golden
 Week and weekends dearer). Trains run daily between cities linked by rail (high-speed where both
-ends have it), buses between cities within 600 km on the mainland.
+ends have it; seats and fares in :mod:`gen_train_fares`), buses between cities within 600 km on
+the mainland.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from travelgym.geo import haversine_km
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, rng
+from travelgym.suites.behavior2trip.gen_train_fares import RouteFares, seat_columns, seats_sold
 from travelgym.suites.behavior2trip.schema import DATES
 from travelgym.suites.behavior2trip.vocab import CITIES
 
@@ -192,6 +194,9 @@ def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -
     for (a, b, km, (hsr, regular)), k in zip(pairs, counts, strict=True):
         r = rng(seed, "trains", a, b)
         rail_km = km * 1.25
+        # fares from their own stream, so the timetable is the one of generator 1.0
+        fare_r = rng(seed, "train_fares", a, b)
+        route_fares = RouteFares(fare_r, rail_km)
         for j in range(k):
             fast = hsr and (not regular or j == 0 or r.random() < (0.8 if km < 1500 else 0.5))
             letter = ("G" if r.random() < 0.75 else "D") if fast else _pick_regular(r)
@@ -204,19 +209,19 @@ def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -
                 dep = int(r.integers(0, 288)) * 5
             st_a = _station(r, a, fast)
             st_b = _station(r, b, fast)
-            second = round(rail_km * ({"G": 0.46, "D": 0.31}.get(letter, 0.16)) + 5, 1)
-            offers_first = (
+            premium = (
                 fast and (letter == "G" or r.random() < 0.85) or (not fast and r.random() < 0.6)
             )
-            first = round(second * 1.6, 1) if offers_first else None
+            seats = seats_sold(fare_r, letter, minutes, premium)
+            second, first, seats_json, lowest = seat_columns(route_fares.fares(letter, seats))
             train_id += 1
             serial[letter] += int(r.integers(1, 9))
             rows.append((train_id, f"{letter}{serial[letter]}",
                          "High-speed Rail" if fast else "Regular Train", city_slug(a),
                          city_slug(b), a, b, st_a, st_b, hhmm(dep), hhmm(dep + minutes),
                          (dep + minutes) // 1440, minutes, f"{minutes // 60}h {minutes % 60:02d}m",
-                         second, first, second))  # fmt: skip
-    conn.executemany(f"INSERT INTO trains VALUES ({', '.join('?' * 17)})", rows)
+                         second, first, lowest, seats_json))  # fmt: skip
+    conn.executemany(f"INSERT INTO trains VALUES ({', '.join('?' * 18)})", rows)
 
 
 def _pick_regular(r: np.random.Generator) -> str:

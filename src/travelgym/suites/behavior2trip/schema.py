@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 # The data window: 60 days of autumn 2025 (National Day Golden Week to late November). Flights
 # and weather exist for every date in it; trains and buses run daily on a fixed timetable.
@@ -195,9 +195,10 @@ CREATE TABLE trains (
     arr_day_offset    INTEGER NOT NULL,       -- days after departure the train arrives
     travel_minutes    INTEGER NOT NULL,
     travel_time       TEXT NOT NULL,          -- e.g. '4h 28m'
-    fare_second_class REAL NOT NULL,          -- 'Second Class Seat', CNY
-    fare_first_class  REAL,                   -- 'First Class Seat', NULL when not offered
-    fare              REAL NOT NULL           -- the lowest fare
+    fare_second_class REAL NOT NULL,          -- cheapest 'Second Class Seat' seat, CNY
+    fare_first_class  REAL,                   -- cheapest 'First Class Seat' seat, NULL if none
+    fare              REAL NOT NULL,          -- the lowest fare
+    seats             TEXT NOT NULL           -- JSON array of seat_type, seat_class, fare objects
 );
 CREATE TABLE buses (
     bus_id            INTEGER PRIMARY KEY,    -- long-distance coach, runs daily

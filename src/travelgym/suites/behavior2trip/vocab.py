@@ -43,6 +43,14 @@ INTRACITY_TRANSPORT = ("Subway", "Bus", "Taxi", "Ride-sharing", "Walking")
 SEAT_CLASSES = ("Economy Class", "Business Class", "First Class Seat", "Second Class Seat")
 FLIGHT_SEAT_CLASSES = ("Economy Class", "Business Class")
 TRAIN_SEAT_CLASSES = ("Second Class Seat", "First Class Seat")
+# the seats trains really sell -> the Table 9 seat class they count as. High-speed trains (G/D/C)
+# sell second and first class seats; regular trains (K/T/Z) hard seats and hard sleepers (the
+# standard classes: "Second Class Seat") and soft sleepers (the premium class: "First Class Seat").
+HIGH_SPEED_SEAT_TYPES = ("Second Class Seat", "First Class Seat")
+REGULAR_SEAT_TYPES = ("Hard Seat", "Hard Sleeper", "Soft Sleeper")
+TRAIN_SEAT_TYPES = {"Second Class Seat": "Second Class Seat", "First Class Seat": "First Class Seat",
+                    "Hard Seat": "Second Class Seat", "Hard Sleeper": "Second Class Seat",
+                    "Soft Sleeper": "First Class Seat"}  # fmt: skip
 ENTERTAINMENT_TYPES = (
     "KTV", "Bar/Pub", "Theatre/Show", "Escape Room", "Spa/Massage", "Cinema", "Night Market",
     "Live Music", "Board Game Cafe", "Acrobatics",

@@ -114,7 +114,9 @@ def leg_options(box: Toolbox, origin: str, destination: str, date: str, mode: st
         for r in (payload or {}).get("results", []):
             if r["train_type"] != mode:
                 continue
-            fares = {s["seat_class"]: s["fare"] for s in r["seats"]}
+            fares: dict[str, float] = {}
+            for s in r["seats"]:  # cheapest first: a class's cheapest seat
+                fares.setdefault(s["seat_class"], s["fare"])
             chosen = seat if seat in fares else "Second Class Seat"
             if chosen not in fares:
                 continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,6 +10,7 @@ from travelgym.suites.behavior2trip.checks.data import PlanDB
 from travelgym.suites.behavior2trip.context import normalize
 from travelgym.suites.behavior2trip.plan import IntercityLeg, clock_minutes
 from travelgym.suites.behavior2trip.plan_values import intercity_mode
+from travelgym.suites.behavior2trip.vocab import REGULAR_SEAT_TYPES, TRAIN_SEAT_TYPES
 
 DAY = 24 * 60
 TIME_TOLERANCE = 5  # minutes a plan's departure or arrival time may differ from the timetable
@@ -83,11 +85,29 @@ def seat_class(text: str | None, mode: str | None) -> str | None:
         if "economy" in key or key == "y":
             return "Economy Class"
     elif mode == "train":
-        if "second" in key or "2nd" in key:
+        # hard seats and hard sleepers are a regular train's standard class, soft sleepers
+        # (and soft seats) its premium one (vocab.TRAIN_SEAT_TYPES)
+        if "second" in key or "2nd" in key or "hard" in key:
             return "Second Class Seat"
-        if "first" in key or "1st" in key:
+        if "first" in key or "1st" in key or "soft" in key:
             return "First Class Seat"
     return text
+
+
+def train_seat(row: dict[str, Any], data: IntercityLeg) -> dict[str, Any] | None:
+    """The seat of a train row a plan's leg names: the seat type it names (``Hard Sleeper``),
+    else one of the seats of the seat class it names, the one whose fare is nearest the leg's
+    price (the cheapest without a price); ``None`` when the train sells no such seat."""
+    key = normalize(data.seat_class or "")
+    seats = json.loads(row["seats"])
+    named = [s for s in seats if normalize(s["seat_type"]) == key]
+    if named or any(normalize(t) == key for t in REGULAR_SEAT_TYPES):
+        return named[0] if named else None
+    label = seat_class(data.seat_class, "train")
+    same = [s for s in seats if s["seat_class"] == label]
+    price = data.price
+    return min(same, key=lambda s: (abs(s["fare"] - price) if price is not None else 0, s["fare"]),
+               default=None)  # fmt: skip
 
 
 def resolve_leg(db: PlanDB, day: int, date: str, data: IntercityLeg) -> Leg:
@@ -121,15 +141,13 @@ def resolve_leg(db: PlanDB, day: int, date: str, data: IntercityLeg) -> Leg:
         leg.row = rows[0]
         leg.fare = leg.row["fare"]
         if mode == "train" and seat is not None:
-            column = {
-                "Second Class Seat": "fare_second_class",
-                "First Class Seat": "fare_first_class",
-            }
-            fare = leg.row.get(column[seat]) if seat in column else None
-            if fare is None:
-                problems.append(f"no {seat} on {number}")
+            chosen = train_seat(leg.row, data)
+            if chosen is None:
+                key = normalize(data.seat_class or "")
+                named = next((t for t in TRAIN_SEAT_TYPES if normalize(t) == key), seat)
+                problems.append(f"no {named} on {number}")
             else:
-                leg.fare = fare
+                leg.fare = chosen["fare"]
     for key, column in (("departure_time", "dep_time"), ("arrival_time", "arr_time")):
         given, real = clock_minutes(getattr(data, key)), clock_minutes(leg.row[column])
         if given is not None and real is not None and abs(given - real) > TIME_TOLERANCE:

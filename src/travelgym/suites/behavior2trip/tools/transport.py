@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from travelgym.geo import haversine_km
@@ -25,8 +26,7 @@ _FLIGHT_COLS = """flight_id, flight_number, airline, airline_code, dep_city, arr
     adult_fare, adult_total, child_fare, child_total, fuel_surcharge, airport_fee, discount,
     on_time_rate, meal, codeshare"""
 _TRAIN_COLS = """train_id, train_number, train_type, dep_city, arr_city, dep_station, arr_station,
-    dep_time, arr_time, arr_day_offset, travel_minutes, travel_time, fare_second_class,
-    fare_first_class"""
+    dep_time, arr_time, arr_day_offset, travel_minutes, travel_time, seats"""
 
 
 def _route(ctx: TripsContext, origin: str, destination: str) -> tuple[dict, dict]:
@@ -116,8 +116,11 @@ def TrainSearch(
 
     Returns:
         The route, the number of trains and the top n with train_id, number, type (High-speed
-        Rail or Regular Train), stations, times, travel time and seats (Second Class Seat / First
-        Class Seat with fares in CNY); a note when no train runs.
+        Rail or Regular Train), stations, times, travel time and seats, cheapest first: the
+        seat type the train sells (high-speed: Second / First Class Seat; regular: Hard Seat,
+        Hard Sleeper, Soft Sleeper), the seat class it counts as (Second Class Seat for second
+        class seats, hard seats and hard sleepers; First Class Seat for first class seats and
+        soft sleepers) and its fare in CNY; a note when no train runs.
     """
     a, b = _route(ctx, origin, destination)
     day = parse_date(date, "date") if date is not None else None
@@ -129,9 +132,7 @@ def TrainSearch(
         [*params, n],
     )
     for r in results:
-        seats = [("Second Class Seat", r.pop("fare_second_class")),
-                 ("First Class Seat", r.pop("fare_first_class"))]  # fmt: skip
-        r["seats"] = [{"seat_class": s, "fare": f} for s, f in seats if f is not None]
+        r["seats"] = json.loads(r["seats"])
     out: dict[str, Any] = {
         "origin": a["name"],
         "destination": b["name"],
