@@ -197,22 +197,52 @@ def _repair_facilities(rows: list[Row]) -> None:
         _finish_hotel(row)
 
 
+def _serves_lunch_and_dinner(open_t: str, close_t: str) -> bool:
+    """Open by 11:00 and until after 21:00 (a close before the opening is after midnight)."""
+    return open_t <= "11:00" and (close_t > "21:00" or close_t < open_t)
+
+
+# Every (price level, dining environment) of a city has this many restaurants serving lunch and
+# dinner, so that a user stating both can eat every lunch and dinner of the longest trip (8
+# days) at distinct ones. Without it the small database had about 6 per pair and most trips of
+# such users could not be planned at all (the checks ask for all of them).
+MAIN_MEAL_COVER = 16
+MAIN_MEAL_CUISINES = frozenset(
+    c for c in vocab.CUISINES if _serves_lunch_and_dinner(*CUISINE_HOURS.get(c, ("10:30", "21:30")))
+)
+
+
 def _restaurant(r: np.random.Generator, place: _Place, i: int) -> Row:
     n_c, n_p = len(vocab.CUISINES), len(vocab.PRICE_LEVELS)
+    envs = vocab.DINING_ENVIRONMENTS
     weights = np.array([CUISINE_WEIGHTS.get((place.city, c), 1.0) for c in vocab.CUISINES])
-    cuisine = vocab.CUISINES[i] if i < n_c else _pick(r, vocab.CUISINES, weights / weights.sum())
+    k = i - n_c - n_p - len(envs)  # the main-meal coverage block, below
+    cover = 0 <= k < MAIN_MEAL_COVER * n_p * len(envs)
+    if i < n_c:
+        cuisine = vocab.CUISINES[i]
+    elif cover:
+        w = weights * np.array([c in MAIN_MEAL_CUISINES for c in vocab.CUISINES])
+        cuisine = _pick(r, vocab.CUISINES, w / w.sum())
+    else:
+        cuisine = _pick(r, vocab.CUISINES, weights / weights.sum())
     brands, subs = cat.RESTAURANT_BRANDS[cuisine]
     name = place.unique(place.branch_names(_pick(r, brands)))
     row = place.common(name)
     if n_c <= i < n_c + n_p:
         level = vocab.PRICE_LEVELS[i - n_c]
+    elif cover:
+        level = vocab.PRICE_LEVELS[(k // len(envs)) % n_p]
     else:
         level = _pick(r, vocab.PRICE_LEVELS, PRICE_WEIGHTS.get(cuisine, (0.3, 0.4, 0.22, 0.08)))
     lo, hi = vocab.PRICE_RANGES[level]
     price = int(r.integers(lo, hi + (level == vocab.PRICE_LEVELS[-1])))
-    envs = vocab.DINING_ENVIRONMENTS
     j = i - n_c - n_p
-    env = envs[j] if 0 <= j < len(envs) else _pick(r, envs)
+    if cover:
+        env = envs[k % len(envs)]
+    elif 0 <= j < len(envs):
+        env = envs[j]
+    else:
+        env = _pick(r, envs)
     open_t, close_t = CUISINE_HOURS.get(cuisine, ("10:30", "21:30"))
     rating = _rating(r, 4.4)
     count, reviews = _reviews(r, rating)

@@ -24,9 +24,9 @@ from travelgym.suites.behavior2trip.schema import DATES
 from travelgym.suites.behavior2trip.vocab import CITIES
 
 FULL_FLIGHT_SCHEDULES = 6_570  # about 710k flight rows (Table 6: 710,633)
-SMALL_FLIGHT_SCHEDULE_DIVISOR = 20
+SMALL_FLIGHT_SCHEDULE_DIVISOR = 5
 FULL_TRAINS = 10_371  # Table 6
-SMALL_TRAIN_DIVISOR = 6
+SMALL_TRAIN_DIVISOR = 3
 MIN_FLIGHT_KM = 350
 BUS_MAX_KM = 600
 _ISLAND_OR_PLATEAU = {"Sanya", "Lhasa"}

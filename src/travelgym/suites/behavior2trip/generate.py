@@ -28,7 +28,9 @@ DEFAULT_SEED = 0
 SCALES = ("small", "full")
 DEFAULT_SCALE = "small"
 
-SMALL_PER_CITY = {"hotels": 80, "restaurants": 120, "attractions": 60, "entertainment": 60}
+# restaurants: the 26 rows covering each cuisine, price level and environment, the 320 of the
+# main-meal coverage (gen_pois.MAIN_MEAL_COVER) and a few more
+SMALL_PER_CITY = {"hotels": 80, "restaurants": 360, "attractions": 60, "entertainment": 60}
 FULL_TOTALS = {
     "hotels": 22_473,
     "restaurants": 29_604,

@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from travelgym.datafiles import manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
@@ -43,8 +43,8 @@ from travelgym.suites.behavior2trip.profiles import (
     sample_profile,
 )
 
-INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
-INSTANCE_GENERATOR_VERSION = "2.0.0"  # 2.0.0: requests without a witness are drawn again
+INSTANCE_FORMAT_VERSION = "1"
+INSTANCE_GENERATOR_VERSION = "1.0.0"
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
 SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
@@ -71,8 +71,6 @@ class Instance(BaseModel):
     instruction: Instruction
     trajectory: list[Action]
     profile: Profile
-    # a plan passing every applicable check, found while generating (hidden like the profile)
-    witness: str | None = Field(default=None, repr=False)
 
     @property
     def n_pois(self) -> int:
@@ -134,35 +132,15 @@ def generate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: st
     """Instance ``index`` of (split, difficulty): deterministic in its arguments."""
     iid = instance_id(split, difficulty, index)
     d = rng_for(seed, "instance", split, difficulty, index)
-    rejections = rejections if rejections is not None else {}
-    for _ in range(MAX_ATTEMPTS):
-        profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections)
-        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
-        if instance is not None:
-            return instance
-    raise RuntimeError(f"{iid}: no satisfiable request after {MAX_ATTEMPTS} profiles")
+    profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections if rejections is not None else {})  # fmt: skip
+    return _assemble(catalog, d, iid, split, difficulty, profile, trajectory)
 
 
-def _assemble(catalog, d, iid, split, difficulty, profile, trajectory,
-              rejections: dict[str, int]) -> Instance | None:  # fmt: skip
-    """The instance of a profile and trajectory with a request that has a witness plan (None
-    when no drawn request has one: :mod:`~travelgym.suites.behavior2trip.witness`)."""
-    from travelgym.suites.behavior2trip.witness import witnessed
-
-    if catalog.source is None:
-        raise ValueError("instances are generated over a database: load the catalog with "
-                         "PoiCatalog.from_database")  # fmt: skip
+def _assemble(catalog, d, iid, split, difficulty, profile, trajectory) -> Instance:
     profile = with_history(profile, trajectory)
-
-    def build(instruction: Instruction) -> Instance:
-        return Instance(instance_id=iid, split=split, difficulty=difficulty,
-                        instruction=instruction, trajectory=trajectory, profile=profile)  # fmt: skip
-
-    found = witnessed(lambda: make_instruction(profile, trajectory, catalog, d), build,
-                      catalog.source, rejections)  # fmt: skip
-    if found is None:
-        rejections["witness_profile"] = rejections.get("witness_profile", 0) + 1
-    return found
+    instruction = make_instruction(profile, trajectory, catalog, d)
+    return Instance(instance_id=iid, split=split, difficulty=difficulty, instruction=instruction,
+                    trajectory=trajectory, profile=profile)  # fmt: skip
 
 
 async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str,
@@ -190,9 +168,7 @@ async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficu
         if trajectory is None or validate_trajectory(trajectory, pool):
             rejections["trajectory"] = rejections.get("trajectory", 0) + 1
             continue
-        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
-        if instance is not None:
-            return instance
+        return _assemble(catalog, d, iid, split, difficulty, profile, trajectory)
     raise RuntimeError(f"{iid}: no valid trajectory after {MAX_ATTEMPTS} attempts")
 
 

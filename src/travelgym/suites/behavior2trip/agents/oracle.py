@@ -1,13 +1,15 @@
 """The ``oracle`` agent: the scripted planner told the hidden profile instead of inferring it.
 
 It measures the benchmark, not a model: with the true preferences and every fact taken from the
-9 tools (each call recorded like any agent's), a plan passing every applicable check should
-exist and be found. It never reads the witness stored with an instance; the instance generator
-runs this same planner to build that witness, so the oracle's score is the check that the tools,
-the checks and the generator agree. Differences from the baseline's planning are only those the
-true preferences license: main meals only at the preferred price level and environment, legs
-only of the preferred mode and seat class, attractions only within the walking tolerance, and
-POIs booked before are not avoided (no check asks for that).
+9 tools (each call recorded like any agent's), the share of instances it passes is a lower
+bound on how many instances a perfect agent could pass, and its failures name what the data or
+the checks make impossible (a preferred mode that runs only at night on the travel dates, too
+few restaurants at the preferred price level and environment, ...). Its planning differs from
+the baseline's only where the true preferences license it: main meals only at the preferred
+price level and environment, legs only of the preferred mode and seat class, attractions only
+within the walking tolerance, the preferred cuisines and attraction types kept for one meal
+and one visit a day, POIs booked before not avoided (no check asks for that), travel days
+shaped around each leg's times, and the first place of a travel day near its station.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from typing import Any
 
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import Inferred
+from travelgym.suites.behavior2trip.agents.schedule import Stop, solve_day
 from travelgym.suites.behavior2trip.agents.scripted import (
     ARRIVAL_TEMPLATES,
     DEPARTURE_TEMPLATES,
     FULL_DAY,
     MAX_LEGS_TRIED,
     Planner,
-    _could_fit,
     _since,
 )
 from travelgym.suites.behavior2trip.agents.scripted_plan import DayDraft
@@ -85,17 +87,85 @@ ORACLE_FULL_DAYS = (
      ("hotel",)),
 )  # fmt: skip
 ORACLE_PULLS = (0.7, 2.0, 5.0, 12.0)
+TRANSFER = 30  # minutes assumed between a station or airport and the next place, for shaping
+HOP = 15  # minutes assumed between two places of a city, for shaping
+MAX_SHAPES = 6  # day shapes tried per leg
+
+
+def travel_shapes(leg: dict[str, Any], arrival: bool) -> list[tuple]:
+    """Day templates around an intercity leg, built from its times: every split of the three
+    meals into before and after the leg, with attractions (at least one) after any meal before
+    the leg and before any meal (or the end of the day) after it, kept when an idealised day
+    (fixed transfer and hop times, always open) can be timed by the rules; fewest attractions
+    first, each slot hinted with its idealised start."""
+    before, after = ("home", "dest") if arrival else ("dest", "home")
+    meals = ("breakfast", "lunch", "dinner")
+    seen, out = set(), []
+    for k in range(4):
+        pre, post = meals[:k], meals[k:]
+        slots = len(pre) + len(post) + 1
+        for mask in range(1, 1 << slots):
+            bits = [mask >> b & 1 for b in range(slots)]
+            seq: list[tuple] = []
+            for meal, bit in zip(pre, bits, strict=False):
+                seq += [(meal, before)] + [("attraction", before)] * bit
+            seq.append(("leg",))
+            for meal, bit in zip(post, bits[len(pre) :], strict=False):
+                seq += [("attraction", after)] * bit + [(meal, after)]
+            seq += [("attraction", after)] * bits[-1] + ([("hotel",)] if arrival else [])
+            key = tuple(seq)
+            if key in seen or not any(x[0] == "attraction" for x in seq):
+                continue
+            seen.add(key)
+            timed = _ideal_times(seq, leg, arrival)
+            if timed is not None:
+                out.append(timed)
+    out.sort(key=lambda t: sum(x[0] == "attraction" for x in t))
+    return out[:MAX_SHAPES]
+
+
+def _ideal_times(seq: list[tuple], leg: dict[str, Any], arrival: bool) -> tuple | None:
+    """``seq`` with each slot's idealised start as its hint, or None when it cannot be timed
+    (or visits an attraction after a leg arriving at 18:00 or later)."""
+    late = leg["arr"] >= 18 * 60
+    if late and any(x[0] == "attraction" for x in seq[seq.index(("leg",)) :]):
+        return None
+    stops = []
+    for i, slot in enumerate(seq):
+        if slot[0] == "leg":
+            stop = Stop("leg", fixed=(leg["dep"], leg["arr"]))
+        else:
+            stop = Stop(slot[0], longest=240)
+        nxt = seq[i + 1] if i + 1 < len(seq) else None
+        stop.travel = TRANSFER if "leg" in (slot[0], nxt and nxt[0]) else HOP
+        stops.append(stop)
+    if not arrival and stops:  # leave the hotel at 06:00 at the earliest
+        first = stops[0]
+        first.hours = (6 * 60 + HOP, 2 * 24 * 60) if first.fixed is None else None
+    if not (solve_day(stops) or solve_day(stops, relaxed=True)):
+        return None
+    return tuple(
+        slot if slot[0] in ("leg", "hotel") else (slot[0], slot[1], stop.start)
+        for slot, stop in zip(seq, stops, strict=True)
+    )
+
+
 NEAREST = 12  # POIs of each pool that weigh in a hotel's centrality
 
 
+class Unplannable(Exception):
+    """A day the oracle cannot plan by every rule (the witness search gives up at once)."""
+
+
 class OraclePlanner(Planner):
-    """:class:`Planner` with the true preferences and only the choices they allow."""
+    """:class:`Planner` with the true preferences and only the choices they allow. With
+    ``give_up`` a day that cannot meet every rule raises :class:`Unplannable` instead of
+    falling back to the baseline's best effort (the witness search needs no plan then)."""
 
-    strict = True
-
-    def __init__(self, request: TripRequest, env: TripToolSession, prefs: Preferences) -> None:
+    def __init__(self, request: TripRequest, env: TripToolSession, prefs: Preferences,
+                 give_up: bool = False) -> None:  # fmt: skip
         super().__init__(request, env)
-        self.true_prefs = prefs
+        self.true_prefs, self.give_up = prefs, give_up
 
     def run(self) -> str:
         tick = time.perf_counter()
@@ -105,18 +175,45 @@ class OraclePlanner(Planner):
         return self.plan_steps()
 
     def meal_pools(self, city: str) -> dict[str, list[dict]]:
-        """Main meals only at the preferred price level and environment, when stated."""
+        """Main meals only at the preferred price level and environment, when stated; the
+        preferred cuisine's restaurants kept for one meal a day (not spent on a second)."""
         pools = super().meal_pools(city)
         if pools["level"] or (self.prefs.restaurant or {}).keys() & {"price_level", "environment"}:
             pools["any"] = pools["level"]
+        keep = {r["id"] for r in pools["cuisine"]}
+        for tier in ("level", "any"):
+            rest = [r for r in pools[tier] if r["id"] not in keep]
+            pools[tier] = rest or pools[tier]
         return pools
+
+    def attraction_pools(self, city: str) -> list[list[dict]]:
+        """The preferred attractions, then the others within the walking tolerance (the
+        preferred ones kept for one visit a day)."""
+        tiers = super().attraction_pools(city)
+        keep = {r["id"] for r in tiers[0]}
+        return [tiers[0], [r for r in tiers[-1] if r["id"] not in keep] or tiers[-1]]
 
     def legs(self, origin: str, destination: str, date: str) -> list[dict[str, Any]]:
         """Daytime legs of the preferred mode only (when one is preferred)."""
         legs = [g for g in super().legs(origin, destination, date) if daytime(g)]
         if self.prefs.mode is None:
             return legs
-        return [g for g in legs if g["vocab"] == self.prefs.mode]
+        seat = self.prefs.seat
+        return [g for g in legs if g["vocab"] == self.prefs.mode
+                and (seat is None or g["mode"] == "bus" or g["seat_class"] == seat)]  # fmt: skip
+
+    def try_template(self, template, leg, start, level, pull):
+        """The baseline's day, remembering the day's leg (see :meth:`anchor`)."""
+        self._leg = leg
+        return super().try_template(template, leg, start, level, pull)
+
+    def anchor(self, near, city: str) -> dict | None:
+        """A travel day's first place is chosen near the station or airport of its leg, not
+        near the city centre: the transfer counts against the day's local-transport limit."""
+        leg = getattr(self, "_leg", None)
+        if near is None and leg is not None and city == leg["from_city"]:
+            return self.locate(city, leg["from_place"]) or super().anchor(near, city)
+        return super().anchor(near, city)
 
     def choose_hotel(self) -> dict[str, Any] | None:
         """The most central hotel (nearest to the restaurants and attractions the days need)
@@ -142,20 +239,22 @@ class OraclePlanner(Planner):
                 draft = self.try_template(template, None, self.hotel_pick(), "exact", pull)
                 if draft is not None:
                     return draft
+        if self.give_up:
+            raise Unplannable("a day at the destination")
         return super().full_day()
 
     def travel_day(self, legs: list[dict], templates, start) -> DayDraft:
         """The first leg, template and pull meeting every rule (every meal kept), else the
         baseline's travel day."""
-        options = ORACLE_ARRIVALS if templates is ARRIVAL_TEMPLATES else ORACLE_DEPARTURES
-        for pull in ORACLE_PULLS:
-            for leg in legs[:MAX_LEGS_TRIED]:
-                for template in options:
-                    if not _could_fit(template, leg):
-                        continue
+        arrival = templates is ARRIVAL_TEMPLATES
+        for leg in legs[:MAX_LEGS_TRIED]:
+            for template in travel_shapes(leg, arrival):
+                for pull in ORACLE_PULLS:
                     draft = self.try_template(template, leg, start, "exact", pull)
                     if draft is not None:
                         return draft
+        if self.give_up:
+            raise Unplannable("a travel day")
         return super().travel_day(legs, templates, start)
 
 
@@ -174,12 +273,16 @@ class OracleTripAgent:
         return OraclePlanner(request, env, profile.preferences).run()
 
 
-def oracle_plan(instance: Any, conn: Any) -> str:
+def oracle_plan(instance: Any, conn: Any, give_up: bool = False) -> str | None:
     """The oracle's plan (JSON text) for ``instance`` over a read-only database connection,
-    without an episode around it (the instance generator's witness)."""
+    without an episode around it; with ``give_up`` None as soon as a day cannot meet every
+    rule (a quick test of whether the oracle can pass an instance)."""
     env = TripToolSession(conn, keep_results=False)
-    return OraclePlanner(TripRequest.of(instance), env, instance.profile.preferences).run()
+    planner = OraclePlanner(TripRequest.of(instance), env, instance.profile.preferences, give_up)
+    try:
+        return planner.run()
+    except Unplannable:
+        return None
 
 
 __all__ = ["OraclePlanner", "OracleTripAgent", "oracle_plan", "preferences_of"]
-
