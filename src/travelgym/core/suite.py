@@ -206,10 +206,12 @@ class Suite(ABC):
 
     # scores
     @abstractmethod
-    def score(self, answers: Path, seed: int, data_dir: Path | None,
-              notes: list[str]) -> dict[str, Any]:  # fmt: skip
+    def score(self, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
+              options: SuiteOptions | None = None,
+              base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
         """Score an answers file or a run directory (``notes``: what is missing, e.g. episodes
-        of a killed run)."""
+        of a killed run; ``options``: the suite's options given to ``score``, ``None`` for the
+        defaults; ``base_url``: the endpoint of a model the options name, e.g. a judge)."""
 
     @abstractmethod
     def format_score(self, result: dict[str, Any]) -> str:
