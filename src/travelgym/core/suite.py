@@ -142,6 +142,11 @@ class Suite(ABC):
         """The suite's options from the flags given (``None`` values mean "not given")."""
         return self.Options(**{k: v for k, v in given.items() if v is not None})
 
+    def options_of_run(self, manifest: dict[str, Any]) -> SuiteOptions:
+        """The options a run directory's ``manifest`` was made with, as far as they pick its
+        data (e.g. the database scale); the defaults for a suite with none."""
+        return self.options()
+
     def options_call_llm(self, options: SuiteOptions) -> bool:
         """Whether the options make the run call an LLM besides the agent (a simulated user)."""
         return False

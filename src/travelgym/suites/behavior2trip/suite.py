@@ -164,6 +164,9 @@ class Behavior2TripSuite(Suite):
     summary_details = ("instances",)
     tools_run_code = True  # the Python tool
 
+    def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
+        return TripOptions(scale=manifest.get("db_scale") or "small")
+
     def options_call_llm(self, options: TripOptions) -> bool:
         return options.judge is not None
 
@@ -255,7 +258,7 @@ class Behavior2TripSuite(Suite):
     trainable = True
     training_task_key = "instance_id"
     training_default = True
-    training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty")
+    training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty", "db_scale")
     sft_min_score = 1.0
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
@@ -268,6 +271,7 @@ class Behavior2TripSuite(Suite):
                                  max_turns=settings.max_turns, memory=not settings.no_memory,
                                  penalty=not settings.no_penalty, seed=settings.seed,
                                  db_seed=settings.db_seed, data_dir=settings.data_dir,
+                                 scale=settings.db_scale,
                                  limit=settings.limit)  # fmt: skip
 
     def reward(self, episode: Any, **kwargs: Any) -> Any:
