@@ -180,9 +180,10 @@ class Behavior2TripSuite(Suite):
         from travelgym.suites.behavior2trip.instances import instance_stats
         from travelgym.suites.behavior2trip.stats import database_stats
 
-        path = db if db is not None else self.build(options, seed, data_dir).path
+        built = self.build(options, seed, data_dir) if db is None else None
+        path = db if db is not None else built.path
         return {"path": str(path), **database_stats(path),
-                "instances": instance_stats(data_dir=data_dir)}  # fmt: skip
+                "instances": instance_stats(data_dir=data_dir, db=built)}  # fmt: skip
 
     def format_stats(self, result: dict[str, Any]) -> str:
         lines = [f"database: {result['path']}", f"content hash: {result['content_hash']}"]
