@@ -117,7 +117,7 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append(f"| {name} | {s['median']:.2f} | {s['min']:.2f} | {s['max']:.2f} |")
     lines.append(f"| Instances per second | {summary['instances_per_s']} | | |")
     for split, f in summary["files"].items():
-        lines.append(f"| instances-{split}.jsonl (MiB) | {f['mib']:.1f} | | |")
+        lines.append(f"| instances-small-v*-{split}.jsonl (MiB) | {f['mib']:.1f} | | |")
     lines += ["", "| split | level | actions | preferences | POIs | days | companions |",
               "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
     for split, by_diff in summary["stats"].items():

@@ -14,7 +14,8 @@ SUITES = ("compass", "behavior2trip")
 # The audit of run's options: these belong to one suite, every other option to both.
 SUITE_ONLY = {"user": "compass", "level": "compass", "trials": "compass",
               "max_turns": "compass", "personas": "compass", "split": "behavior2trip", "difficulty": "behavior2trip",
-              "max_steps": "behavior2trip", "prompt": "compass"}  # fmt: skip
+              "max_steps": "behavior2trip", "prompt": "compass", "scale": "behavior2trip",
+              "judge": "behavior2trip"}  # fmt: skip
 
 
 def _invoke(args: list[str], tmp_path):

@@ -146,7 +146,7 @@ class ToySuite(Suite):
     def format_results(self, results):
         return "\n".join(f"{agent}: {r['accuracy']:.1f}% of {r['n']}" for agent, r in results.items())
 
-    def score(self, answers, seed, data_dir, notes):
+    def score(self, answers, seed, data_dir, notes, options=None, base_url=None):
         if answers.is_dir():
             return self.summarize(answers)
         entries = [json.loads(line) for line in answers.read_text().splitlines() if line.strip()]

@@ -27,7 +27,8 @@ MANIFEST_VOLATILE = ("created", "travelgym_version")
 # manifest keys newer than the checked-in runs, with their values in those runs' fresh twins
 # (scripted agents: no generation options; COMPASS's default system prompt variant)
 MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
-                  "prompt": {"compass": "paper"}}  # fmt: skip
+                  "prompt": {"compass": "paper"},
+                  "db_scale": {"behavior2trip": "small"}, "judge": {"behavior2trip": None}}  # fmt: skip
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)

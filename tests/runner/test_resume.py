@@ -80,7 +80,10 @@ def test_resume_refuses_a_different_run(tmp_path, compass_db):
     assert runner.invoke(main, base + ["--limit", "2"]).exit_code == 0
     again = runner.invoke(main, base + ["--limit", "2"])
     assert again.exit_code == 1 and "--resume" in again.output
-    other = runner.invoke(main, base + ["--limit", "3", "--resume"])
+    first, second = json.loads((tmp_path / "scripted-greedy" / "manifest.json").read_text())[
+        "task_ids"
+    ]
+    other = runner.invoke(main, base + ["--tasks", f"{second},{first}", "--resume"])
     assert other.exit_code == 1 and "different run" in other.output
     bad = runner.invoke(main, ["run", "compass", "--agent", "wizard:x", "--out", str(tmp_path)])
     assert bad.exit_code == 2 and "scripted:greedy" in bad.output

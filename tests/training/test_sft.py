@@ -271,3 +271,23 @@ def test_cli_and_bad_input(runs, tmp_path):
     assert not (tmp_path / "sft.jsonl.tmp").exists()
     with pytest.raises(ExportError, match="unknown format"):
         export_sft([trips_run], out, fmt="alpaca")
+
+
+def test_export_insists_on_a_scale_when_asked(runs, tmp_path):
+    run_dir, data = runs["trips"]
+    compass_dir, _ = runs["compass"]
+    assert json.loads((run_dir / MANIFEST).read_text())["db_scale"] == "small"
+    kept = export_sft([run_dir], tmp_path / "a.jsonl", data_dir=data, scale="small")
+    assert kept.kept >= 1
+    with pytest.raises(ExportError, match="is a run at scale small, not full"):
+        export_sft([run_dir], tmp_path / "b.jsonl", data_dir=data, scale="full")
+    with pytest.raises(ExportError, match="compass runs have no database scale"):
+        export_sft([compass_dir], tmp_path / "c.jsonl", data_dir=data, scale="small")
+
+
+def test_grpo_db_scale_is_a_behavior2trip_setting():
+    from travelgym.training.grpo_config import GRPOSettings
+
+    assert GRPOSettings(suite="behavior2trip", db_scale="full").db_scale == "full"
+    with pytest.raises(ValueError, match="db_scale=full: Behavior2Trip settings, not for compass"):
+        GRPOSettings(suite="compass", db_scale="full")

@@ -39,20 +39,23 @@ def export() -> None:
 @click.option("--min-score", type=float, default=None, help=_min_score_help())
 @click.option("--suite", type=click.Choice(training_suite_names()), default=None,
               help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
+@click.option("--scale", type=click.Choice(["small", "full"]), default=None,
+              help="Insist that every run used this database scale (default: each run's "
+              "manifest picks its database).")  # fmt: skip
 @click.option("--max-chars", type=click.IntRange(min=1), default=None,
               help="Skip examples longer than this many characters of JSON.")  # fmt: skip
 @click.option("--data-dir", type=OutputPath("dir"), default=None,
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the export summary as JSON.")
 def export_sft_cmd(run_dirs: tuple[Path, ...], out: Path, fmt: str, min_score: float | None,
-                   suite: str | None, max_chars: int | None, data_dir: Path | None,
-                   as_json: bool) -> None:  # fmt: skip
+                   suite: str | None, scale: str | None, max_chars: int | None,
+                   data_dir: Path | None, as_json: bool) -> None:  # fmt: skip
     """Write the successful trajectories of RUN_DIRS as chat-format JSONL for SFT."""
     from travelgym.training.sft import ExportError, export_sft
 
     try:
         summary = export_sft(run_dirs, out, fmt=fmt, min_score=min_score, suite=suite,
-                             data_dir=data_dir, max_chars=max_chars)  # fmt: skip
+                             data_dir=data_dir, max_chars=max_chars, scale=scale)  # fmt: skip
     except ExportError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:

@@ -10,6 +10,7 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     data_dir_option,
     emit_json,
+    scale_option,
     suite_argument,
     suite_options,
     unsafe_sandbox_option,
@@ -19,7 +20,7 @@ from travelgym.core.registry import all_suites
 
 LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
 SUITE_FLAGS = ("user", "level", "trials", "max_turns", "personas", "split", "difficulty",
-               "max_steps", "prompt")  # fmt: skip
+               "max_steps", "prompt", "scale", "judge")  # fmt: skip
 # the agent model's generation options (travelgym.runner.generation): flag name -> option name
 GEN_FLAGS = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens",
              "reasoning_effort": "reasoning_effort", "gen_seed": "seed",
@@ -194,6 +195,16 @@ def _agent_help() -> str:
     default=None,
     help="the agent's system prompt variant (default: paper; search-hints adds a search "
     "strategy; recorded in the manifest).",
+)
+@scale_option
+@click.option(
+    "--judge",
+    cls=RuledOption,
+    suite_option=True,
+    default=None,
+    metavar="MODEL",
+    help="grade every delivered plan with this LLM too (the LLM pass rate; at --base-url; "
+    "recorded in the manifest and each episode's score).",
 )
 @generation_options
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
-from travelgym.cli.common import data_dir_option, emit_json, seed_option
-from travelgym.clikit import InputPath
+from travelgym.cli.common import data_dir_option, emit_json, scale_option, seed_option
+from travelgym.clikit import InputPath, is_used
 from travelgym.core.registry import all_suites, get_suite, suite_names
+
+SUITE_FLAGS = ("scale", "judge")  # options of some suites only: refused for the others
 
 
 def detect_suite(answers: Path) -> str | None:
@@ -58,19 +60,34 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
     help="Which benchmark (default: detected from the run manifest or the answers).",
 )
 @seed_option
+@scale_option
+@click.option("--judge", default=None, metavar="MODEL",
+              help="Also grade every delivered plan with this LLM (the LLM pass rate; suites "
+              "with a judge only).")  # fmt: skip
+@click.option("--base-url", default=None,
+              help="OpenAI-compatible endpoint of the --judge model (default: env).")  # fmt: skip
 @data_dir_option
-def score(
-    answers: Path, as_json: bool, suite: str | None, seed: int, data_dir: Path | None
-) -> None:
+def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str,
+          judge: str | None, base_url: str | None, data_dir: Path | None) -> None:  # fmt: skip
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
+    from travelgym.cli.common import suite_options
     from travelgym.runner.integrity import tampering
 
+    ctx = click.get_current_context()
+    if is_used(ctx, "base_url") and not is_used(ctx, "judge"):
+        raise click.UsageError("--base-url needs --judge (score calls no model otherwise)", ctx)
+    name = chosen_suite(answers, suite)
+    given = {k: v for k, v in {"scale": scale, "judge": judge}.items() if is_used(ctx, k)}
+    fields = get_suite(name).Options.model_fields
+    for flag in (k for k in SUITE_FLAGS if k in given and k not in fields):
+        owners = " and ".join(s.name for s in all_suites() if flag in s.Options.model_fields)
+        raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
+    chosen, options = suite_options(name, **given)
     tampered = tampering(answers) if answers.is_dir() else None
     if tampered:
         click.echo(f"warning: TAMPERED run: {tampered}", err=True)
-    chosen = get_suite(chosen_suite(answers, suite))
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
-    result = chosen.score(answers, seed, data_dir, notes)
+    result = chosen.score(answers, seed, data_dir, notes, options=options, base_url=base_url)
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if as_json:

@@ -17,7 +17,7 @@ from travelgym.training.grpo_config import default_suite, setting_owners
 
 # GRPO settings that a flag of the same name (dashes for underscores) overrides
 _GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", "limit",
-                "db_seed", "data_dir", "user", "user_turns", "num_generations",
+                "db_seed", "db_scale", "data_dir", "user", "user_turns", "num_generations",
                 "per_device_batch_size", "gradient_accumulation_steps", "beta", "epsilon",
                 "loss_type", "learning_rate", "max_steps", "seed", "temperature", "max_turns",
                 "max_new_tokens", "max_completion_length", "reward", "prompt",
@@ -65,6 +65,9 @@ def train() -> None:
               help=f"{_owners('level')}: task level.")  # fmt: skip
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances/tasks.")
 @click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--scale", "db_scale", type=click.Choice(["small", "full"]), default="small",
+              show_default=True,
+              help=f"{_owners('db_scale')}: the database scale (recorded as db_scale).")  # fmt: skip
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--user", default="template", show_default=True,
               help=f"{_owners('user')}: simulated user.")  # fmt: skip

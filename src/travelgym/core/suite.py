@@ -142,6 +142,11 @@ class Suite(ABC):
         """The suite's options from the flags given (``None`` values mean "not given")."""
         return self.Options(**{k: v for k, v in given.items() if v is not None})
 
+    def options_of_run(self, manifest: dict[str, Any]) -> SuiteOptions:
+        """The options a run directory's ``manifest`` was made with, as far as they pick its
+        data (e.g. the database scale); the defaults for a suite with none."""
+        return self.options()
+
     def options_call_llm(self, options: SuiteOptions) -> bool:
         """Whether the options make the run call an LLM besides the agent (a simulated user)."""
         return False
@@ -206,10 +211,12 @@ class Suite(ABC):
 
     # scores
     @abstractmethod
-    def score(self, answers: Path, seed: int, data_dir: Path | None,
-              notes: list[str]) -> dict[str, Any]:  # fmt: skip
+    def score(self, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
+              options: SuiteOptions | None = None,
+              base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
         """Score an answers file or a run directory (``notes``: what is missing, e.g. episodes
-        of a killed run)."""
+        of a killed run; ``options``: the suite's options given to ``score``, ``None`` for the
+        defaults; ``base_url``: the endpoint of a model the options name, e.g. a judge)."""
 
     @abstractmethod
     def format_score(self, result: dict[str, Any]) -> str:

@@ -93,6 +93,9 @@ class RunStore:
             old = read_manifest(self.dir)
             diff = [k for k in IDENTITY_KEYS if _identity_of(old, k) != _identity_of(manifest, k)]
             diff += [k for k, was in identity.items() if old.get(k, was) != manifest.get(k)]
+            if "task_ids" in diff and resume:
+                diff.remove("task_ids")
+                self._check_extension(old.get("task_ids"), manifest.get("task_ids"))
             if diff:
                 raise RunDirError(f"{self.dir} holds a different run (differs in: {', '.join(diff)}); "
                                   "choose another --out")  # fmt: skip
@@ -121,6 +124,26 @@ class RunStore:
         done = {k for k, n in zip(lines.keys, lines.numbers, strict=True) if n not in gone}
         self._saved = len(done)
         return done
+
+    def _check_extension(self, old: Any, new: Any) -> None:
+        """Accept a resumed selection that extends the recorded one (``--limit`` raised: the
+        recorded task ids are a prefix of the new ones; the manifest then records the new
+        ones and only the added tasks run). A shorter or different selection is refused: the
+        run's episodes would fall outside it."""
+        if not isinstance(old, list) or not isinstance(new, list):
+            raise RunDirError(f"{self.dir} holds a different run (differs in: task_ids); "
+                              "choose another --out")  # fmt: skip
+        if new[: len(old)] == old:
+            if len(new) > len(old):
+                self.notes.append(f"extending the run from {len(old)} to {len(new)} tasks")
+            return
+        if old[: len(new)] == new:
+            raise RunDirError(f"{self.dir} holds a run of {len(old)} tasks and this selection "
+                              f"has only their first {len(new)}; resume with the run's own "
+                              f"selection (e.g. --limit {len(old)}) or choose another --out")  # fmt: skip
+        raise RunDirError(f"{self.dir} holds a different run (differs in: task_ids, and the "
+                          "run's tasks are not the first of this selection); choose another "
+                          "--out")  # fmt: skip
 
     def _quarantine(self, lines: list[BadLine]) -> None:
         """Append the lines taken out of ``episodes.jsonl``, with why, to the quarantine file."""

@@ -47,6 +47,7 @@ class GRPOSettings(BaseModel):
     level: int | None = Field(default=None, ge=1, le=3)  # tasks (by suite)
     limit: int | None = Field(default=None, ge=1)
     db_seed: int = Field(default=0, ge=0)
+    db_scale: Literal["small", "full"] = "small"  # the database scale (by suite)
     data_dir: Path | None = None
     user: str = "template"  # the simulated user (a suite with one)
     user_turns: int = Field(default=5, ge=1)  # the conversation's turn limit (ditto)

@@ -110,7 +110,7 @@ class RunSource:
 
             suite = get_suite(self.suite)
             seed = int(self.manifest.get("db_seed", 0))
-            db = suite.build(suite.options(), seed, self.data_dir)
+            db = suite.build(suite.options_of_run(self.manifest), seed, self.data_dir)
             want = self.manifest.get("db_content_hash")
             if want and db.metadata.get("content_hash") != want:
                 raise ExportError(f"{self.dir}: the database in the data directory is not the "
@@ -121,6 +121,15 @@ class RunSource:
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
+
+
+def _insist_on_scale(source: RunSource, scale: str) -> None:
+    """An :class:`ExportError` unless the run was made at database ``scale``."""
+    options = get_suite(source.suite).options_of_run(source.manifest)
+    if "scale" not in type(options).model_fields:
+        raise ExportError(f"{source.dir}: {source.suite} runs have no database scale; drop --scale")
+    if options.scale != scale:
+        raise ExportError(f"{source.dir} is a run at scale {options.scale}, not {scale}")
 
 
 def _verdict(source: RunSource, episode: dict[str, Any], min_score: float) -> str | None:
@@ -172,10 +181,11 @@ def iter_examples(source: RunSource, fmt: str, min_score: float | None,
 def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                fmt: ExportFormat = "openai", min_score: float | None = None,
                suite: str | None = None, data_dir: str | os.PathLike[str] | None = None,
-               max_chars: int | None = None) -> ExportSummary:  # fmt: skip
+               max_chars: int | None = None, scale: str | None = None) -> ExportSummary:  # fmt: skip
     """Write the kept episodes of ``run_dirs`` to ``out`` (JSONL, replaced atomically) and
-    return the counts; see the module docstring. ``suite`` insists on one suite; ``data_dir``
-    holds the runs' databases (for replaying scripted agents' tool calls)."""
+    return the counts; see the module docstring. ``suite`` insists on one suite, ``scale`` on
+    one database scale (each run's own is in its manifest); ``data_dir`` holds the runs'
+    databases (for replaying scripted agents' tool calls)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: use openai or sharegpt")
     names = training_suite_names()
@@ -185,6 +195,9 @@ def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
         raise ExportError("no run directory given")
     data = Path(data_dir) if data_dir is not None else None
     sources = [RunSource(Path(d), suite, data) for d in run_dirs]  # read all before writing
+    if scale is not None:
+        for source in sources:
+            _insist_on_scale(source, scale)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = ExportSummary(out=str(out), format=fmt)

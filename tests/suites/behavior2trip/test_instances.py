@@ -58,7 +58,8 @@ def test_files_and_manifests(built, trips_database):
     for split, per in SPLITS.items():
         path = paths[split]
         assert path == instances_path(split, trips_database.path.parent.parent)
-        assert path.name == f"instances-{split}.jsonl" and path.parent.name == "behavior2trip"
+        name = f"instances-small-v{INSTANCE_FORMAT_VERSION}-{split}.jsonl"
+        assert path.name == name and path.parent.name == "behavior2trip"
         meta = read_manifest(path)
         assert meta["count"] == 3 * per
         assert meta["sha256"] == file_sha256(path)
@@ -162,6 +163,23 @@ def test_ensure_instances_reuses_and_repairs(built, trips_database, data_dir):
     ensure_instances(trips_database, data_dir)  # a damaged file is regenerated
     assert file_sha256(test) == original
     os.utime(test)
+
+
+def test_one_split_is_generated_alone_and_scales_never_share_files(trips_database, tmp_path):
+    from travelgym.suites.behavior2trip.build import BuiltDatabase
+
+    paths = ensure_instances(trips_database, tmp_path, splits=("test",))
+    assert list(paths) == ["test"]
+    assert paths["test"].exists() and not instances_path("train", tmp_path).exists()
+    # a full-scale database's instances go to their own files (never over the small ones)
+    full = BuiltDatabase(trips_database.path, {**trips_database.metadata, "scale": "full"}, False)
+    assert instances_path("test", tmp_path, "full") != paths["test"]
+    assert ensure_instances(full, tmp_path, splits=("test",))["test"].name.startswith(
+        "instances-full-"
+    )
+    assert read_manifest(paths["test"])["db_scale"] == "small"
+    with pytest.raises(ValueError, match="unknown split"):
+        ensure_instances(trips_database, tmp_path, splits=("dev",))
 
 
 def test_instance_stats_for_the_cli(built, data_dir, trips_database):

@@ -3,8 +3,10 @@ trajectory + hidden profile + instruction, as versioned JSONL files with manifes
 
 Every instance is drawn from its own generator keyed by ``(seed, split, difficulty, index)``, so
 the files are identical for the same seed, generator version and database. Files live under
-``<data dir>/behavior2trip/instances-<split>.jsonl`` with a ``.manifest.json`` (sha256, versions,
-seed, database content hash, rejection counts and the Table 2 statistics).
+``<data dir>/behavior2trip/instances-<scale>-v<format version>-<split>.jsonl`` (one set per
+database scale and instance format, so building one never clobbers another) with a
+``.manifest.json`` (sha256, versions, seed, database content hash, rejection counts and the
+Table 2 statistics).
 """
 
 from __future__ import annotations
@@ -271,8 +273,16 @@ def _can_fork() -> bool:
 # --- files -------------------------------------------------------------------------------------
 
 
-def instances_path(split: str, data_dir: str | os.PathLike[str] | None = None) -> Path:
-    return suite_dir(SUITE, data_dir) / f"instances-{split}.jsonl"
+def instances_path(split: str, data_dir: str | os.PathLike[str] | None = None,
+                   scale: str = "small") -> Path:  # fmt: skip
+    """Where the instances of ``split`` for a database of ``scale`` live (the name carries the
+    scale and :data:`INSTANCE_FORMAT_VERSION`)."""
+    name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}-{split}.jsonl"
+    return suite_dir(SUITE, data_dir) / name
+
+
+def _scale_of(db) -> str:
+    return (db.metadata or {}).get("scale") or "small"
 
 
 def _expected(db, seed: int, split: str) -> dict[str, Any]:
@@ -289,11 +299,17 @@ def _expected(db, seed: int, split: str) -> dict[str, Any]:
 
 def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
                      seed: int = DEFAULT_INSTANCE_SEED, force: bool = False,
-                     workers: int | None = None) -> dict[str, Path]:  # fmt: skip
-    """Write ``instances-train.jsonl`` and ``instances-test.jsonl`` for the database ``db`` (an
-    object with ``.path`` and ``.metadata``, as ``ensure_database`` returns) unless current files
-    (same versions, seed and database content hash, intact sha256) exist. Returns split -> path."""
-    paths = {split: instances_path(split, data_dir) for split in SPLITS}
+                     workers: int | None = None,
+                     splits: Sequence[str] = tuple(SPLITS)) -> dict[str, Path]:  # fmt: skip
+    """Write the instance files of ``splits`` (default: train and test) for the database ``db``
+    (an object with ``.path`` and ``.metadata``, as ``ensure_database`` returns; its scale names
+    the files) unless current files (same versions, seed and database content hash, intact
+    sha256) exist. Returns split -> path for ``splits``. A split is generated on its own, so
+    asking for ``("test",)`` never generates the 9,000 train instances."""
+    unknown = [s for s in splits if s not in SPLITS]
+    if unknown:
+        raise ValueError(f"unknown split(s): {', '.join(unknown)} (choose train or test)")
+    paths = {split: instances_path(split, data_dir, _scale_of(db)) for split in splits}
     todo = [s for s, p in paths.items() if force or not _is_current(p, _expected(db, seed, s))]
     if todo:
         written = generate_files(db.path, seed, todo, paths, workers)
@@ -426,7 +442,8 @@ def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
     if generate:
         paths = ensure_instances(db, data_dir, seed)
     else:
-        paths = {split: instances_path(split, data_dir) for split in SPLITS}
+        scale = _scale_of(db) if db is not None else "small"
+        paths = {split: instances_path(split, data_dir, scale) for split in SPLITS}
     out: dict[str, Any] = {"splits": {}}
     for split, path in paths.items():
         if not manifest_path(path).exists():

@@ -111,6 +111,10 @@ async def judge_plan(client: ChatClient, instance: Instance, answer: str | None,
             reply = await client.complete(messages, **params)
         except LLMError as exc:
             return JudgeVerdict(passed=None, error=f"judge call failed: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a judge's failure must never take a run down
+            return JudgeVerdict(
+                passed=None, error=f"judge call failed: {type(exc).__name__}: {exc}"
+            )
         try:
             return parse_verdict(reply.message.content)
         except ValueError as exc:
@@ -120,9 +124,10 @@ async def judge_plan(client: ChatClient, instance: Instance, answer: str | None,
 
 async def judge_results(client: ChatClient, results: list, instances: Mapping[str, Instance],
                         answers: Mapping[tuple[str, int], str | None],
-                        concurrency: int = 4) -> None:  # fmt: skip
+                        concurrency: int = 4, close: bool = False) -> None:  # fmt: skip
     """Set ``result.judge`` on every :class:`~travelgym.suites.behavior2trip.scoring.InstanceResult`
-    (``answers`` maps ``(instance_id, trial)`` to the answer text)."""
+    (``answers`` maps ``(instance_id, trial)`` to the answer text); ``close``: close the client
+    at the end (in this event loop, which its connections belong to)."""
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(result) -> None:
@@ -130,4 +135,9 @@ async def judge_results(client: ChatClient, results: list, instances: Mapping[st
             answer = answers.get((result.instance_id, result.trial))
             result.judge = await judge_plan(client, instances[result.instance_id], answer)
 
-    await asyncio.gather(*(one(r) for r in results))
+    try:
+        await asyncio.gather(*(one(r) for r in results))
+    finally:
+        aclose = getattr(client, "aclose", None) if close else None
+        if aclose is not None:
+            await aclose()

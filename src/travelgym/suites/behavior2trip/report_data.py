@@ -96,15 +96,16 @@ def trajectories(runs: list[ReportRun], data_dir: Path | None,
     installed instance files (never generated here)."""
     from travelgym.suites.behavior2trip.instances import instances_path, iter_instances
 
-    wanted: dict[str, set[str]] = {}
+    wanted: dict[tuple[str, str], set[str]] = {}
     for run in runs:
+        scale = run.manifest.get("db_scale") or "small"
         for e in run.episodes:
             split = e.split or run.manifest.get("split", "test")
-            wanted.setdefault(split, set()).add(e.instance_id)
+            wanted.setdefault((scale, split), set()).add(e.instance_id)
     out: dict[str, dict[str, Any]] = {}
-    for split, ids in sorted(wanted.items()):
+    for (scale, split), ids in sorted(wanted.items()):
         try:
-            path = instances_path(split, data_dir)
+            path = instances_path(split, data_dir, scale)
         except Exception as exc:  # noqa: BLE001
             notes.append(f"no behaviour trajectories: {type(exc).__name__}: {exc}")
             continue

@@ -202,22 +202,27 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any
     if note and notes is not None:
         notes.append(note)
     return [{"instance_id": e["instance_id"], "trial": e.get("trial", 0),
-             "answer": e.get(RUN_ANSWER_FIELD)} for e in run.episodes]  # fmt: skip
+             "answer": e.get(RUN_ANSWER_FIELD), "judge": (e.get("score") or {}).get("judge")}
+            for e in run.episodes]  # fmt: skip
 
 
 def score_answers(answers: Iterable[dict[str, Any]],
                   instances: Mapping[str, Instance] | Iterable[Instance],
                   db: PlanDB | sqlite3.Connection | str | os.PathLike[str],
-                  judge: Any = None, judge_concurrency: int = 4) -> dict[str, Any]:  # fmt: skip
+                  judge: Any = None, judge_concurrency: int = 4,
+                  close_judge: bool = False) -> dict[str, Any]:  # fmt: skip
     """Score answer entries (``{"instance_id", "answer"}`` or run-directory lines with
     ``final_answer``; an optional ``trial``) against their instances: :func:`summarize` plus
     ``errors`` (unknown ids, repeated answers: the last one counts). With ``judge`` (a
-    :class:`~travelgym.llm.ChatClient`) every delivered plan is also judged (``LLM``)."""
+    :class:`~travelgym.llm.ChatClient`; closed at the end when ``close_judge``) every delivered
+    plan is also judged (``LLM``); without one, a verdict an entry carries (``judge``: what a
+    run judged during its episodes) is kept."""
     by_id = (
         dict(instances) if isinstance(instances, Mapping) else {x.instance_id: x for x in instances}
     )
     errors: list[str] = []
     latest: dict[tuple[str, int], Any] = {}
+    stored: dict[tuple[str, int], Any] = {}
     for number, entry in enumerate(answers, start=1):
         iid = entry.get("instance_id", entry.get("task_id")) if isinstance(entry, dict) else None
         if not isinstance(iid, str) or iid not in by_id:
@@ -228,6 +233,7 @@ def score_answers(answers: Iterable[dict[str, Any]],
             errors.append(f"answer {number}: {iid} answered again; the last answer counts")
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
         latest[key] = answer if isinstance(answer, str) else None
+        stored[key] = entry.get("judge")
     pdb, owned = _db(db)
     try:
         results = [score_result(by_id[iid], answer, pdb, trial)
@@ -240,7 +246,13 @@ def score_answers(answers: Iterable[dict[str, Any]],
 
         from travelgym.suites.behavior2trip.judge import judge_results
 
-        asyncio.run(judge_results(judge, results, by_id, dict(latest), judge_concurrency))
+        asyncio.run(judge_results(judge, results, by_id, dict(latest), judge_concurrency,
+                                  close=close_judge))  # fmt: skip
+    else:
+        for r in results:
+            verdict = stored.get((r.instance_id, r.trial))
+            if isinstance(verdict, dict):
+                r.judge = JudgeVerdict.model_validate(verdict)
     out = summarize(results)
     out["errors"] = errors
     return out

@@ -31,18 +31,20 @@ class TripOptions(SuiteOptions):
     difficulty: Literal["easy", "medium", "hard"] | None = None
     max_steps: int = Field(default=25, ge=1, le=200)
     scale: Literal["small", "full"] = "small"
+    judge: str | None = None  # the LLM judge's model (the "LLM" pass rate); None: no judge
 
 
-def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None):
-    """(database, instances of ``split``, the instance file's sha256), built when missing."""
+def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale: str = "small"):
+    """(database, instances of ``split``, the instance file's sha256) at database ``scale``,
+    built when missing (only this split's instances are generated)."""
     from travelgym.datafiles import read_manifest
     from travelgym.suites.behavior2trip.build import ensure_database
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: choose train or test")
-    db = ensure_database(seed=db_seed, data_dir=data_dir)
-    path = ensure_instances(db, data_dir)[split]
+    db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
+    path = ensure_instances(db, data_dir, splits=(split,))[split]
     return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
 
 
@@ -100,25 +102,44 @@ class Behavior2TripRun(SuiteRun):
         from travelgym.db import connect_readonly
         from travelgym.suites.behavior2trip.checks import PlanDB
 
-        db, instances, sha = load_split(options.split, db_seed, data_dir)
+        db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale)
         self.options = options
         self.tasks = select_instances(instances, task_ids, options.difficulty, limit)
         self.db_path, self.db_hash, self.tasks_sha256 = db.path, db.metadata["content_hash"], sha
         self.conn = connect_readonly(db.path)
         self.score_db = PlanDB(self.conn)  # its look-up caches serve every episode
+        self.judge = None  # the judge's client, made with the agents' (same endpoint)
+
+    # a run made before these keys existed was a small-scale run without a judge
+    identity_keys = {"db_scale": "small", "judge": None}
 
     def manifest(self) -> dict[str, Any]:
         return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
-                "max_turns": self.options.max_steps}  # fmt: skip
+                "max_turns": self.options.max_steps, "db_scale": self.options.scale,
+                "judge": self.options.judge}  # fmt: skip
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
-        return agent_factory(spec, base_url, client_options, self.options.max_steps)
+        factory = agent_factory(spec, base_url, client_options, self.options.max_steps)
+        if self.options.judge is not None and self.judge is None:
+            from travelgym.runner.specs import make_model_client
+
+            # the judge shares the run's endpoint and caps but never the agent's sampling
+            caps = {k: v for k, v in client_options.items() if k != "default_params"}
+            self.judge = make_model_client(self.options.judge, base_url, caps)
+            factory.clients.append(self.judge)
+        return factory
 
     async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> TripEpisode:
         from travelgym.suites.behavior2trip.episode import run_trip_episode
 
-        return await run_trip_episode(task, agent, self.conn, seed=seed, trial=trial,
-                                      score_db=self.score_db)  # fmt: skip
+        episode = await run_trip_episode(task, agent, self.conn, seed=seed, trial=trial,
+                                         score_db=self.score_db)  # fmt: skip
+        if self.judge is not None and episode.score is not None:
+            from travelgym.suites.behavior2trip.judge import judge_plan
+
+            verdict = await judge_plan(self.judge, task, episode.final_answer)
+            episode.score = {**episode.score, "judge": verdict.model_dump(mode="json")}
+        return episode
 
     async def aclose(self) -> None:
         self.conn.close()
@@ -148,6 +169,12 @@ class Behavior2TripSuite(Suite):
     summary_details = ("instances",)
     tools_run_code = True  # the Python tool
 
+    def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
+        return TripOptions(scale=manifest.get("db_scale") or "small")
+
+    def options_call_llm(self, options: TripOptions) -> bool:
+        return options.judge is not None
+
     def build(self, options, seed, data_dir, force=False) -> BuiltData:
         from travelgym.suites.behavior2trip.build import ensure_database
 
@@ -158,9 +185,10 @@ class Behavior2TripSuite(Suite):
         from travelgym.suites.behavior2trip.instances import instance_stats
         from travelgym.suites.behavior2trip.stats import database_stats
 
-        path = db if db is not None else self.build(options, seed, data_dir).path
+        built = self.build(options, seed, data_dir) if db is None else None
+        path = db if db is not None else built.path
         return {"path": str(path), **database_stats(path),
-                "instances": instance_stats(data_dir=data_dir)}  # fmt: skip
+                "instances": instance_stats(data_dir=data_dir, db=built)}  # fmt: skip
 
     def format_stats(self, result: dict[str, Any]) -> str:
         lines = [f"database: {result['path']}", f"content hash: {result['content_hash']}"]
@@ -187,7 +215,7 @@ class Behavior2TripSuite(Suite):
         return (lambda: TripsContext.from_path(path)), TOOLS_INTRO
 
     def list_tasks(self, options: TripOptions) -> list[Any]:
-        _, instances, _ = load_split(options.split)
+        _, instances, _ = load_split(options.split, scale=options.scale)
         return [x for x in instances if options.difficulty in (None, x.difficulty)]
 
     def format_tasks(self, tasks: list[Any]) -> str:
@@ -216,23 +244,10 @@ class Behavior2TripSuite(Suite):
 
         return format_trips_table(results)
 
-    def score(self, answers, seed, data_dir, notes) -> dict[str, Any]:
-        from travelgym.core.answers import refuse_nothing_known
-        from travelgym.core.errors import UserError
-        from travelgym.suites.behavior2trip.build import ensure_database
-        from travelgym.suites.behavior2trip.instances import ensure_instances, read_instances
-        from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
+    def score(self, answers, seed, data_dir, notes, options=None, base_url=None) -> dict[str, Any]:
+        from travelgym.suites.behavior2trip.score_files import score_trips
 
-        entries = read_answers(answers, notes)
-        if not entries:
-            raise UserError(f"{answers}: no answers in it")
-        db = ensure_database(seed=seed, data_dir=data_dir)
-        instances = {}
-        wanted = {e["instance_id"] for e in entries}
-        for path in ensure_instances(db, data_dir).values():
-            instances.update({x.instance_id: x for x in read_instances(path, wanted)})
-        refuse_nothing_known(answers, entries, set(instances), "instance_id")
-        return score_answers(entries, instances, db.path)
+        return score_trips(answers, seed, data_dir, notes, options or TripOptions(), base_url)
 
     def format_score(self, result: dict[str, Any]) -> str:
         from travelgym.suites.behavior2trip.scoring import format_score_table
@@ -249,7 +264,7 @@ class Behavior2TripSuite(Suite):
     trainable = True
     training_task_key = "instance_id"
     training_default = True
-    training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty")
+    training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty", "db_scale")
     sft_min_score = 1.0
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
@@ -262,6 +277,7 @@ class Behavior2TripSuite(Suite):
                                  max_turns=settings.max_turns, memory=not settings.no_memory,
                                  penalty=not settings.no_penalty, seed=settings.seed,
                                  db_seed=settings.db_seed, data_dir=settings.data_dir,
+                                 scale=settings.db_scale,
                                  limit=settings.limit)  # fmt: skip
 
     def reward(self, episode: Any, **kwargs: Any) -> Any:

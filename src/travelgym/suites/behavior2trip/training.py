@@ -240,9 +240,11 @@ def run_instance(source: Any, instance_id: str) -> Any:
         from travelgym.suites.behavior2trip.instances import Instance, ensure_instances
 
         seed = int(source.manifest.get("db_seed", 0))
-        db = ensure_database(seed=seed, data_dir=source.data_dir)
-        paths = ensure_instances(db, source.data_dir)
+        scale = source.manifest.get("db_scale") or "small"
+        db = ensure_database(scale=scale, seed=seed, data_dir=source.data_dir)
         split = source.manifest.get("split")
+        splits = (split,) if split in ("train", "test") else ("train", "test")
+        paths = ensure_instances(db, source.data_dir, splits=splits)
         wanted = {e.get("instance_id", e.get("task_id")) for e in source.episodes}
         found = source.cache["instances"] = {}
         for path in [paths[split]] if split in paths else paths.values():

@@ -70,12 +70,14 @@ class TripTrainingEnv(SyncAPI):
     @classmethod
     def from_split(cls, split: str = "train", *, db_seed: int = 0,
                    data_dir: str | Path | None = None, difficulty: str | None = None,
-                   limit: int | None = None, **kwargs: Any) -> TripTrainingEnv:  # fmt: skip
-        """An environment over a split of the shipped instances (database and instances built
-        when missing), optionally one difficulty and the first ``limit`` instances."""
+                   limit: int | None = None, scale: str = "small",
+                   **kwargs: Any) -> TripTrainingEnv:  # fmt: skip
+        """An environment over a split of the shipped instances at database ``scale`` (database
+        and instances built when missing), optionally one difficulty and the first ``limit``
+        instances."""
         from travelgym.suites.behavior2trip.suite import load_split, select_instances
 
-        db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None)
+        db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None, scale)
         return cls(db, select_instances(instances, None, difficulty, limit), **kwargs)
 
     def _reset_state(self) -> None:

@@ -99,7 +99,7 @@ def trip_tool_prompt() -> str:
 
 def trip_env_factory(split: str = "train", *, difficulty: str | None = None,
                      limit: int | None = None, db_seed: int = 0, data_dir: Any = None,
-                     **env_kwargs: Any) -> Callable[[], TripToolEnv]:  # fmt: skip
+                     scale: str = "small", **env_kwargs: Any) -> Callable[[], TripToolEnv]:  # fmt: skip
     """A zero-argument factory of :class:`TripToolEnv` (instances loaded once, one database
     connection per environment); ``env_kwargs`` go to
     :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` (``memory``, ``penalty``,
@@ -107,7 +107,7 @@ def trip_env_factory(split: str = "train", *, difficulty: str | None = None,
     from travelgym.suites.behavior2trip.suite import load_split, select_instances
     from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 
-    db, instances, _ = load_split(split, db_seed, data_dir)
+    db, instances, _ = load_split(split, db_seed, data_dir, scale)
     chosen = select_instances(instances, None, difficulty, limit)
     env_kwargs.setdefault("max_turns", 100)
     return lambda: TripToolEnv(TripTrainingEnv(db.path, chosen, **env_kwargs))

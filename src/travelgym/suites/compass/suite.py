@@ -245,8 +245,8 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
         return format_agents_table(results)
 
-    def score(self, answers: Path, seed: int, data_dir: Path | None,
-              notes: list[str]) -> dict[str, Any]:  # fmt: skip
+    def score(self, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
+              options: Any = None, base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
         from travelgym.core.answers import refuse_nothing_known
         from travelgym.db import connect_readonly
         from travelgym.suites.compass.answers import read_answers, refuse_other_task_version

@@ -1,0 +1,67 @@
+"""``travelgym score`` for Behavior2Trip: an answers file or a run directory, at the database
+scale it was made for, optionally judged by an LLM (the paper's "LLM" pass rate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from travelgym.core.errors import UserError
+
+
+def scale_for(answers: Path, options: Any) -> str:
+    """The database scale to score ``answers`` at: a run directory's recorded ``db_scale``
+    (a run made before the key existed was small), else ``--scale`` (default small). A
+    ``--scale`` that contradicts the run's is an error, never a silent rescore."""
+    from travelgym.runner.store import read_manifest
+
+    given = options.scale if "scale" in options.model_fields_set else None
+    if not Path(answers).is_dir():
+        return given or "small"
+    recorded = read_manifest(Path(answers)).get("db_scale") or "small"
+    if given is not None and given != recorded:
+        raise UserError(f"{answers} is a run at scale {recorded}, not {given}: drop --scale "
+                        f"or use --scale {recorded}")  # fmt: skip
+    return recorded
+
+
+def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str], options: Any,
+                base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Score ``answers`` (see :meth:`Behavior2TripSuite.score`); with ``options.judge`` every
+    delivered plan is judged by that model at ``base_url``, else the verdicts a judged run
+    stored are kept. The result records ``db_scale`` and ``judge``."""
+    from travelgym.core.answers import refuse_nothing_known
+    from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.instances import ensure_instances, read_instances
+    from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
+
+    scale = scale_for(answers, options)
+    entries = read_answers(answers, notes)
+    if not entries:
+        raise UserError(f"{answers}: no answers in it")
+    db = ensure_database(scale=scale, seed=seed, data_dir=data_dir)
+    splits = _splits_of(entries)
+    instances = {}
+    wanted = {e["instance_id"] for e in entries}
+    for path in ensure_instances(db, data_dir, splits=splits).values():
+        instances.update({x.instance_id: x for x in read_instances(path, wanted)})
+    refuse_nothing_known(answers, entries, set(instances), "instance_id")
+    judge = None
+    if options.judge is not None:
+        from travelgym.runner.specs import make_model_client
+
+        judge = make_model_client(options.judge, base_url, {})
+    result = score_answers(entries, instances, db.path, judge=judge, close_judge=True)
+    return {**result, "db_scale": scale, "judge": options.judge}
+
+
+def _splits_of(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The splits the entries' instance ids name (``b2t-<split>-...``); both when one is not of
+    that form (it is then reported unknown after looking everywhere)."""
+    found = set()
+    for e in entries:
+        parts = str(e["instance_id"]).split("-")
+        if len(parts) < 2 or parts[0] != "b2t" or parts[1] not in ("train", "test"):
+            return ("train", "test")
+        found.add(parts[1])
+    return tuple(s for s in ("train", "test") if s in found)
