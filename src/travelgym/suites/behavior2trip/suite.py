@@ -154,15 +154,24 @@ class Behavior2TripSuite(Suite):
         from travelgym.suites.behavior2trip.stats import database_stats
 
         path = db if db is not None else self.build(options, seed, data_dir).path
-        return {"path": str(path), **database_stats(path),
-                "instances": instance_stats(data_dir=data_dir)}  # fmt: skip
+        result = {"path": str(path), **database_stats(path),
+                  "instances": instance_stats(data_dir=data_dir)}  # fmt: skip
+        if plots is not None:
+            from travelgym.suites.behavior2trip.plots import write_instance_plots
+
+            result["plots"] = [str(p) for p in write_instance_plots(result["instances"], plots)]
+        return result
 
     def format_stats(self, result: dict[str, Any]) -> str:
+        from travelgym.suites.behavior2trip.listing import format_table2
+
         lines = [f"database: {result['path']}", f"content hash: {result['content_hash']}"]
         lines += [f"  {table:<22} {count:>9,}" for table, count in result["counts"].items()]
         lines.append(f"  {'total':<22} {result['total_records']:>9,}")
         lines.append("every preference value covered in every city: "
                      f"{result['coverage']['complete']}")  # fmt: skip
+        lines += format_table2(result.get("instances") or {})
+        lines += [f"plot: {p}" for p in result.get("plots", [])]
         return "\n".join(lines)
 
     def tool_registry(self):
@@ -182,17 +191,16 @@ class Behavior2TripSuite(Suite):
         return (lambda: TripsContext.from_path(path)), TOOLS_INTRO
 
     def list_tasks(self, options: TripOptions) -> list[Any]:
+        from travelgym.suites.behavior2trip.listing import public_record
+
         _, instances, _ = load_split(options.split)
-        return [x for x in instances if options.difficulty in (None, x.difficulty)]
+        # the public view only: the hidden profile is the answer key of the checks
+        return [public_record(x) for x in instances if options.difficulty in (None, x.difficulty)]
 
     def format_tasks(self, tasks: list[Any]) -> str:
-        lines = [f"{'instance':<22} {'difficulty':<10} {'from':<10} {'to':<10} {'days':>4}"]
-        for x in tasks:
-            ask = x.instruction
-            lines.append(f"{x.instance_id:<22} {x.difficulty:<10} {ask.departure_city:<10} "
-                         f"{ask.destination_city:<10} {ask.days:>4}")  # fmt: skip
-        lines.append(f"{len(tasks)} instances")
-        return "\n".join(lines)
+        from travelgym.suites.behavior2trip.listing import format_instances
+
+        return format_instances(tasks)
 
     def open_run(self, options, task_ids, limit, db_seed, data_dir) -> Behavior2TripRun:
         return Behavior2TripRun(options, task_ids, limit, db_seed, data_dir)
