@@ -15,6 +15,7 @@ from travelgym.core.suite import (
     AgentKind,
     BuiltData,
     ProgressTally,
+    SftFilter,
     Suite,
     SuiteOptions,
     SuiteRun,
@@ -254,6 +255,15 @@ class Behavior2TripSuite(Suite):
     training_default = True
     training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty")
     sft_min_score = 1.0
+    sft_min_score_note = "and only plans passing Final unless --keep-failing"
+    sft_filters = (  # read by training.sft_keep
+        SftFilter("keep-failing", "Also keep plans that fail Final (some applicable check "
+                  "failed); the other thresholds still apply", is_flag=True),
+        SftFilter("min-c-micro", "Minimum share (0-1) of the applicable commonsense checks "
+                  "a kept plan passes, its C micro"),
+        SftFilter("min-upc-micro", "Minimum share (0-1) of the applicable "
+                  "personalisation checks a kept plan passes, its UPC micro"),
+    )  # fmt: skip
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
         from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
@@ -282,10 +292,10 @@ class Behavior2TripSuite(Suite):
 
         return compact_messages
 
-    def sft_keep(self, episode: dict[str, Any], min_score: float) -> str | None:
+    def sft_keep(self, episode: dict[str, Any], min_score: float, **filters: Any) -> str | None:
         from travelgym.suites.behavior2trip.training import sft_keep
 
-        return sft_keep(episode, min_score)
+        return sft_keep(episode, min_score, **filters)
 
     def sft_chat(self, episode: dict[str, Any], source: Any) -> tuple[list, list]:
         from travelgym.suites.behavior2trip.training import sft_chat
