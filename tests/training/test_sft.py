@@ -23,7 +23,7 @@ from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.tools import compass_registry
 from travelgym.suites.compass.training_env import CompassTrainingEnv
 from travelgym.training.chat import chat_problems, sharegpt_problems
-from travelgym.training.sft import ExportError, export_sft, read_run
+from travelgym.training.sft import ExportError, FilterError, export_sft, read_run
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,10 @@ def test_openai_export_of_scripted_runs(runs, tmp_path):
             [m for m in messages if m["role"] == "user"])]  # fmt: skip
 
     out = tmp_path / "trips.jsonl"
+    # no scripted plan passes Final (every applicable check), which the default asks for
     summary = export_sft([trips_run], out, data_dir=trips_data)
+    assert summary.kept == 0 and summary.skipped == {"not_final": 2}
+    summary = export_sft([trips_run], out, data_dir=trips_data, filters={"keep_failing": True})
     assert (summary.kept, summary.rebuilt, summary.by_suite) == (2, 2, {"behavior2trip": 2})
     names = trips_registry().names
     for example in lines(out):
@@ -132,7 +135,9 @@ def test_sharegpt_export(runs, tmp_path):
                 assert set(call) == {"name", "arguments"} and isinstance(call["arguments"], dict)
                 assert froms[i + 1] == "observation"
         assert {t["name"] for t in json.loads(example["tools"])} == set(compass_registry().names)
-    summary = export_sft([trips_run], out, fmt="sharegpt", data_dir=trips_data)
+    summary = export_sft([trips_run], out, fmt="sharegpt", data_dir=trips_data,
+                         filters={"keep_failing": True})  # fmt: skip
+    assert summary.kept == 2
     for example in lines(out):
         assert sharegpt_problems(example) == [] and example["tools"] == "[]"
         assert {t["from"] for t in example["conversations"]} == {"human", "gpt"}
@@ -159,13 +164,67 @@ def test_filters_drop_failures(runs, tmp_path):
     assert summary.kept == 0 and summary.skipped == {"undelivered": 1, "unscored": 1}
 
     # min-score: the exhaustive agent's plans are optimal (reward 1); no scripted plan is perfect
+    failing = {"keep_failing": True}
     summary = export_sft([compass_run, trips_run], tmp_path / "all.jsonl", min_score=1.0,
-                         data_dir=compass_data)  # fmt: skip
+                         data_dir=compass_data, filters=failing)  # fmt: skip
     assert summary.by_suite == {"compass": 2, "behavior2trip": 2}
-    summary = export_sft([trips_run], tmp_path / "t.jsonl", min_score=2.0, data_dir=trips_data)
+    summary = export_sft([trips_run], tmp_path / "t.jsonl", min_score=2.0, data_dir=trips_data,
+                         filters=failing)  # fmt: skip
     assert summary.kept == 0 and summary.skipped == {"below_min_score": 2}
-    summary = export_sft([trips_run], tmp_path / "t.jsonl", max_chars=1000, data_dir=trips_data)
+    summary = export_sft([trips_run], tmp_path / "t.jsonl", max_chars=1000, data_dir=trips_data,
+                         filters=failing)  # fmt: skip
     assert summary.kept == 0 and summary.skipped == {"too_long": 2}
+
+
+def _set_checks(episode: dict, group: str, failing: int) -> None:
+    """Make the episode's applicable checks of ``group`` pass, but the last ``failing`` (the
+    Format check, which gates the reward, comes first)."""
+    checks = episode["score"]["checks"]
+    applicable = [c for c in checks if c["group"] == group and c["passed"] is not None]
+    for i, check in enumerate(applicable):
+        check["passed"] = i < len(applicable) - failing
+
+
+def test_behavior2trip_thresholds(runs, tmp_path):
+    """Final by default, ``keep_failing`` to drop that, C / UPC micro minimums on top."""
+    trips_run, trips_data = runs["trips"]
+    copy = tmp_path / "t"
+    shutil.copytree(trips_run, copy)
+    perfect, flawed = lines(copy / EPISODES)
+    for group in ("C", "UPC"):
+        _set_checks(perfect, group, 0)
+        _set_checks(flawed, group, 0)
+    _set_checks(flawed, "C", 1)  # one commonsense check fails
+    n_c = sum(c["group"] == "C" and c["passed"] is not None for c in flawed["score"]["checks"])
+    (copy / EPISODES).write_text(json.dumps(perfect) + "\n" + json.dumps(flawed) + "\n")
+    out = tmp_path / "t.jsonl"
+
+    def export(**filters):
+        return export_sft([copy], out, data_dir=trips_data, filters=filters)
+
+    summary = export()
+    assert summary.kept == 1 and summary.skipped == {"not_final": 1}
+    (kept,) = lines(out)
+    assert kept["messages"][1]["content"]  # the perfect one, rebuilt
+    assert export(keep_failing=True).kept == 2
+    share = (n_c - 1) / n_c
+    summary = export(keep_failing=True, min_c_micro=share + 1e-9)
+    assert summary.kept == 1 and summary.skipped == {"below_min_c_micro": 1}
+    assert export(keep_failing=True, min_c_micro=share).kept == 2  # the minimum is inclusive
+    assert export(keep_failing=True, min_c_micro=0.0).kept == 2
+    _set_checks(flawed, "C", 0)
+    _set_checks(flawed, "UPC", 1)
+    (copy / EPISODES).write_text(json.dumps(perfect) + "\n" + json.dumps(flawed) + "\n")
+    summary = export(keep_failing=True, min_upc_micro=1.0)
+    assert summary.kept == 1 and summary.skipped == {"below_min_upc_micro": 1}
+    assert export(keep_failing=True, min_c_micro=1.0).kept == 2
+    assert export().skipped == {"not_final": 1}
+    # a filter for runs of no suite that reads it, or of no suite at all, is refused
+    compass_run, _ = runs["compass"]
+    with pytest.raises(FilterError, match="--min-c-micro applies to behavior2trip runs only"):
+        export_sft([compass_run], out, filters={"min_c_micro": 0.5})
+    with pytest.raises(FilterError, match="unknown filter --min-nothing"):
+        export_sft([copy], out, filters={"min_nothing": 0.5})
 
 
 def test_policy_transcripts_are_exported_as_they_are(tmp_path, compass_db, trips_database):
@@ -234,6 +293,22 @@ def test_cli_and_bad_input(runs, tmp_path):
                                    "--data-dir", str(compass_data), "--min-score", "1.5"])  # fmt: skip
     assert as_json.exit_code == 0
     assert json.loads(as_json.output)["skipped"] == {"below_min_score": 2}
+
+    trips = runner.invoke(main, ["export", "sft", str(trips_run), "--out", str(out), "--json",
+                                 "--data-dir", str(compass_data)])  # fmt: skip
+    assert trips.exit_code == 0 and json.loads(trips.output)["skipped"] == {"not_final": 2}
+    loose = runner.invoke(main, ["export", "sft", str(trips_run), "--out", str(out), "--json",
+                                 "--data-dir", str(compass_data), "--keep-failing",
+                                 "--min-c-micro", "0.5", "--min-upc-micro", "0"])  # fmt: skip
+    assert loose.exit_code == 0, loose.output
+    assert json.loads(loose.output)["kept"] == 2
+    misplaced = runner.invoke(main, ["export", "sft", str(compass_run), "--out", str(out),
+                                     "--keep-failing"])  # fmt: skip
+    assert misplaced.exit_code == 2 and "--keep-failing applies to behavior2trip runs only" in (
+        misplaced.output)  # fmt: skip
+    bad_share = runner.invoke(main, ["export", "sft", str(trips_run), "--out", str(out),
+                                     "--min-c-micro", "1.5"])  # fmt: skip
+    assert bad_share.exit_code == 2 and "--min-c-micro" in bad_share.output
 
     missing = runner.invoke(main, ["export", "sft", str(tmp_path / "nope"), "--out", str(out)])
     assert missing.exit_code == 2 and "does not exist" in missing.output

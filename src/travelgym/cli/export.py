@@ -19,6 +19,23 @@ def _min_score_help() -> str:
     return f"Minimum reward to keep an episode (default: {'; '.join(defaults)})."
 
 
+def suite_filter_options(func):
+    """The suites' own ``export sft`` options (:attr:`Suite.sft_filters`), each saying whose
+    runs it applies to; one flag declared by several suites is one option."""
+    found: dict[str, tuple[object, list[str]]] = {}
+    for s in training_suites():
+        for f in s.sft_filters:
+            found.setdefault(f.flag, (f, []))[1].append(s.title)
+    for flag, (f, titles) in reversed(list(found.items())):
+        text = f"{f.help} ({' and '.join(titles)} runs only)."
+        if f.is_flag:
+            func = click.option(f"--{flag}", f.name, is_flag=True, default=None, help=text)(func)
+        else:
+            kind = click.FloatRange(0.0, 1.0)
+            func = click.option(f"--{flag}", f.name, type=kind, default=None, help=text)(func)
+    return func
+
+
 @click.group()
 def export() -> None:
     """Export run directories as training data."""
@@ -46,16 +63,20 @@ def export() -> None:
               help="Skip examples longer than this many characters of JSON.")  # fmt: skip
 @click.option("--data-dir", type=OutputPath("dir"), default=None,
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
+@suite_filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print the export summary as JSON.")
 def export_sft_cmd(run_dirs: tuple[Path, ...], out: Path, fmt: str, min_score: float | None,
                    suite: str | None, scale: str | None, max_chars: int | None,
-                   data_dir: Path | None, as_json: bool) -> None:  # fmt: skip
+                   data_dir: Path | None, as_json: bool, **filters: object) -> None:  # fmt: skip
     """Write the successful trajectories of RUN_DIRS as chat-format JSONL for SFT."""
-    from travelgym.training.sft import ExportError, export_sft
+    from travelgym.training.sft import ExportError, FilterError, export_sft
 
     try:
         summary = export_sft(run_dirs, out, fmt=fmt, min_score=min_score, suite=suite,
-                             data_dir=data_dir, max_chars=max_chars, scale=scale)  # fmt: skip
+                             data_dir=data_dir, max_chars=max_chars, scale=scale,
+                             filters=filters)  # fmt: skip
+    except FilterError as exc:
+        raise click.UsageError(str(exc)) from exc
     except ExportError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:

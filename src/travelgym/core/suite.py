@@ -42,6 +42,20 @@ class AgentKind:
 
 
 @dataclass(frozen=True)
+class SftFilter:
+    """An option a suite adds to ``export sft``: ``--FLAG``, a flag or a number in [0, 1] (for
+    the suite's runs only), which :meth:`Suite.sft_keep` receives as the keyword :attr:`name`."""
+
+    flag: str  # without the dashes, e.g. ``keep-failing``
+    help: str
+    is_flag: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.flag.replace("-", "_")
+
+
+@dataclass(frozen=True)
 class BuiltData:
     """A suite's database as built (or found current): where it is and its metadata."""
 
@@ -246,6 +260,7 @@ class Suite(ABC):
     training_settings: ClassVar[tuple[str, ...]] = ()
     sft_min_score: ClassVar[float] = 1.0  # ``export sft``'s default ``--min-score``
     sft_min_score_note: ClassVar[str] = ""  # what that minimum means, for the help
+    sft_filters: ClassVar[tuple[SftFilter, ...]] = ()  # its own ``export sft`` options
 
     def _no_training(self, what: str) -> Any:
         from travelgym.core.errors import Unsupported
@@ -280,9 +295,10 @@ class Suite(ABC):
         (``--prompt compact``)."""
         return self._no_training("compact prompt")
 
-    def sft_keep(self, episode: dict[str, Any], min_score: float) -> str | None:
+    def sft_keep(self, episode: dict[str, Any], min_score: float, **filters: Any) -> str | None:
         """Why a scored episode (JSON dict, not an error) is left out of an SFT export (a
-        reason such as ``below_min_score``), or ``None`` to keep it."""
+        reason such as ``below_min_score``), or ``None`` to keep it. ``filters``: the values
+        of the suite's :attr:`sft_filters` that were given (by name; those not given absent)."""
         return self._no_training("SFT export")
 
     def sft_chat(self, episode: dict[str, Any],

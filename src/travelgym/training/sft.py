@@ -3,9 +3,10 @@
 ``travelgym export sft RUN_DIR... --out FILE`` reads each run directory (``manifest.json`` and
 ``episodes.jsonl``), keeps the episodes that their suite keeps
 (:meth:`~travelgym.core.suite.Suite.sft_keep`: a reward reaching ``--min-score``, default the
-suite's ``sft_min_score``; e.g. 0.5 for COMPASS: any feasible plan; 1.0 for Behavior2Trip: a
-delivered plan that passes the Format gate and scores R_total >= 1), never those that ended in
-an error, and writes one chat a line:
+suite's ``sft_min_score``; e.g. 0.5 for COMPASS: any feasible plan; for Behavior2Trip a plan
+that passes Final, every applicable check, unless ``--keep-failing``; and the suite's own
+thresholds, :attr:`~travelgym.core.suite.Suite.sft_filters`), never those that ended in an
+error, and writes one chat a line:
 
 - ``openai``: ``{"messages": [...], "tools": [...]}`` (system / user / assistant with
   ``tool_calls`` / tool with ``tool_call_id``), what TRL's ``SFTTrainer`` reads;
@@ -45,6 +46,10 @@ FORMATS = ("openai", "sharegpt")
 
 class ExportError(ValueError):
     """Input that cannot be exported (the message names the directory, file or line)."""
+
+
+class FilterError(ExportError):
+    """A suite's filter given for runs of no suite that reads it (a usage error)."""
 
 
 class ExportSummary(BaseModel):
@@ -132,13 +137,38 @@ def _insist_on_scale(source: RunSource, scale: str) -> None:
         raise ExportError(f"{source.dir} is a run at scale {options.scale}, not {scale}")
 
 
-def _verdict(source: RunSource, episode: dict[str, Any], min_score: float) -> str | None:
+def _verdict(source: RunSource, episode: dict[str, Any], min_score: float,
+             filters: dict[str, Any]) -> str | None:  # fmt: skip
     """Why an episode is not kept, or ``None`` to keep it."""
     if episode.get("termination") == "error":
         return "error"
     if episode.get("score") is None:
         return "unscored"
-    return get_suite(source.suite).sft_keep(episode, min_score)
+    return get_suite(source.suite).sft_keep(episode, min_score, **filters)
+
+
+def suite_filters(suite: str, filters: dict[str, Any] | None) -> dict[str, Any]:
+    """The given ``filters`` (name -> value, ``None``/``False``: not given) that ``suite``
+    declares in its :attr:`~travelgym.core.suite.Suite.sft_filters`."""
+    declared = {f.name for f in get_suite(suite).sft_filters}
+    return {k: v for k, v in (filters or {}).items() if k in declared and _given(v)}
+
+
+def _given(value: Any) -> bool:
+    return value is not None and value is not False  # 0.0 is a threshold given
+
+
+def check_filters(suites: set[str], filters: dict[str, Any] | None) -> None:
+    """Refuse a given filter that none of ``suites`` (the runs' suites) declares."""
+    for name, value in (filters or {}).items():
+        if not _given(value) or any(name in suite_filters(s, {name: value}) for s in suites):
+            continue
+        owners = [s.name for s in all_suites() if any(f.name == name for f in s.sft_filters)]
+        flag = "--" + name.replace("_", "-")
+        if not owners:
+            raise FilterError(f"unknown filter {flag}")
+        raise FilterError(f"{flag} applies to {' and '.join(owners)} runs only, and none of "
+                          "the runs given is one")  # fmt: skip
 
 
 def _example(source: RunSource, episode: dict[str, Any], fmt: str) -> tuple[dict[str, Any], bool]:
@@ -152,11 +182,13 @@ def _example(source: RunSource, episode: dict[str, Any], fmt: str) -> tuple[dict
 
 
 def iter_examples(source: RunSource, fmt: str, min_score: float | None,
-                  max_chars: int | None, skipped: Counter) -> Iterator[tuple[str, bool]]:  # fmt: skip
+                  max_chars: int | None, skipped: Counter,
+                  filters: dict[str, Any] | None = None) -> Iterator[tuple[str, bool]]:  # fmt: skip
     """The JSONL lines of one run's kept episodes (and whether each was rebuilt)."""
     threshold = get_suite(source.suite).sft_min_score if min_score is None else min_score
+    own = suite_filters(source.suite, filters)
     for episode in source.episodes:
-        reason = _verdict(source, episode, threshold)
+        reason = _verdict(source, episode, threshold, own)
         if reason is None:
             try:
                 example, rebuilt = _example(source, episode, fmt)
@@ -181,11 +213,14 @@ def iter_examples(source: RunSource, fmt: str, min_score: float | None,
 def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                fmt: ExportFormat = "openai", min_score: float | None = None,
                suite: str | None = None, data_dir: str | os.PathLike[str] | None = None,
-               max_chars: int | None = None, scale: str | None = None) -> ExportSummary:  # fmt: skip
+               max_chars: int | None = None, scale: str | None = None,
+               filters: dict[str, Any] | None = None) -> ExportSummary:  # fmt: skip
     """Write the kept episodes of ``run_dirs`` to ``out`` (JSONL, replaced atomically) and
     return the counts; see the module docstring. ``suite`` insists on one suite, ``scale`` on
     one database scale (each run's own is in its manifest); ``data_dir`` holds the runs'
-    databases (for replaying scripted agents' tool calls)."""
+    databases (for replaying scripted agents' tool calls); ``filters``: values of the suites'
+    own options (:attr:`~travelgym.core.suite.Suite.sft_filters`, by name), each applied to the
+    runs of the suites that declare it."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: use openai or sharegpt")
     names = training_suite_names()
@@ -198,6 +233,7 @@ def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
     if scale is not None:
         for source in sources:
             _insist_on_scale(source, scale)
+    check_filters({s.suite for s in sources}, filters)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = ExportSummary(out=str(out), format=fmt)
@@ -209,7 +245,8 @@ def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
             for source in sources:
                 summary.episodes += len(source.episodes)
                 try:
-                    for line, rebuilt in iter_examples(source, fmt, min_score, max_chars, skipped):
+                    lines = iter_examples(source, fmt, min_score, max_chars, skipped, filters)
+                    for line, rebuilt in lines:
                         fh.write(line + "\n")
                         summary.kept += 1
                         summary.rebuilt += rebuilt

@@ -15,6 +15,7 @@ from travelgym.core.suite import (
     AgentKind,
     BuiltData,
     ProgressTally,
+    SftFilter,
     Suite,
     SuiteOptions,
     SuiteRun,
@@ -187,15 +188,24 @@ class Behavior2TripSuite(Suite):
 
         built = self.build(options, seed, data_dir) if db is None else None
         path = db if db is not None else built.path
-        return {"path": str(path), **database_stats(path),
-                "instances": instance_stats(data_dir=data_dir, db=built)}  # fmt: skip
+        result = {"path": str(path), **database_stats(path),
+                  "instances": instance_stats(data_dir=data_dir, db=built)}  # fmt: skip
+        if plots is not None:
+            from travelgym.suites.behavior2trip.plots import write_instance_plots
+
+            result["plots"] = [str(p) for p in write_instance_plots(result["instances"], plots)]
+        return result
 
     def format_stats(self, result: dict[str, Any]) -> str:
+        from travelgym.suites.behavior2trip.listing import format_table2
+
         lines = [f"database: {result['path']}", f"content hash: {result['content_hash']}"]
         lines += [f"  {table:<22} {count:>9,}" for table, count in result["counts"].items()]
         lines.append(f"  {'total':<22} {result['total_records']:>9,}")
         lines.append("every preference value covered in every city: "
                      f"{result['coverage']['complete']}")  # fmt: skip
+        lines += format_table2(result.get("instances") or {})
+        lines += [f"plot: {p}" for p in result.get("plots", [])]
         return "\n".join(lines)
 
     def tool_registry(self):
@@ -215,17 +225,16 @@ class Behavior2TripSuite(Suite):
         return (lambda: TripsContext.from_path(path)), TOOLS_INTRO
 
     def list_tasks(self, options: TripOptions) -> list[Any]:
+        from travelgym.suites.behavior2trip.listing import public_record
+
         _, instances, _ = load_split(options.split, scale=options.scale)
-        return [x for x in instances if options.difficulty in (None, x.difficulty)]
+        # the public view only: the hidden profile is the answer key of the checks
+        return [public_record(x) for x in instances if options.difficulty in (None, x.difficulty)]
 
     def format_tasks(self, tasks: list[Any]) -> str:
-        lines = [f"{'instance':<22} {'difficulty':<10} {'from':<10} {'to':<10} {'days':>4}"]
-        for x in tasks:
-            ask = x.instruction
-            lines.append(f"{x.instance_id:<22} {x.difficulty:<10} {ask.departure_city:<10} "
-                         f"{ask.destination_city:<10} {ask.days:>4}")  # fmt: skip
-        lines.append(f"{len(tasks)} instances")
-        return "\n".join(lines)
+        from travelgym.suites.behavior2trip.listing import format_instances
+
+        return format_instances(tasks)
 
     def open_run(self, options, task_ids, limit, db_seed, data_dir) -> Behavior2TripRun:
         return Behavior2TripRun(options, task_ids, limit, db_seed, data_dir)
@@ -266,6 +275,15 @@ class Behavior2TripSuite(Suite):
     training_default = True
     training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty", "db_scale")
     sft_min_score = 1.0
+    sft_min_score_note = "and only plans passing Final unless --keep-failing"
+    sft_filters = (  # read by training.sft_keep
+        SftFilter("keep-failing", "Also keep plans that fail Final (some applicable check "
+                  "failed); the other thresholds still apply", is_flag=True),
+        SftFilter("min-c-micro", "Minimum share (0-1) of the applicable commonsense checks "
+                  "a kept plan passes, its C micro"),
+        SftFilter("min-upc-micro", "Minimum share (0-1) of the applicable "
+                  "personalisation checks a kept plan passes, its UPC micro"),
+    )  # fmt: skip
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
         from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
@@ -295,10 +313,10 @@ class Behavior2TripSuite(Suite):
 
         return compact_messages
 
-    def sft_keep(self, episode: dict[str, Any], min_score: float) -> str | None:
+    def sft_keep(self, episode: dict[str, Any], min_score: float, **filters: Any) -> str | None:
         from travelgym.suites.behavior2trip.training import sft_keep
 
-        return sft_keep(episode, min_score)
+        return sft_keep(episode, min_score, **filters)
 
     def sft_chat(self, episode: dict[str, Any], source: Any) -> tuple[list, list]:
         from travelgym.suites.behavior2trip.training import sft_chat

@@ -222,12 +222,29 @@ def trip_chat(episode: Any, instance: Any = None, conn: Any = None) -> list[dict
     return out
 
 
-def sft_keep(episode: dict[str, Any], min_score: float) -> str | None:
-    """Why a scored Behavior2Trip episode is not kept for SFT (``undelivered``,
-    ``below_min_score``), or ``None`` to keep it."""
+def sft_keep(
+    episode: dict[str, Any],
+    min_score: float,
+    *,
+    keep_failing: bool = False,
+    min_c_micro: float | None = None,
+    min_upc_micro: float | None = None,
+) -> str | None:
+    """Why a scored Behavior2Trip episode is not kept for SFT, or ``None`` to keep it:
+    ``undelivered``; ``not_final`` (some applicable check failed; kept with ``keep_failing``);
+    ``below_min_c_micro`` / ``below_min_upc_micro`` (the share of applicable commonsense /
+    personalisation checks passed is under the minimum; no applicable check counts as all
+    passed); ``below_min_score`` (R_total under ``min_score``)."""
     reward = b2t_episode_reward(episode)
     if not reward.delivered:
         return "undelivered"
+    final = reward.c_passed == reward.c_applicable and reward.upc_passed == reward.upc_applicable
+    if not keep_failing and not final:
+        return "not_final"
+    if min_c_micro is not None and reward.r_c < min_c_micro:
+        return "below_min_c_micro"
+    if min_upc_micro is not None and reward.r_upc < min_upc_micro:
+        return "below_min_upc_micro"
     return "below_min_score" if reward.total < min_score else None
 
 

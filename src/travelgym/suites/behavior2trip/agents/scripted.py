@@ -97,10 +97,13 @@ class Planner:
     # --- the episode -------------------------------------------------------------------------
 
     def run(self) -> str:
+        # each step's text and think say what the step is about to do and what is known before
+        # its tool calls (export sft turns them into the <think> ahead of those calls)
         tick = time.perf_counter()
         self.prefs = infer_preferences(self.request.trajectory)
         self.env.add_step(text="read the behaviour trajectory",
-                          think=f"inferred preferences: {self.prefs.describe()}",
+                          think="first I infer the traveller's hotel, attraction, restaurant "
+                          "and transport preferences from its clicks, favourites and bookings",
                           duration_s=_since(tick))  # fmt: skip
         return self.plan_steps()
 
@@ -108,8 +111,11 @@ class Planner:
         """Everything after the preferences are known: search, assemble, deliver."""
         tick = time.perf_counter()
         self.gather()
-        self.env.add_step(text="searched the destination, transport and weather",
-                          duration_s=_since(tick))  # fmt: skip
+        self.env.add_step(text=f"search {self.dest}",
+                          think=f"inferred preferences: {self.prefs.describe()}. I will search "
+                          f"{self.dest} for hotels, attractions and entertainment that match "
+                          f"them, and its weather for the {self.ins.days} days from "
+                          f"{self.ins.start_date}", duration_s=_since(tick))  # fmt: skip
         tick = time.perf_counter()
         best: tuple[float, list[dict]] | None = None
         for thrift in THRIFT_LEVELS:
@@ -120,10 +126,20 @@ class Planner:
                 best = (cost, days)
             if cost <= self.ins.budget_cny:
                 break
-        self.env.add_step(text=f"routed and timed the days (total {best[0]:,.0f} CNY, budget "
-                          f"{self.ins.budget_cny:,} CNY)", duration_s=_since(tick))  # fmt: skip
+        self.env.add_step(text="route and time the days",
+                          think=f"the searches found {len(self.hotels)} hotels, "
+                          f"{len({r['id'] for tier in self.sights[self.dest] for r in tier})} "
+                          f"attractions and {len(self.fun)} entertainment venues in {self.dest}, "
+                          f"and the weather of {len(self.weather)} days. I will search "
+                          f"restaurants and the {self.home}-{self.dest} transport, route and "
+                          "time each day, and choose cheaper places if the plan costs more "
+                          f"than the budget of {self.ins.budget_cny:,} CNY",
+                          duration_s=_since(tick))  # fmt: skip
         answer = json.dumps(best[1], ensure_ascii=False)
-        self.env.add_step(text="delivered the plan", answer=True)
+        self.env.add_step(text="deliver the plan",
+                          think=f"the routed plan costs {best[0]:,.0f} CNY in total, "
+                          f"{'within' if best[0] <= self.ins.budget_cny else 'over'} the budget "
+                          f"of {self.ins.budget_cny:,} CNY", answer=True)  # fmt: skip
         return answer
 
     def gather(self) -> None:
