@@ -190,7 +190,8 @@ def test_scripted_baseline_delivers_every_plan(test_split, conn):
     summary = summarize([e.score for e in episodes])
     overall = summary["overall"]
     assert overall["n"] == 30 and overall["DR"] == 100.0
-    assert overall["C_micro"] >= 80 and overall["UPC_micro"] >= 50
+    # checks v2 gate each check on its subject, so a missing meal also fails the meal checks
+    assert overall["C_micro"] >= 70 and overall["UPC_micro"] >= 50
     assert overall["C_macro"] > 0 and overall["UPC_macro"] > 0
     for level in ("easy", "medium", "hard"):
         assert summary["by_difficulty"][level]["DR"] == 100.0

@@ -123,25 +123,26 @@ def hotel_amenities(ctx: Context) -> Verdict:
 
 def _days_matching(ctx: Context, kinds: tuple[str, ...], table: str,
                    where: dict[str, list[str]]) -> Verdict:  # fmt: skip
-    """At least min(days, POIs in the trip's cities matching every condition of ``where``)
-    days have an item matching them all. Counting only POIs that also meet the category's other
-    stated preferences keeps the category's checks satisfiable together: a preferred cuisine
-    served only at another price level cannot be required on every day."""
-    cities = list(dict.fromkeys(c for v in ctx.days for c in v.cities))
-    available = ctx.db.count(table, where, cities)
+    """At least min(days, POIs in the destination matching every condition of ``where``) days
+    have an item matching them all (in any of the day's cities). Counting only POIs that also
+    meet the category's other stated preferences keeps the category's checks satisfiable
+    together (a preferred cuisine served only at another price level cannot be required every
+    day), and counting only the destination's keeps the rule satisfiable on the days spent
+    there (a museum at home can be visited on a travel day at most)."""
+    available = ctx.db.count(table, where, [ctx.dest] if ctx.dest else [])
     need = min(len(ctx.days), available)
     have = [v.index for v in ctx.days
             if any(i.kind in kinds and i.table == table and i.row
                    and all(i.row[col] in values for col, values in where.items())
                    for i in v.items)]  # fmt: skip
     wanted = " / ".join(next(iter(where.values())))
-    text = f"{len(have)} days with {wanted} (need {need}: {available} in the database)"
+    text = f"{len(have)} days with {wanted} (need {need}: {available} in the destination)"
     return Verdict(len(have) >= need and need > 0, text)
 
 
 @check("pref.attraction_type", "personalization", "Attraction Type Matching",
        "at least min(days, attractions of a preferred type within the walking tolerance in the "
-       "trip's cities) days have such an attraction", applies=_attraction)  # fmt: skip
+       "destination) days have such an attraction", applies=_attraction)  # fmt: skip
 def attraction_type(ctx: Context) -> Verdict:
     prefs = ctx.prefs.attraction_preferences
     where = {"attraction_type": prefs.preferred_attraction_types}
@@ -169,7 +170,7 @@ def walking_tolerance(ctx: Context) -> Verdict:
 
 @check("pref.cuisine", "personalization", "Cuisine Type Matching",
        "at least min(days, restaurants of a preferred cuisine at the preferred price level and "
-       "environment in the trip's cities) days have such a lunch or dinner",
+       "environment in the destination) days have such a lunch or dinner",
        applies=_dining("cuisine_preferences"))  # fmt: skip
 def cuisine(ctx: Context) -> Verdict:
     d = ctx.prefs.dining_requirements
