@@ -25,6 +25,48 @@ def scale_for(answers: Path, options: Any) -> str:
     return recorded
 
 
+def refuse_other_versions(answers: Path) -> None:
+    """Refuse to re-score a run directory made with other checks or instance files: its
+    episodes keep the scores of their own version (a run from before versions were recorded
+    used version 1 of both)."""
+    from travelgym.suites.behavior2trip.suite import Behavior2TripRun, versions
+
+    manifest = _manifest(answers)
+    if not manifest:
+        return
+    for key, current in versions().items():
+        made = manifest.get(key, Behavior2TripRun.identity_keys[key])
+        if made != current:
+            what = key.replace("_version", "")
+            raise UserError(f"{answers}: the run was made with {what} version {made}, this "
+                            f"install's is {current}; its episodes keep the scores of their own "
+                            "version, re-scoring them is refused")  # fmt: skip
+
+
+def refuse_other_database(answers: Path, db: Any) -> None:
+    """Refuse to re-score a run directory made on a database with other contents (another
+    generator version or seed): the same plan can pass or fail other checks there."""
+    made = _manifest(answers).get("db_content_hash")
+    current = db.metadata.get("content_hash")
+    if made and current and made != current:
+        raise UserError(f"{answers}: the run was made on another database (content hash "
+                        f"{str(made)[:12]}, this install's is {str(current)[:12]}); re-scoring "
+                        "it is refused")  # fmt: skip
+
+
+def _manifest(answers: Path) -> dict[str, Any]:
+    """A run directory's manifest, ``{}`` for an answers file or an unreadable one (reading
+    the answers reports that)."""
+    from travelgym.runner.store import RunDirError, read_manifest
+
+    if not Path(answers).is_dir():
+        return {}
+    try:
+        return read_manifest(Path(answers))
+    except RunDirError:
+        return {}
+
+
 def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str], options: Any,
                 base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
     """Score ``answers`` (see :meth:`Behavior2TripSuite.score`); with ``options.judge`` every
@@ -35,11 +77,13 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     from travelgym.suites.behavior2trip.instances import ensure_instances, read_instances
     from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
 
+    refuse_other_versions(answers)
     scale = scale_for(answers, options)
     entries = read_answers(answers, notes)
     if not entries:
         raise UserError(f"{answers}: no answers in it")
     db = ensure_database(scale=scale, seed=seed, data_dir=data_dir)
+    refuse_other_database(answers, db)
     splits = _splits_of(entries)
     instances = {}
     wanted = {e["instance_id"] for e in entries}

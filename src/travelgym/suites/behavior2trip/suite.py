@@ -49,6 +49,18 @@ def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale
     return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
 
 
+def versions() -> dict[str, str]:
+    """The versions a run's scores depend on: the 32 checks and the instance files."""
+    from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
+    from travelgym.suites.behavior2trip.instances import (
+        INSTANCE_FORMAT_VERSION,
+        INSTANCE_GENERATOR_VERSION,
+    )
+
+    return {"checks_version": CHECKS_VERSION,
+            "instances_version": f"{INSTANCE_FORMAT_VERSION}/{INSTANCE_GENERATOR_VERSION}"}  # fmt: skip
+
+
 def select_instances(instances: list, ids: list[str] | None, difficulty: str | None,
                      limit: int | None) -> list:  # fmt: skip
     """Instances by explicit ids (in that order), else by difficulty; then the first ``limit``.
@@ -112,12 +124,14 @@ class Behavior2TripRun(SuiteRun):
         self.judge = None  # the judge's client, made with the agents' (same endpoint)
 
     # a run made before these keys existed was a small-scale run without a judge
-    identity_keys = {"db_scale": "small", "judge": None}
+    # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
+    identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
+                     "instances_version": "1/1.0.0"}  # fmt: skip
 
     def manifest(self) -> dict[str, Any]:
         return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
                 "max_turns": self.options.max_steps, "db_scale": self.options.scale,
-                "judge": self.options.judge}  # fmt: skip
+                "judge": self.options.judge, **versions()}  # fmt: skip
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         factory = agent_factory(spec, base_url, client_options, self.options.max_steps)
