@@ -64,3 +64,13 @@ def test_a_run_of_an_older_task_version_is_refused_not_rescored(golden):
     result = invoke("score", old, "--json", data_dir=golden.data_dir("compass"), ok=False)
     assert result.exit_code != 0
     assert "another task file" in result.output and "refused" in result.output
+
+
+def test_a_run_of_older_checks_is_refused_not_rescored(golden):
+    """``runs/behavior2trip_small_checks_v1`` was written with Behavior2Trip checks version 1
+    (before the completeness gates) on the 1.0.0 database: ``score`` refuses to re-score it,
+    naming the version, instead of silently changing what its figures mean."""
+    old = RUNS / "behavior2trip_small_checks_v1"
+    result = invoke("score", old, "--json", data_dir=golden.data_dir("behavior2trip"), ok=False)
+    assert result.exit_code != 0
+    assert "checks version 1" in result.output and "refused" in result.output

@@ -189,7 +189,8 @@ def test_trip_answers_of_a_killed_run(tmp_path):
     (tmp_path / EPISODES).write_text(line("x") + "\n" + line("y")[:80])
     notes: list[str] = []
     assert read_answers(tmp_path, notes) == [{"instance_id": "x", "trial": 0,
-                                              "answer": "<answer>[]</answer>"}]  # fmt: skip
+                                              "answer": "<answer>[]</answer>",
+                                              "judge": None}]  # fmt: skip
     assert notes == [missing_note(read_run(tmp_path))]
     assert "2 of 3 episode(s) missing" in notes[0]
 

@@ -44,7 +44,7 @@ def test_stats_json_has_database_and_instance_statistics(trips_db, monkeypatch):
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["counts"]["hotels"] == 1920 and out["coverage"]["complete"] is True
-    assert out["per_city"]["Beijing"]["restaurants"] == 120
+    assert out["per_city"]["Beijing"]["restaurants"] == 360
     assert out["instances"] == {"splits": {"train": None, "test": None}, "total": 0}
     text = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db)]).output
     assert "hotels" in text and "covered in every city: True" in text

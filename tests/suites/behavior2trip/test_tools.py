@@ -100,10 +100,10 @@ def test_preference_keys_and_values_are_validated(ctx):
                preferences={"Cuisine": "hot pot", "PRICE_LEVEL": "budget (30-80 cny/person)"})  # fmt: skip
     assert out["preferences"] == {"cuisine": ["Hot Pot"],
                                   "price_level": ["Budget (30-80 CNY/person)"]}  # fmt: skip
-    assert call(ctx, "RestaurantSearch", city="Beijing", preferences={})["total_matches"] == 120
+    assert call(ctx, "RestaurantSearch", city="Beijing", preferences={})["total_matches"] == 360
     assert (
         call(ctx, "RestaurantSearch", city="Beijing", preferences={"cuisine": []})["total_matches"]
-        == 120
+        == 360
     )
 
 

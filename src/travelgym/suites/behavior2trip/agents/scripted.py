@@ -112,7 +112,7 @@ class Planner:
         tick = time.perf_counter()
         self.gather()
         self.env.add_step(text=f"search {self.dest}",
-                          think=f"inferred preferences: {self.prefs.describe()}. I will search "
+                          think=f"preferences: {self.prefs.describe()}. I will search "
                           f"{self.dest} for hotels, attractions and entertainment that match "
                           f"them, and its weather for the {self.ins.days} days from "
                           f"{self.ins.start_date}", duration_s=_since(tick))  # fmt: skip
@@ -127,13 +127,11 @@ class Planner:
             if cost <= self.ins.budget_cny:
                 break
         self.env.add_step(text="route and time the days",
-                          think=f"the searches found {len(self.hotels)} hotels, "
-                          f"{len({r['id'] for tier in self.sights[self.dest] for r in tier})} "
-                          f"attractions and {len(self.fun)} entertainment venues in {self.dest}, "
-                          f"and the weather of {len(self.weather)} days. I will search "
-                          f"restaurants and the {self.home}-{self.dest} transport, route and "
-                          "time each day, and choose cheaper places if the plan costs more "
-                          f"than the budget of {self.ins.budget_cny:,} CNY",
+                          think=f"found {len(self.hotels)} hotels, {len({r['id'] for tier in self.sights[self.dest] for r in tier})} "
+                          f"attractions, {len(self.fun)} entertainment venues and {len(self.weather)} "
+                          f"days of weather in {self.dest}. I will search restaurants and the {self.home}-"
+                          f"{self.dest} transport, route and time each day, and choose cheaper "
+                          f"places if the plan costs more than the budget of {self.ins.budget_cny:,} CNY",
                           duration_s=_since(tick))  # fmt: skip
         answer = json.dumps(best[1], ensure_ascii=False)
         self.env.add_step(text="deliver the plan",
