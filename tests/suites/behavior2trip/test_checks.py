@@ -20,9 +20,8 @@ from travelgym.suites.behavior2trip.checks import (
     PlanDB,
     run_checks,
 )
-from travelgym.suites.behavior2trip.checks.context import Context
 from travelgym.suites.behavior2trip.checks.format_auth import within_hours
-from travelgym.suites.behavior2trip.checks.personalization import star_ok, trip_cost
+from travelgym.suites.behavior2trip.checks.personalization import star_ok
 from travelgym.suites.behavior2trip.checks.transport import resolve_leg, seat_class
 from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.instances import Instance
@@ -224,23 +223,6 @@ def answer_of(days: list[dict]) -> str:
         + json.dumps(days, ensure_ascii=False)
         + "\n</answer>"
     )
-
-
-@pytest.fixture(scope="module")
-def pdb(trips_db):
-    db = PlanDB.open(trips_db)
-    yield db
-    db.close()
-
-
-@pytest.fixture(scope="module")
-def case(trips_db, pdb):
-    days, instance, rows = build_case(trips_db)
-    plan, _ = parse_plan(answer_of(days))
-    cost = trip_cost(Context(plan, instance, pdb))
-    budget = int(cost) + BUDGET_SLACK  # a budget the plan just meets
-    instance = _instruction(instance, budget_cny=budget)
-    return days, instance, rows
 
 
 def _instruction(instance: Instance, **update) -> Instance:

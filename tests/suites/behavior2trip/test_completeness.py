@@ -8,16 +8,9 @@ import copy
 
 import pytest
 
-from tests.suites.behavior2trip.test_checks import (
-    BUDGET_SLACK,
-    _instruction,
-    answer_of,
-    build_case,
-)
-from travelgym.suites.behavior2trip.checks import C_IDS, CHECK_IDS, PlanDB, run_checks
+from tests.suites.behavior2trip.test_checks import answer_of
+from travelgym.suites.behavior2trip.checks import C_IDS, CHECK_IDS, run_checks
 from travelgym.suites.behavior2trip.checks.completeness import NEEDS, SUBJECTS
-from travelgym.suites.behavior2trip.checks.context import Context
-from travelgym.suites.behavior2trip.checks.personalization import trip_cost
 from travelgym.suites.behavior2trip.plan_parse import parse_plan
 from travelgym.suites.behavior2trip.scoring import score_result
 from travelgym.suites.behavior2trip.training import b2t_reward
@@ -32,21 +25,6 @@ OWN = {
     "local": {"info.sufficiency"},
     "times": {"info.sufficiency"},
 }
-
-
-@pytest.fixture(scope="module")
-def pdb(trips_db):
-    db = PlanDB.open(trips_db)
-    yield db
-    db.close()
-
-
-@pytest.fixture(scope="module")
-def case(trips_db, pdb):
-    days, instance, _ = build_case(trips_db)
-    plan, _ = parse_plan(answer_of(days))
-    budget = int(trip_cost(Context(plan, instance, pdb))) + BUDGET_SLACK
-    return days, _instruction(instance, budget_cny=budget)
 
 
 def _results(days, instance, pdb) -> dict:
@@ -88,7 +66,7 @@ def test_every_check_names_known_subjects():
 
 @pytest.mark.parametrize("subject", SUBJECTS)
 def test_a_plan_missing_a_subject_fails_exactly_the_checks_that_judge_it(case, pdb, subject):
-    days, instance = case
+    days, instance, _ = case
     got = _results(_drop(subject, days), instance, pdb)
     gated = {c for c, needs in NEEDS.items() if c != "format.json"} if subject == "days" else {
         c for c, needs in NEEDS.items() if subject in needs
@@ -133,7 +111,7 @@ def skeleton(days: list[dict]) -> list[dict]:
 
 
 def test_a_city_only_skeleton_earns_nothing(case, pdb):
-    days, instance = case
+    days, instance, _ = case
     result = score_result(instance, answer_of(skeleton(days)), pdb)
     assert result.delivered and not result.final
     c = [r for r in result.checks if r.id in C_IDS]
