@@ -121,3 +121,38 @@ def test_a_city_only_skeleton_earns_nothing(case, pdb):
     assert result.upc_passed == 0
     reward = b2t_reward(result)
     assert reward.r_format == 1.0 and reward.total <= 0.1, reward
+
+
+def test_skeletons_of_60_test_instances_earn_nothing(trips_database):
+    """Across difficulties: the city skeleton of each trip (what a reward hacker would send)
+    fails Final, passes at most a fifth of the commonsense checks and earns a reward of at most
+    0.1 of 2."""
+    from travelgym.suites.behavior2trip.checks import PlanDB
+    from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+
+    path = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
+    instances = load_instances(path["test"])
+    sample = [x for level in ("easy", "medium", "hard")
+              for x in [y for y in instances if y.difficulty == level][::40][:20]]  # fmt: skip
+    assert len(sample) == 60
+    db = PlanDB.open(trips_database.path)
+    try:
+        for x in sample:
+            ins = x.instruction
+            days = [{"day": 1, "date": ins.start_date,
+                     "city": f"{ins.departure_city} -> {ins.destination_city}"}]  # fmt: skip
+            for n in range(2, ins.days + 1):
+                last = n == ins.days
+                city = (
+                    f"{ins.destination_city} -> {ins.departure_city}"
+                    if last
+                    else ins.destination_city
+                )
+                days.append({"day": n, "city": city})
+            result = score_result(x, answer_of(days), db)
+            reward = b2t_reward(result)
+            assert result.delivered and not result.final, x.instance_id
+            assert result.c_passed <= 0.2 * result.c_applicable, (x.instance_id, result.c_passed)
+            assert reward.total <= 0.1, (x.instance_id, reward)
+    finally:
+        db.close()
