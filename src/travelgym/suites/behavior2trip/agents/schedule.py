@@ -12,14 +12,17 @@ from dataclasses import dataclass
 MIN_GAP = 30
 MAX_IDLE = 120
 DAY_START, DAY_END = 9 * 60, 21 * 60
-# preferred windows first, then the widest the rules allow: (start range), (duration range)
+# preferred windows first, then the widest the rules allow: (start range), (duration range);
+# the rules set no meal length, so the relaxed day allows a quick one (a travel day's lunch
+# between a morning arrival and an afternoon train)
 WINDOWS = {
     "breakfast": (((8 * 60, 9 * 60 + 30), (6 * 60, 10 * 60)), (30, 45)),
     "lunch": (((11 * 60 + 45, 13 * 60 + 15), (11 * 60, 14 * 60)), (60, 75)),
-    "dinner": (((17 * 60 + 45, 19 * 60 + 30), (17 * 60, 20 * 60)), (60, 90)),
+    "dinner": (((17 * 60 + 45, 19 * 60 + 30), (17 * 60, 20 * 60 + 30)), (60, 90)),
     "hotel": (((18 * 60, 22 * 60), (18 * 60, 23 * 60 + 30)), (0, 0)),
     "attraction": (((DAY_START, DAY_END - 60), (DAY_START, DAY_END - 60)), (60, 240)),
 }
+RELAXED_MEAL_MINUTES = {"breakfast": 20, "lunch": 30, "dinner": 30}
 
 
 @dataclass
@@ -43,6 +46,8 @@ def _bounds(stop: Stop, relaxed: bool) -> tuple[tuple[int, int], tuple[int, int]
         return (dep, dep), (arr - dep, arr - dep)
     windows, (dmin, dmax) = WINDOWS[stop.kind]
     lo, hi = windows[1 if relaxed else 0]
+    if relaxed:
+        dmin = RELAXED_MEAL_MINUTES.get(stop.kind, dmin)
     if stop.kind == "attraction" and stop.longest is not None:
         dmax = max(dmin, stop.longest)
     return (lo, hi), (dmin, dmax)
