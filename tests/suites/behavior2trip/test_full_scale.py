@@ -1,0 +1,35 @@
+"""``travelgym run behavior2trip --scale full --limit 20`` works end to end: it builds the full
+(Table 6) database and its test instances beside the small ones, runs the scripted baseline on
+20 instances of all three levels and records the scale (about two minutes on 2 cores)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from travelgym.cli import main
+from travelgym.runner.store import EPISODES, MANIFEST
+
+
+def test_a_full_scale_run_of_20_instances(tmp_path):
+    data, out = tmp_path / "data", tmp_path / "out"
+    done = CliRunner().invoke(main, ["run", "behavior2trip", "--scale", "full", "--limit", "20",
+                                     "--out", str(out), "--no-progress", "--json",
+                                     "--data-dir", str(data)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    summary = json.loads(done.output[done.output.index("{") :])["scripted"]
+    assert summary["overall"]["n"] == 20 and summary["overall"]["DR"] == 100.0
+    assert {level: s["n"] for level, s in summary["by_difficulty"].items()} == {
+        "easy": 7, "medium": 7, "hard": 6}  # fmt: skip
+    run = out / "scripted"
+    manifest = json.loads((run / MANIFEST).read_text())
+    assert manifest["db_scale"] == "full"
+    assert len((run / EPISODES).read_text().splitlines()) == 20
+    files = sorted(p.name for p in (data / "behavior2trip").iterdir())
+    assert any(name.startswith("behavior2trip-full") for name in files), files
+    # only the split the run needs is generated, named after its scale
+    instance_files = [n for n in files if n.startswith("instances-") and n.endswith(".jsonl")]
+    assert instance_files and all(
+        "-full-" in n and n.endswith("-test.jsonl") for n in instance_files
+    )
