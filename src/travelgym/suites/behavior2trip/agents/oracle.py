@@ -22,7 +22,6 @@ from travelgym.suites.behavior2trip.agents.infer import Inferred
 from travelgym.suites.behavior2trip.agents.schedule import Stop, solve_day
 from travelgym.suites.behavior2trip.agents.scripted import (
     ARRIVAL_TEMPLATES,
-    DEPARTURE_TEMPLATES,
     FULL_DAY,
     MAX_LEGS_TRIED,
     Planner,
@@ -55,31 +54,7 @@ def preferences_of(prefs: Preferences) -> Inferred:
     return out
 
 
-# Days the baseline's templates miss: the whole arrival day at home before an evening leg, the
-# whole departure day at home after a morning leg, a full day whose afternoon is one long visit.
-ORACLE_ARRIVALS = ARRIVAL_TEMPLATES + (
-    (("breakfast", "home", 8 * 60), ("attraction", "home", 9 * 60 + 30),
-     ("lunch", "home", 12 * 60), ("attraction", "home", 14 * 60), ("dinner", "home", 17 * 60 + 15),
-     ("leg",), ("hotel",)),
-    (("breakfast", "home", 8 * 60), ("attraction", "home", 9 * 60 + 30),
-     ("lunch", "home", 12 * 60), ("leg",), ("attraction", "dest", 16 * 60),
-     ("dinner", "dest", 19 * 60), ("hotel",)),
-    (("breakfast", "home", 8 * 60), ("attraction", "home", 9 * 60 + 30),
-     ("lunch", "home", 12 * 60), ("attraction", "home", 14 * 60), ("leg",),
-     ("dinner", "dest", 19 * 60 + 30), ("hotel",)),
-    (("breakfast", "home", 7 * 60), ("leg",), ("attraction", "dest", 10 * 60),
-     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
-     ("hotel",)),
-)  # fmt: skip
-ORACLE_DEPARTURES = DEPARTURE_TEMPLATES + (
-    (("breakfast", "dest", 6 * 60 + 30), ("leg",), ("attraction", "home", 11 * 60),
-     ("lunch", "home", 12 * 60 + 30), ("attraction", "home", 14 * 60 + 30),
-     ("dinner", "home", 18 * 60)),
-    (("leg",), ("breakfast", "home", 9 * 60), ("attraction", "home", 10 * 60),
-     ("lunch", "home", 12 * 60), ("attraction", "home", 14 * 60), ("dinner", "home", 18 * 60)),
-    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30), ("leg",),
-     ("lunch", "home", 13 * 60), ("dinner", "home", 17 * 60 + 30)),
-)  # fmt: skip
+# The baseline's full day, then the same with an earlier dinner (a shorter afternoon visit).
 ORACLE_FULL_DAYS = (
     FULL_DAY,
     (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
