@@ -38,6 +38,7 @@ class PoiCatalog:
             self.index.setdefault(key, {}).setdefault(poi.kind, []).append(poi)
         self.cities = tuple(c for c in vocab.CITIES if any(k[1] == c for k in self.groups))
         self._memo: dict[tuple, list[Poi]] = {}
+        self.source: str | None = None  # the database it was loaded from (None: built in memory)
 
     @classmethod
     def from_database(cls, path: str | os.PathLike[str]) -> PoiCatalog:
@@ -46,9 +47,11 @@ class PoiCatalog:
 
         conn = connect_readonly(path)
         try:
-            return cls(_rows(conn))
+            catalog = cls(_rows(conn))
         finally:
             conn.close()
+        catalog.source = os.fspath(path)
+        return catalog
 
     def group(self, focus: str, city: str, origin: str | None = None) -> list[Poi]:
         return self.groups.get((focus, city, origin if focus == "transport" else None), [])

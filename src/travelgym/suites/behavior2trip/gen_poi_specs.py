@@ -63,7 +63,7 @@ PRICE_WEIGHTS: dict[str, tuple[float, float, float, float]] = {  # over vocab.PR
     "Japanese/Korean Cuisine": (0.15, 0.35, 0.35, 0.15), "Hot Pot": (0.15, 0.55, 0.25, 0.05),
 }  # fmt: skip
 CUISINE_HOURS: dict[str, tuple[str, str]] = {
-    "Beverages": ("09:00", "22:00"), "Snacks/Fast Food": ("07:00", "22:00"),
+    "Beverages": ("09:00", "22:00"), "Snacks/Fast Food": ("06:00", "22:00"),
     "Hot Pot": ("11:00", "02:00"), "Barbecue": ("17:00", "02:00"),
     "Bakery/Desserts": ("08:00", "21:00"), "Buffet": ("11:00", "21:30"),
     "Western Food": ("11:00", "22:30"),

@@ -23,7 +23,7 @@ from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, offse
 from travelgym.suites.behavior2trip.schema import DATES, DDL, INDEXES, SCHEMA_VERSION, TABLE_ORDER
 from travelgym.suites.behavior2trip.vocab import CITIES
 
-GENERATOR_VERSION = "1.1.0"
+GENERATOR_VERSION = "1.2.0"  # 1.2.0: fast food opens at 06:00 (breakfast before an early leg)
 DEFAULT_SEED = 0
 SCALES = ("small", "full")
 DEFAULT_SCALE = "small"

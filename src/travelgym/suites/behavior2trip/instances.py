@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from travelgym.datafiles import manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
@@ -45,8 +45,8 @@ from travelgym.suites.behavior2trip.profiles import (
     sample_profile,
 )
 
-INSTANCE_FORMAT_VERSION = "1"
-INSTANCE_GENERATOR_VERSION = "1.0.0"
+INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
+INSTANCE_GENERATOR_VERSION = "2.0.0"  # 2.0.0: requests without a witness are drawn again
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
 SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
@@ -64,7 +64,9 @@ PAPER_TABLE2: dict[str, dict[str, tuple[float, float, float]]] = {
 
 class Instance(BaseModel):
     """One (trajectory, profile, instruction) triplet. Agents see ``trajectory`` and
-    ``instruction.text``; ``profile`` is hidden (it drives the preference checks)."""
+    ``instruction.text``; ``profile`` is hidden (it drives the preference checks), and so is
+    ``witness``: a plan passing every applicable check, found while generating
+    (:mod:`~travelgym.suites.behavior2trip.witness`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     instance_id: str
@@ -73,6 +75,7 @@ class Instance(BaseModel):
     instruction: Instruction
     trajectory: list[Action]
     profile: Profile
+    witness: str | None = Field(default=None, repr=False)
 
     @property
     def n_pois(self) -> int:
@@ -131,18 +134,39 @@ def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
 
 def generate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str, index: int,
                       rejections: dict[str, int] | None = None) -> Instance:  # fmt: skip
-    """Instance ``index`` of (split, difficulty): deterministic in its arguments."""
+    """Instance ``index`` of (split, difficulty): deterministic in its arguments, with a witness
+    plan (a profile whose requests have none is drawn again)."""
     iid = instance_id(split, difficulty, index)
     d = rng_for(seed, "instance", split, difficulty, index)
-    profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections if rejections is not None else {})  # fmt: skip
-    return _assemble(catalog, d, iid, split, difficulty, profile, trajectory)
+    rejections = rejections if rejections is not None else {}
+    for _ in range(MAX_ATTEMPTS):
+        profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections)
+        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
+        if instance is not None:
+            return instance
+    raise RuntimeError(f"{iid}: no satisfiable request after {MAX_ATTEMPTS} profiles")
 
 
-def _assemble(catalog, d, iid, split, difficulty, profile, trajectory) -> Instance:
+def _assemble(catalog, d, iid, split, difficulty, profile, trajectory,
+              rejections: dict[str, int]) -> Instance | None:  # fmt: skip
+    """The instance of a profile and trajectory with a request that has a witness plan (None
+    when no drawn request has one: :func:`~travelgym.suites.behavior2trip.witness.witnessed`)."""
+    from travelgym.suites.behavior2trip.witness import witnessed
+
+    if catalog.source is None:
+        raise ValueError("instances are generated over a database: load the catalog with "
+                         "PoiCatalog.from_database")  # fmt: skip
     profile = with_history(profile, trajectory)
-    instruction = make_instruction(profile, trajectory, catalog, d)
-    return Instance(instance_id=iid, split=split, difficulty=difficulty, instruction=instruction,
-                    trajectory=trajectory, profile=profile)  # fmt: skip
+
+    def build(instruction: Instruction) -> Instance:
+        return Instance(instance_id=iid, split=split, difficulty=difficulty,
+                        instruction=instruction, trajectory=trajectory, profile=profile)  # fmt: skip
+
+    found = witnessed(lambda like: make_instruction(profile, trajectory, catalog, d, like),
+                      build, catalog.source, rejections)  # fmt: skip
+    if found is None:
+        rejections["witness_profile"] = rejections.get("witness_profile", 0) + 1
+    return found
 
 
 async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str,
@@ -170,7 +194,9 @@ async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficu
         if trajectory is None or validate_trajectory(trajectory, pool):
             rejections["trajectory"] = rejections.get("trajectory", 0) + 1
             continue
-        return _assemble(catalog, d, iid, split, difficulty, profile, trajectory)
+        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
+        if instance is not None:
+            return instance
     raise RuntimeError(f"{iid}: no valid trajectory after {MAX_ATTEMPTS} attempts")
 
 

@@ -134,12 +134,16 @@ def _date_text(iso: str) -> str:
 
 
 def make_instruction(profile: Profile, trajectory: Sequence[Action], catalog: PoiCatalog,
-                     d: Draws) -> Instruction:  # fmt: skip
-    """Draw the request of one instance."""
+                     d: Draws, like: Instruction | None = None) -> Instruction:  # fmt: skip
+    """Draw the request of one instance; with ``like`` another request with its trip length and
+    party (destination, dates, budget and wording drawn again)."""
     dest = choose_destination(profile, trajectory, catalog, d)
-    days = d.weighted(DAYS, DAY_WEIGHTS)
+    days = d.weighted(DAYS, DAY_WEIGHTS) if like is None else like.days
     family = profile.persona.family_status
-    companions = d.weighted(COMPANIONS, COMPANION_WEIGHTS[family])
+    if like is None:
+        companions = d.weighted(COMPANIONS, COMPANION_WEIGHTS[family])
+    else:
+        companions = like.companions
     travellers = companions + 1
     rooms = math.ceil(travellers / 2)
     start = d.randint(0, len(DATES) - days)

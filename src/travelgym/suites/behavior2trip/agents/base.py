@@ -79,8 +79,11 @@ class TripToolSession(ToolSession):
     ensure_ascii = False
 
     def __init__(self, conn: sqlite3.Connection, keep_results: bool = True,
-                 max_result_chars: int = MAX_RESULT_CHARS) -> None:  # fmt: skip
-        super().__init__(trips_registry(), TripsContext(conn), keep_results)
+                 max_result_chars: int = MAX_RESULT_CHARS,
+                 context: TripsContext | None = None) -> None:  # fmt: skip
+        """``context`` (over ``conn``) may be shared by sessions that follow one another (its
+        caches of a read-only database's places then serve them all)."""
+        super().__init__(trips_registry(), context or TripsContext(conn), keep_results)
         self.max_result_chars = max_result_chars
         self.steps: list[TripStep] = []
         self.messages: list[dict[str, Any]] = []  # the agent's chat, for the trajectory

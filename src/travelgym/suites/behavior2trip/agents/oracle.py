@@ -14,12 +14,20 @@ shaped around each leg's times, and the first place of a travel day near its sta
 
 from __future__ import annotations
 
+import functools
+import heapq
+import math
 import time
 from typing import Any
 
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import Inferred
-from travelgym.suites.behavior2trip.agents.schedule import Stop, solve_day
+from travelgym.suites.behavior2trip.agents.schedule import (
+    RELAXED_MEAL_MINUTES,
+    WINDOWS,
+    Stop,
+    solve_day,
+)
 from travelgym.suites.behavior2trip.agents.scripted import (
     ARRIVAL_TEMPLATES,
     FULL_DAY,
@@ -28,7 +36,7 @@ from travelgym.suites.behavior2trip.agents.scripted import (
     _since,
 )
 from travelgym.suites.behavior2trip.agents.scripted_plan import DayDraft
-from travelgym.suites.behavior2trip.agents.scripted_search import daytime, km
+from travelgym.suites.behavior2trip.agents.scripted_search import daytime
 from travelgym.suites.behavior2trip.preferences import Preferences
 
 
@@ -73,30 +81,46 @@ def travel_shapes(leg: dict[str, Any], arrival: bool) -> list[tuple]:
     the leg and before any meal (or the end of the day) after it, kept when an idealised day
     (fixed transfer and hop times, always open) can be timed by the rules; fewest attractions
     first, each slot hinted with its idealised start."""
+    return list(_shapes(leg["dep"], leg["arr"], arrival))
+
+
+@functools.lru_cache(maxsize=4096)
+def _shapes(dep: int, arr: int, arrival: bool) -> tuple[tuple, ...]:
+    """:func:`travel_shapes` of a leg's times (they depend on nothing else)."""
+    leg = {"dep": dep, "arr": arr}
     before, after = ("home", "dest") if arrival else ("dest", "home")
     meals = ("breakfast", "lunch", "dinner")
+    splits = [k for k in range(4) if _meals_fit(meals[:k], meals[k:], dep, arr)]
     seen, out = set(), []
-    for k in range(4):
-        pre, post = meals[:k], meals[k:]
-        slots = len(pre) + len(post) + 1
-        for mask in range(1, 1 << slots):
-            bits = [mask >> b & 1 for b in range(slots)]
-            seq: list[tuple] = []
-            for meal, bit in zip(pre, bits, strict=False):
-                seq += [(meal, before)] + [("attraction", before)] * bit
-            seq.append(("leg",))
-            for meal, bit in zip(post, bits[len(pre) :], strict=False):
-                seq += [("attraction", after)] * bit + [(meal, after)]
-            seq += [("attraction", after)] * bits[-1] + ([("hotel",)] if arrival else [])
-            key = tuple(seq)
-            if key in seen or not any(x[0] == "attraction" for x in seq):
-                continue
-            seen.add(key)
-            timed = _ideal_times(seq, leg, arrival)
-            if timed is not None:
-                out.append(timed)
-    out.sort(key=lambda t: sum(x[0] == "attraction" for x in t))
-    return out[:MAX_SHAPES]
+    for count in range(1, 5):  # fewest attractions first, stopping once MAX_SHAPES are found
+        for k in splits:
+            pre, post = meals[:k], meals[k:]
+            for mask in (m for m in range(1, 1 << 4) if m.bit_count() == count):
+                bits = [mask >> b & 1 for b in range(4)]
+                seq: list[tuple] = []
+                for meal, bit in zip(pre, bits, strict=False):
+                    seq += [(meal, before)] + [("attraction", before)] * bit
+                seq.append(("leg",))
+                for meal, bit in zip(post, bits[len(pre) :], strict=False):
+                    seq += [("attraction", after)] * bit + [(meal, after)]
+                seq += [("attraction", after)] * bits[-1] + ([("hotel",)] if arrival else [])
+                key = tuple(seq)
+                if key in seen:
+                    continue
+                seen.add(key)
+                timed = _ideal_times(seq, leg, arrival)
+                if timed is not None:
+                    out.append(timed)
+        if len(out) >= MAX_SHAPES:
+            break
+    return tuple(out[:MAX_SHAPES])
+
+
+def _meals_fit(pre: tuple[str, ...], post: tuple[str, ...], dep: int, arr: int) -> bool:
+    """Whether the meals before a leg can end in time for it and those after it can start
+    after it at all (the widest windows, the shortest meals): a necessary test only."""
+    early = all(WINDOWS[m][0][1][0] + RELAXED_MEAL_MINUTES[m] + TRANSFER <= dep for m in pre)
+    return early and all(arr + TRANSFER <= WINDOWS[m][0][1][1] for m in post)
 
 
 def _ideal_times(seq: list[tuple], leg: dict[str, Any], arrival: bool) -> tuple | None:
@@ -128,6 +152,13 @@ def _ideal_times(seq: list[tuple], leg: dict[str, Any], arrival: bool) -> tuple 
 NEAREST = 12  # POIs of each pool that weigh in a hotel's centrality
 
 
+def _flat_km(a: dict, b: dict) -> float:
+    """Approximate km within a city (flat earth: the ranking of nearby places is unchanged)."""
+    dy = a["lat"] - b["lat"]
+    dx = (a["lon"] - b["lon"]) * math.cos(math.radians(a["lat"]))
+    return 111.2 * math.hypot(dx, dy)
+
+
 class Unplannable(Exception):
     """A day the oracle cannot plan by every rule (the witness search gives up at once)."""
 
@@ -147,7 +178,18 @@ class OraclePlanner(Planner):
         self.prefs = preferences_of(self.true_prefs)
         self.env.add_step(text="took the hidden profile's preferences (oracle)",
                           think=f"plan for: {self.prefs.describe()}", duration_s=_since(tick))  # fmt: skip
+        if self.give_up:
+            self.screen_legs()
         return self.plan_steps()
+
+    def screen_legs(self) -> None:
+        """Give up before any search when a travel day has no leg it could be shaped around
+        (the cheapest test of a request: most unplannable ones fail here)."""
+        ins = self.ins
+        for origin, destination, date, arrival in ((self.home, self.dest, ins.start_date, True),
+                                                   (self.dest, self.home, ins.end_date, False)):  # fmt: skip
+            if not any(travel_shapes(g, arrival) for g in self.legs(origin, destination, date)):
+                raise Unplannable(f"no leg from {origin} to {destination} on {date} fits a day")
 
     def meal_pools(self, city: str) -> dict[str, list[dict]]:
         """Main meals only at the preferred price level and environment, when stated; the
@@ -203,7 +245,8 @@ class OraclePlanner(Planner):
         pools = [meals["level"] or meals["any"], meals["breakfast"], sights[0] or sights[-1]]
 
         def spread(hotel: dict) -> float:
-            return sum(sum(sorted(km(hotel, r) for r in p)[:NEAREST]) for p in pools if p)
+            return sum(sum(heapq.nsmallest(NEAREST, (_flat_km(hotel, r) for r in p)))
+                       for p in pools if p)  # fmt: skip
 
         return min(by_price[:keep], key=spread)
 
@@ -222,7 +265,8 @@ class OraclePlanner(Planner):
         """The first leg, template and pull meeting every rule (every meal kept), else the
         baseline's travel day."""
         arrival = templates is ARRIVAL_TEMPLATES
-        for leg in legs[:MAX_LEGS_TRIED]:
+        fitting = [g for g in legs if travel_shapes(g, arrival)]
+        for leg in fitting[:MAX_LEGS_TRIED]:
             for template in travel_shapes(leg, arrival):
                 for pull in ORACLE_PULLS:
                     draft = self.try_template(template, leg, start, "exact", pull)
@@ -248,11 +292,13 @@ class OracleTripAgent:
         return OraclePlanner(request, env, profile.preferences).run()
 
 
-def oracle_plan(instance: Any, conn: Any, give_up: bool = False) -> str | None:
-    """The oracle's plan (JSON text) for ``instance`` over a read-only database connection,
-    without an episode around it; with ``give_up`` None as soon as a day cannot meet every
-    rule (a quick test of whether the oracle can pass an instance)."""
-    env = TripToolSession(conn, keep_results=False)
+def oracle_plan(instance: Any, conn: Any, give_up: bool = False,
+                context: Any = None) -> str | None:  # fmt: skip
+    """The oracle's plan (JSON text) for ``instance`` over a read-only database connection
+    (and optionally a shared tools context over it), without an episode around it; with
+    ``give_up`` None as soon as a day cannot meet every rule (a quick test of whether the
+    oracle can pass an instance)."""
+    env = TripToolSession(conn, keep_results=False, context=context)
     planner = OraclePlanner(TripRequest.of(instance), env, instance.profile.preferences, give_up)
     try:
         return planner.run()

@@ -3,6 +3,9 @@
 Within a city the distance is the great circle between the two places; walking takes 1.25 times
 it at 4.8 km/h, road trips 1.3 times it (taxi and ride-sharing at 28 km/h, bus at 18 km/h plus
 stops, subway at 35 km/h plus walking to and waiting at stations, where the city has a metro).
+Road trips longer than 10 km (an airport or an outlying station) leave the streets for the
+expressway: beyond the first 10 km taxis and ride-sharing drive 70 km/h, buses 50 km/h (Lhasa's
+Gonggar airport, 45 km out, is an hour's drive, not two).
 Between cities MapGuide gives the driving estimate (80 km/h on 1.3 times the distance) and a
 summary of the direct flights, trains and long-distance buses between the two cities.
 """
@@ -18,6 +21,7 @@ from travelgym.toolkit import tool
 
 NO_METRO = {"Lijiang", "Zhangjiajie", "Huangshan", "Lhasa", "Sanya", "Guilin"}
 WALK_FACTOR, ROAD_FACTOR = 1.25, 1.3
+URBAN_KM = 10.0  # road km driven at street speed before an expressway takes over
 
 
 def _route(mode: str, km: float, minutes: float, cost: float) -> dict[str, Any]:
@@ -33,12 +37,19 @@ def city_routes(a: Place, b: Place) -> tuple[float, list[dict[str, Any]]]:
     routes = [_route("Walking", walk, walk / 4.8 * 60, 0)]
     if a.city not in NO_METRO:
         routes.append(_route("Subway", road, 13 + road / 35 * 60, min(10, 3 + road // 10)))
+    car, bus = _road_minutes(road, 28, 70), _road_minutes(road, 18, 50)
     routes += [
-        _route("Bus", road, 12 + road / 18 * 60, 2),
-        _route("Taxi", road, 4 + road / 28 * 60, taxi_cost),
-        _route("Ride-sharing", road, 7 + road / 28 * 60, taxi_cost * 0.85),
+        _route("Bus", road, 12 + bus, 2),
+        _route("Taxi", road, 4 + car, taxi_cost),
+        _route("Ride-sharing", road, 7 + car, taxi_cost * 0.85),
     ]
     return km, routes
+
+
+def _road_minutes(road_km: float, street_kmh: float, expressway_kmh: float) -> float:
+    """Minutes on the road: the first :data:`URBAN_KM` in the streets, the rest on expressways."""
+    urban = min(road_km, URBAN_KM)
+    return urban / street_kmh * 60 + (road_km - urban) / expressway_kmh * 60
 
 
 def _intercity(ctx: TripsContext, a: dict, b: dict) -> list[dict[str, Any]]:

@@ -1,0 +1,80 @@
+"""Satisfiable by construction: every instance carries a witness plan that passes all of its
+applicable checks.
+
+While an instance is generated, the oracle planner
+(:mod:`~travelgym.suites.behavior2trip.agents.oracle`) plans the drawn request from the hidden
+profile over the same database and tools an agent gets, and the 32 checks judge the plan. A
+request no such plan satisfies (the preferred mode runs only at night on the travel dates, every
+train of the preferred class spans a mealtime, the destination lacks restaurants at the
+preferred price level and environment, ...) is drawn again with the same trip length and party
+(destination, dates and budget change), up to :data:`WITNESS_ATTEMPTS` times, before the profile
+itself is redrawn; the paper's quality control (Figure 10, criterion 3: "the plan meets
+constraints") removes such instances too. The witness is stored with the instance, hidden like
+the profile: no agent reads it, the oracle agent included (it plans through the tools).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+WITNESS_ATTEMPTS = 12  # requests drawn for one profile and trajectory before a new profile
+
+_CONNECTIONS: dict[tuple[int, str], tuple[sqlite3.Connection, Any, Any]] = {}
+
+
+def _open(path: str) -> tuple[sqlite3.Connection, Any, Any]:
+    """A read-only connection, a tools context and a check database per process and path
+    (forked generator workers open their own: a connection must not cross a fork)."""
+    from travelgym.db import connect_readonly
+    from travelgym.suites.behavior2trip.checks import PlanDB
+    from travelgym.suites.behavior2trip.context import TripsContext
+
+    key = (os.getpid(), path)
+    if key not in _CONNECTIONS:
+        conn = connect_readonly(path)
+        _CONNECTIONS[key] = (conn, TripsContext(conn), PlanDB(conn))
+    return _CONNECTIONS[key]
+
+
+def witness_failures(instance: Any, plan: str | None, pdb: Any) -> list[str]:
+    """The applicable checks ``plan`` (plan JSON text) fails on ``instance``, as ``id: reason``
+    (every check when there is no plan)."""
+    from travelgym.suites.behavior2trip.checks import run_checks
+    from travelgym.suites.behavior2trip.plan_parse import parse_plan
+
+    parsed = parse_plan(f"<answer>{plan}</answer>")[0] if plan is not None else None
+    return [f"{r.id}: {r.reason}" for r in run_checks(parsed, instance, pdb) if r.passed is False]
+
+
+def find_witness(instance: Any, db_path: str) -> str | None:
+    """The oracle's plan for ``instance`` (compact JSON) when it passes every applicable check,
+    else None (the oracle gives up at the first day it cannot plan by every rule)."""
+    from travelgym.suites.behavior2trip.agents.oracle import oracle_plan
+
+    conn, context, pdb = _open(db_path)
+    plan = oracle_plan(instance, conn, give_up=True, context=context)
+    if plan is None or witness_failures(instance, plan, pdb):
+        return None
+    return json.dumps(json.loads(plan), ensure_ascii=False, separators=(",", ":"))
+
+
+def witnessed(draw_request: Callable[[Any], Any], build: Callable[[Any], Any], db_path: str,
+              rejections: dict[str, int]) -> Any | None:  # fmt: skip
+    """The first instance ``build(request)`` that has a witness, with it stored. The first
+    request is ``draw_request(None)``, each later one ``draw_request(first)`` (same trip length
+    and party). None after :data:`WITNESS_ATTEMPTS` requests without one (each counted in
+    ``rejections["witness"]``)."""
+    first = None
+    for _ in range(WITNESS_ATTEMPTS):
+        request = draw_request(first)
+        first = first or request
+        instance = build(request)
+        plan = find_witness(instance, db_path)
+        if plan is not None:
+            return instance.model_copy(update={"witness": plan})
+        rejections["witness"] = rejections.get("witness", 0) + 1
+    return None
