@@ -94,7 +94,7 @@ def trips_data_dir(trips_database):
     from travelgym.suites.behavior2trip.instances import ensure_instances
 
     directory = trips_database.path.parent.parent
-    ensure_instances(trips_database, directory)
+    ensure_instances(trips_database, directory, splits=("test",))
     return directory
 
 

@@ -23,7 +23,7 @@ COMPASS_TASKS, TRIPS_INSTANCES = 24, 40
 @pytest.fixture(scope="module")
 def trips_data_dir(trips_database):
     directory = trips_database.path.parent.parent
-    ensure_instances(trips_database, directory)
+    ensure_instances(trips_database, directory, splits=("test",))
     return directory
 
 

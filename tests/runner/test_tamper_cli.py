@@ -79,7 +79,7 @@ def trips_data(trips_database, tmp_path_factory) -> Path:
     from travelgym.suites.behavior2trip.instances import ensure_instances
 
     shared = trips_database.path.parent
-    ensure_instances(trips_database, shared.parent)
+    ensure_instances(trips_database, shared.parent, splits=("test",))
     data = tmp_path_factory.mktemp("trips-tamper") / "data"
     (data / shared.name).mkdir(parents=True)
     for path in shared.iterdir():

@@ -16,7 +16,9 @@ def answer_files(compass_db, trips_database) -> dict[str, Path]:
     from travelgym.suites.compass.ground_truth import ensure_ground_truth
 
     truth, truths = ensure_ground_truth(seed=0, data_dir=compass_db.parent.parent)
-    instances = ensure_instances(trips_database, trips_database.path.parent.parent)
+    instances = ensure_instances(
+        trips_database, trips_database.path.parent.parent, splits=("test",)
+    )
     files = {"ground_truth": truth, **{f"instances-{k}": v for k, v in instances.items()}}
     files |= {f"{k}-manifest": v.with_suffix(".manifest.json") for k, v in list(files.items())}
     for name, path in files.items():

@@ -61,7 +61,7 @@ def comparable(steps: list[dict]) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def instances(trips_database):
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
     return load_instances(paths["test"], check=False)[:3]
 
 

@@ -35,7 +35,7 @@ def runs(tmp_path_factory, compass_db, trips_database):
     data.mkdir()
     (data / "compass").symlink_to(compass_db.parent, target_is_directory=True)
     (data / "behavior2trip").symlink_to(trips_database.path.parent, target_is_directory=True)
-    ensure_instances(trips_database, data)
+    ensure_instances(trips_database, data, splits=("test",))
     asyncio.run(run_suite(RunConfig("compass", "scripted:exhaustive", out=root / "compass", limit=2, data_dir=data,
                                       progress=False)))  # fmt: skip
     asyncio.run(run_suite(RunConfig("behavior2trip", "scripted", out=root / "trips", limit=2, data_dir=data,
@@ -265,7 +265,7 @@ def test_policy_transcripts_are_exported_as_they_are(tmp_path, compass_db, trips
     assert converted["conversations"][2]["from"] == "observation"
     assert "</tool_response>\n<tool_response>" in converted["conversations"][2]["value"]
 
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
     instance = load_instances(paths["test"], check=False)[0]
     trip_env = TripTrainingEnv(trips_database, [instance], max_turns=1)
     trip_env.reset()

@@ -163,7 +163,7 @@ def test_react_parser():
 
 @pytest.fixture(scope="module")
 def test_split(trips_database):
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
     return load_instances(paths["test"], check=False)
 
 

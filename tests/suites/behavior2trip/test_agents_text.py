@@ -22,7 +22,7 @@ FAST = {"backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "max_re
 
 @pytest.fixture(scope="module")
 def instance(trips_database):
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
     return load_instances(paths["test"], check=False)[0]
 
 

@@ -1,6 +1,7 @@
-"""The ``oracle`` agent: it plans from the hidden profile through the recorded tools, no other
-agent is handed the profile, and the true preferences make it pass at least as many instances
-as the baseline that infers them."""
+"""The ``oracle`` agent: it plans from the hidden profile through the recorded tools (never from
+the stored witness), passes every one of 60 instances across the levels (the instances are
+satisfiable by construction), beats the baseline that infers the preferences, and no other
+agent is handed the profile."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def sample(trips_database):
     path = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
     instances = load_instances(path["test"])
     return [x for level in ("easy", "medium", "hard")
-            for x in [y for y in instances if y.difficulty == level][::50][:10]]  # fmt: skip
+            for x in [y for y in instances if y.difficulty == level][::40][:20]]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +39,20 @@ def _episodes(agent_class, instances, conn):
     return asyncio.run(run_all())
 
 
-def test_the_oracle_plans_through_the_tools_and_beats_the_baseline(sample, conn):
-    oracle = _episodes(OracleTripAgent, sample, conn)
-    scripted = _episodes(ScriptedTripAgent, sample, conn)
-    for e in oracle:
+def test_the_oracle_passes_all_60_through_the_tools_without_the_witness(sample, conn):
+    assert len(sample) == 60 and {x.difficulty for x in sample} == {"easy", "medium", "hard"}
+    blind = [x.model_copy(update={"witness": None}) for x in sample]  # nothing to read
+    oracle = _episodes(OracleTripAgent, blind, conn)
+    for e, x in zip(oracle, sample, strict=True):
         assert e.termination == "answered" and e.error is None and e.invalid_actions == 0
         used = {c.name for s in e.steps for c in s.tool_calls}
         assert {"AccommodationSearch", "RestaurantSearch", "AttractionSearch", "WeatherSearch",
                 "MapGuide"} <= used  # fmt: skip
-    passed = sum(bool(e.score["final"]) for e in oracle)
-    assert passed >= sum(bool(e.score["final"]) for e in scripted)
-    assert passed > 0
+        failed = [c["id"] for c in e.score["checks"] if c["passed"] is False]
+        assert e.score["final"] and failed == [], (x.instance_id, failed)
+        assert x.witness[:200] not in e.model_dump_json()  # no episode line carries it
+    scripted = _episodes(ScriptedTripAgent, sample[::3], conn)
+    assert sum(bool(e.score["final"]) for e in scripted) < len(scripted)
 
 
 def test_the_oracle_keeps_the_preferred_mode_and_seat(sample, conn):

@@ -30,15 +30,14 @@ LIMIT = 6
 
 
 @pytest.fixture(scope="module")
-def trips_run(tmp_path_factory):
+def trips_run(tmp_path_factory, trips_database):
     """A scripted Behavior2Trip run on 6 test instances (one instruction made hostile, one step
     given an invalid action) and its report."""
     from travelgym.runner.batch import RunConfig, run_suite
-    from travelgym.suites.behavior2trip.build import ensure_database
     from travelgym.suites.behavior2trip.instances import ensure_instances
 
-    data_dir = tmp_path_factory.mktemp("trips-data")
-    ensure_instances(ensure_database(data_dir=data_dir), data_dir)
+    data_dir = trips_database.path.parent.parent
+    ensure_instances(trips_database, data_dir, splits=("test",))
     root = tmp_path_factory.mktemp("trips-report")
     run_dir = root / "scripted"
     asyncio.run(run_suite(RunConfig("behavior2trip", "scripted", out=run_dir,

@@ -24,7 +24,7 @@ FAST = {"backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "max_re
 @pytest.fixture(scope="module")
 def data_dir(trips_database):
     directory = trips_database.path.parent.parent
-    ensure_instances(trips_database, directory)
+    ensure_instances(trips_database, directory, splits=("test",))
     return directory
 
 

@@ -80,7 +80,7 @@ def leaks(chat: list[dict], request: str = "") -> list[tuple[int, str]]:
 @pytest.fixture(scope="module")
 def episodes(trips_database):
     """Scripted episodes (two per level) and their rebuilt chats (tool calls replayed)."""
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent, splits=("test",))
     instances = load_instances(paths["test"], check=False)
     sample = [x for level in ("easy", "medium", "hard")
               for x in [i for i in instances if i.difficulty == level][3:60:50]]  # fmt: skip

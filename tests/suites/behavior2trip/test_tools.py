@@ -273,6 +273,29 @@ def test_mapguide_within_a_city(ctx):
     assert category == "content" and "Potala Palace" in message
 
 
+def test_mapguide_takes_the_expressway_beyond_the_streets(ctx):
+    """Up to 10 road km a taxi drives 28 km/h; beyond, 70 km/h: Lhasa's Gonggar airport
+    (about 45 km out) is about an hour away, not two, and a short hop is unchanged."""
+
+    def taxi(city, a, b):
+        out = call(ctx, "MapGuide", origin_cityName=city, origin=a, destination_cityName=city,
+                   destination=b)  # fmt: skip
+        return {r["mode"]: r for r in out["routes"]}["Taxi"], out["distance_km"]
+
+    def expected(road):  # the documented formula (distances are shown rounded to 0.1 km)
+        return 4 + min(road, 10) / 28 * 60 + max(0.0, road - 10) / 70 * 60
+
+    airport, km = taxi("Lhasa", "Lhasa Gonggar Airport", "Lhasa")
+    assert 40 < km < 50 and 55 <= airport["minutes"] <= 75
+    hop, _ = taxi("Beijing", "the forbidden city", "Temple of Heaven")
+    for route in (airport, hop):
+        assert abs(route["minutes"] - expected(route["distance_km"])) <= 1
+    # farther is never quicker
+    far, _ = taxi("Beijing", "Beijing Daxing International Airport", "Beijing")
+    near, _ = taxi("Beijing", "Beijing Capital International Airport", "Beijing")
+    assert far["minutes"] > near["minutes"] > hop["minutes"]
+
+
 def test_mapguide_between_cities(ctx):
     out = call(ctx, "MapGuide", origin_cityName="Beijing", origin="Beijing South",
                destination_cityName="Tianjin", destination="Tianjin Eye")  # fmt: skip

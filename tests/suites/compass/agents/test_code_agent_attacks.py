@@ -129,7 +129,7 @@ def test_python_tool_reads_no_hidden_profile_by_any_route(trips_database, tmp_pa
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 
     data_dir = trips_database.path.parent.parent
-    paths = ensure_instances(trips_database, data_dir)
+    paths = ensure_instances(trips_database, data_dir, splits=("test",))
     instance = load_instances(paths["test"], check=False)[0]
     hunt = hunt_source(_hints(data_dir))
     calls = [
