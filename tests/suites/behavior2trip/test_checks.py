@@ -362,7 +362,7 @@ FAILING: dict[str, Mutation] = {
     "auth.poi": _set(2, "lunch.id", "R99999"),
     "auth.major_transport": _set(1, "intercity_transport.0.number", "ZZ9999"),
     "auth.local_transport": _set(2, "local_transport.0.minutes", 95),
-    "auth.business_hours": _set(1, "breakfast.start_time", "06:00"),
+    "auth.business_hours": _set(1, "breakfast.start_time", "05:30"),
     "reason.complete_meals": _drop(2, "dinner"),
     "reason.non_duplicate_restaurants": _same_lunch,
     "reason.meal_times": _set(2, "lunch.start_time", "15:00"),

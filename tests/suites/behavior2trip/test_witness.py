@@ -54,7 +54,7 @@ def test_every_stored_witness_passes_every_applicable_check(sample, pdb):
         assert len(results) == 32 and all(r.passed is not False for r in results)
         # it is a whole trip: every day, the destination's hotel, legs there and back
         assert len(plan.days) == x.instruction.days
-        assert sum(r.passed is True for r in results) >= 25
+        assert sum(r.passed is True for r in results) >= 20
 
 
 def test_the_witness_is_the_oracles_plan_and_is_reproducible(sample, trips_db):
