@@ -622,3 +622,19 @@ def test_resolve_leg_codeshares_and_seats(pdb):
         seat_class("Business", "flight") == "Business Class"
         and seat_class("sleeper", "train") == "sleeper"
     )
+
+
+def test_invented_places_at_price_0_meet_no_budget(case, pdb):
+    """A plan that swaps a lunch and the hotel for places the database does not hold, priced
+    at 0, is cheaper, yet fails the budget check: what cannot be priced is not in budget."""
+    days, instance, rows = case
+    bad = copy.deepcopy(days)
+    bad[1]["lunch"].update(id="R99999", name="Nowhere Noodles", price=0)
+    bad[1]["accommodation"].update(id="H99999", name="Hotel Nowhere", price=0)
+    verdict = results(bad, instance, pdb)["pref.budget"]
+    assert verdict.passed is False
+    assert "Nowhere Noodles" in verdict.reason and "Hotel Nowhere" in verdict.reason
+    assert "price cannot be checked" in verdict.reason
+    leg = copy.deepcopy(days)
+    leg[0]["intercity_transport"][0].update(number="ZZ9999", price=0)
+    assert results(leg, instance, pdb)["pref.budget"].passed is False

@@ -53,7 +53,7 @@ if set(NEEDS) != set(CHECK_IDS):
     raise RuntimeError("every check must name its subjects in checks.completeness.NEEDS")
 # A change of any check's rule, threshold or applicability is a new version: runs scored with
 # another version are refused, never silently re-scored (docs/behavior2trip/constraints.md).
-CHECKS_VERSION = "3"  # 3: MapGuide drives expressways beyond 10 km (local-transport times)
+CHECKS_VERSION = "3"  # 3: MapGuide drives expressways beyond 10 km; unpriced items fail the budget
 C_IDS = tuple(c.id for c in CHECKS if c.group == "C")
 UPC_IDS = tuple(c.id for c in CHECKS if c.group == "UPC")
 NOT_DELIVERED = "no plan delivered"

@@ -236,7 +236,8 @@ def seat(ctx: Context) -> Verdict:
 
 def trip_cost(ctx: Context) -> float:
     """CNY for the party: fares and tickets x travellers, hotel nights x rooms, local legs as
-    stated. Database prices where an item is found, else the plan's."""
+    stated. Database prices where an item is found, else the plan's (``pref.budget`` fails a
+    plan with unresolved items before it counts)."""
     t, rooms = ctx.instruction.travellers, ctx.instruction.rooms
     cost = 0.0
     for g in ctx.legs:
@@ -251,5 +252,12 @@ def trip_cost(ctx: Context) -> float:
 @check("pref.budget", "personalization", "Budget Constraint",
        "the plan's total cost for the party is within the instruction's budget", applies=_budget)  # fmt: skip
 def budget(ctx: Context) -> Verdict:
+    # a POI the database does not hold has no price to check: a plan of invented places at
+    # price 0 must not meet any budget
+    unpriced = [g.label for g in ctx.legs if g.fare is None]
+    unpriced += [i.label for i in ctx.items if i.row is None]
+    if unpriced:
+        return verdict([f"{label}: not in the database, its price cannot be checked"
+                        for label in unpriced])  # fmt: skip
     cost, limit = trip_cost(ctx), ctx.instruction.budget_cny
     return Verdict(cost <= limit, f"total {cost:,.0f} CNY, budget {limit:,} CNY")
