@@ -34,12 +34,12 @@ def test_stats_json_has_database_and_instance_statistics(trips_db, monkeypatch):
     runner = CliRunner()
     import travelgym.suites.behavior2trip
 
-    # the instance statistics come from the instances module (stood in for: building the
+    # the instance statistics come from the instance_stats module (stood in for: building the
     # 11,400 instances is not this test's subject)
-    fake = types.ModuleType("travelgym.suites.behavior2trip.instances")
+    fake = types.ModuleType("travelgym.suites.behavior2trip.instance_stats")
     fake.instance_stats = lambda **kwargs: {"splits": {"train": None, "test": None}, "total": 0}
-    monkeypatch.setitem(sys.modules, "travelgym.suites.behavior2trip.instances", fake)
-    monkeypatch.setattr(travelgym.suites.behavior2trip, "instances", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "travelgym.suites.behavior2trip.instance_stats", fake)
+    monkeypatch.setattr(travelgym.suites.behavior2trip, "instance_stats", fake, raising=False)
     result = runner.invoke(main, ["stats", "behavior2trip", "--json", "--db", str(trips_db)])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
@@ -131,7 +131,7 @@ def test_tasks_refuses_flags_of_the_other_suite(instance_data):
 
 
 def test_stats_text_compares_instances_with_table2(instance_data, trips_db):
-    from travelgym.suites.behavior2trip.instances import PAPER_TABLE2, instance_stats
+    from travelgym.suites.behavior2trip.instance_stats import PAPER_TABLE2, instance_stats
 
     data_dir, _ = instance_data
     result = CliRunner().invoke(main, ["stats", "behavior2trip", "--db", str(trips_db),

@@ -11,22 +11,24 @@ import pytest
 from travelgym.datafiles import read_manifest
 from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
 from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
+from travelgym.suites.behavior2trip.instance_stats import (
+    MEASURES,
+    PAPER_TABLE2,
+    instance_stats,
+    split_stats,
+)
 from travelgym.suites.behavior2trip.instances import (
     INSTANCE_FORMAT_VERSION,
     INSTANCE_GENERATOR_VERSION,
-    MEASURES,
-    PAPER_TABLE2,
     SPLITS,
     ensure_instances,
     file_sha256,
     generate_files,
     generate_instance,
     instance_pool,
-    instance_stats,
     instances_path,
     iter_instances,
     load_instances,
-    split_stats,
 )
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES, check_profile
 from travelgym.suites.behavior2trip.schema import DATES

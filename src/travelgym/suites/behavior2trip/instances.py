@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from travelgym.datafiles import manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.behavior2trip.actions import Action
-from travelgym.suites.behavior2trip.behaviour import SPECS, build_pool, generate_trajectory, poi_of
+from travelgym.suites.behavior2trip.behaviour import SPECS, build_pool, generate_trajectory
 from travelgym.suites.behavior2trip.behaviour_pool import (
     CandidatePool,
     PoiCatalog,
@@ -31,6 +31,7 @@ from travelgym.suites.behavior2trip.behaviour_pool import (
     Thread,
 )
 from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
+from travelgym.suites.behavior2trip.instance_stats import measures, table2
 from travelgym.suites.behavior2trip.instruction import Instruction, make_instruction
 from travelgym.suites.behavior2trip.preferences import (
     Experience,
@@ -51,15 +52,6 @@ DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
 SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
 MAX_ATTEMPTS = 100
-# Table 2 of the paper: (train, test) values for Easy, Medium, Hard
-PAPER_TABLE2: dict[str, dict[str, tuple[float, float, float]]] = {
-    "train": {"samples": (3000, 3000, 3000), "actions": (14.5, 38.2, 66.7),
-              "preferences": (1.0, 2.4, 4.0), "pois": (10.3, 27.2, 47.8),
-              "days": (4.9, 4.9, 5.0), "companions": (2.2, 2.1, 2.3)},
-    "test": {"samples": (800, 800, 800), "actions": (14.2, 37.6, 67.2),
-             "preferences": (1.0, 2.3, 4.0), "pois": (10.1, 26.9, 48.0),
-             "days": (4.9, 4.9, 5.0), "companions": (2.2, 2.2, 2.2)},
-}  # fmt: skip
 
 
 class Instance(BaseModel):
@@ -231,7 +223,7 @@ def _chunk(job: tuple[str, int, str, str, int, int]) -> tuple[list[str], dict[st
     for i in range(start, stop):
         inst = generate_instance(catalog, seed, split, diff, i, rejections)
         lines.append(inst.model_dump_json())
-        for key, value in _measures(inst).items():
+        for key, value in measures(inst).items():
             sums[key] = sums.get(key, 0) + value
     return lines, rejections, sums
 
@@ -276,7 +268,7 @@ def generate_files(db_path: str | os.PathLike[str], seed: int, splits: Sequence[
             "sha256": hashlib.sha256(text.encode()).hexdigest(),
             "count": sum(len(lines) for _, (lines, _, _) in parts),
             "rejections": dict(sorted(rejections.items())),
-            "stats": _table2(sums, split),
+            "stats": table2(sums, split),
         }
     return out
 
@@ -307,7 +299,8 @@ def instances_path(split: str, data_dir: str | os.PathLike[str] | None = None,
     return suite_dir(SUITE, data_dir) / name
 
 
-def _scale_of(db) -> str:
+def scale_of(db) -> str:
+    """The scale (small or full) a built database was made at."""
     return (db.metadata or {}).get("scale") or "small"
 
 
@@ -335,7 +328,7 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:
         raise ValueError(f"unknown split(s): {', '.join(unknown)} (choose train or test)")
-    paths = {split: instances_path(split, data_dir, _scale_of(db)) for split in splits}
+    paths = {split: instances_path(split, data_dir, scale_of(db)) for split in splits}
     todo = [s for s, p in paths.items() if force or not _is_current(p, _expected(db, seed, s))]
     if todo:
         written = generate_files(db.path, seed, todo, paths, workers)
@@ -398,94 +391,6 @@ def instance_pool(instance: Instance, catalog: PoiCatalog) -> CandidatePool:
         (t.matched if poi_matches(prefs, poi) else t.noise).append(poi)
     return CandidatePool(instance.instance_id, instance.difficulty, list(threads.values()),
                          SPECS[instance.difficulty].noise[1])  # fmt: skip
-
-
-# --- statistics (Table 2) ----------------------------------------------------------------------
-
-
-MEASURES = ("samples", "actions", "preferences", "pois", "days", "companions")
-
-
-def _measures(x: Instance) -> dict[str, float]:
-    return {
-        "samples": 1,
-        "actions": len(x.trajectory),
-        "preferences": len(x.profile.categories),
-        "pois": x.n_pois,
-        "days": x.instruction.days,
-        "companions": x.instruction.companions,
-        "noise_clicks": _noise_clicks(x),
-        "sessions": x.trajectory[-1].session,
-        "bookings": sum(a.action_type == "book" for a in x.trajectory),
-    }
-
-
-def _table2(sums: dict[str, dict[str, float]], split: str) -> dict[str, Any]:
-    """Per-difficulty means from summed measures, Table 2's next to the paper's values."""
-    out: dict[str, Any] = {}
-    for i, diff in enumerate(DIFFICULTIES):
-        total = sums.get(diff)
-        if not total:
-            continue
-        n = total["samples"]
-        entry: dict[str, Any] = {}
-        for key, value in total.items():
-            mean = n if key == "samples" else value / n
-            if key in MEASURES:
-                paper = PAPER_TABLE2[split][key][i]
-                entry[key] = {"measured": round(mean, 2), "paper": paper,
-                              "rel_diff": round((mean - paper) / paper, 3)}  # fmt: skip
-            else:
-                entry[key] = round(mean, 2)
-        out[diff] = entry
-    return out
-
-
-def split_stats(instances: Sequence[Instance], split: str) -> dict[str, Any]:
-    """Per-difficulty means of Table 2's measures for ``instances``, next to the paper's values."""
-    sums: dict[str, dict[str, float]] = {}
-    for x in instances:
-        into = sums.setdefault(x.difficulty, {})
-        for key, value in _measures(x).items():
-            into[key] = into.get(key, 0) + value
-    return _table2(sums, split)
-
-
-def _noise_clicks(instance: Instance) -> int:
-    """Clicks on POIs that go against the hidden preferences."""
-    prefs = instance.profile.preferences
-    return sum(not poi_matches(prefs, poi_of(a)) for a in instance.trajectory)
-
-
-def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
-                   seed: int = DEFAULT_INSTANCE_SEED, generate: bool = True) -> dict[str, Any]:  # fmt: skip
-    """Table 2 statistics per split and difficulty, next to the paper's values (from the
-    manifests; the instances are generated first when ``generate`` and they are missing)."""
-    if db is None:
-        from travelgym.suites.behavior2trip.build import ensure_database
-
-        db = ensure_database(data_dir=data_dir) if generate else None
-    if generate:
-        paths = ensure_instances(db, data_dir, seed)
-    else:
-        scale = _scale_of(db) if db is not None else "small"
-        paths = {split: instances_path(split, data_dir, scale) for split in SPLITS}
-    out: dict[str, Any] = {"splits": {}}
-    for split, path in paths.items():
-        if not manifest_path(path).exists():
-            out["splits"][split] = None
-            continue
-        meta = read_manifest(path)
-        out["splits"][split] = {
-            "path": str(path),
-            "count": meta.get("count"),
-            "sha256": meta.get("sha256"),
-            "seed": meta.get("seed"),
-            "db_content_hash": meta.get("db_content_hash"),
-            "by_difficulty": meta.get("stats"),
-        }
-    out["total"] = sum((s or {}).get("count") or 0 for s in out["splits"].values())
-    return out
 
 
 def read_instances(path: str | os.PathLike[str], wanted: set[str]):
