@@ -97,6 +97,35 @@ def test_run_score_and_report_end_to_end(toy_env, tmp_path):
     assert foreign.returncode == 2 and "--max-turns applies to compass only" in foreign.stderr
 
 
+def test_a_flag_the_suite_declares_reaches_its_commands_and_only_them(toy_env, tmp_path):
+    """``offset`` is declared by the toy's Options (``suite_flag``), not by any shared module:
+    ``run`` and ``tasks`` take it, it lands in the manifest and changes the tasks; other
+    suites refuse it; a bad value is a usage error."""
+    listed = cli(toy_env, "tasks", "toy", "--offset", "5", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [t["b"] for t in json.loads(listed.stdout)] == [5, 15, 25, 35, 45]
+    assert "toy options" in cli(toy_env, "run", "--help").stdout
+    out = tmp_path / "runs"
+    done = cli(toy_env, "run", "toy", "--offset", "5", "--limit", "2", "--out", str(out),
+               "--no-progress", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)["scripted:right"]
+    assert (summary["n"], summary["accuracy"]) == (2, 100.0)
+    run_dir = out / "scripted-right"
+    assert json.loads((run_dir / "manifest.json").read_text())["offset"] == 5
+    lines = [json.loads(x) for x in (run_dir / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(x["score"]["sum"] for x in lines) == [5, 16]  # 0 + (0 + 5), 1 + (10 + 5)
+    for bad, message in (
+        (["run", "compass", "--offset", "1"], "--offset applies to toy only"),
+        (["run", "toy", "--offset", "x"], "'x' is not a valid integer"),
+        (["run", "toy", "--offset", "-1"], "--offset: Input should be greater"),
+        (["build", "toy", "--offset", "1"], "No such option '--offset'"),
+    ):
+        refused = cli(toy_env, *bad, "--out", str(tmp_path / "x")) if bad[0] == "run" else cli(
+            toy_env, *bad)  # fmt: skip
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+
+
 def test_serve_mcp_serves_the_suites_tool(toy_env, tmp_path):
     async def session() -> tuple[list[str], dict, str | None]:
         params = StdioServerParameters(command=sys.executable,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from travelgym.core import AgentFactory, AgentKind, BuiltData, EpisodeBase, ProgressTally, Suite
-from travelgym.core import SuiteOptions, SuiteRun
+from travelgym.core import SuiteOptions, SuiteRun, suite_flag
 from travelgym.paths import suite_dir
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
 
@@ -61,18 +61,20 @@ class ToyAgent:
 
 
 class ToyOptions(SuiteOptions):
-    offset: int = 0
+    offset: int = suite_flag(0, help="Added to the second number of every task.",
+                             commands=("run", "tasks"), ge=0)
 
 
 class ToyRun(SuiteRun):
-    def __init__(self, task_ids, limit, data_dir) -> None:
+    def __init__(self, options, task_ids, limit, data_dir) -> None:
         self.db_path = ToySuite().build(ToyOptions(), 0, data_dir).path
         self.db_hash, self.tasks_sha256 = "toy-db", "toy-tasks"
-        chosen = [t for t in TASKS if not task_ids or t.task_id in task_ids]
+        self.offset = options.offset
+        chosen = [t for t in offset_tasks(options) if not task_ids or t.task_id in task_ids]
         self.tasks = chosen[:limit] if limit else chosen
 
     def manifest(self) -> dict[str, Any]:
-        return {}
+        return {"offset": self.offset}
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         return AgentFactory(lambda: ToyAgent(spec.arg == "wrong"))
@@ -81,11 +83,15 @@ class ToyRun(SuiteRun):
         answer = agent.solve(task, ToySuite().tool_registry(), ToyContext())
         return ToyEpisode(episode_id=f"{task.task_id}#{trial}", task_id=task.task_id,
                           trial=trial, agent="toy", seed=seed, answer=answer,
-                          score={"correct": answer == task.a + task.b})
+                          score={"correct": answer == task.a + task.b, "sum": task.a + task.b})
 
 
-def score_entries(entries: list[dict]) -> dict[str, Any]:
-    by_id = {t.task_id: t for t in TASKS}
+def offset_tasks(options) -> list[ToyTask]:
+    return [t.model_copy(update={"b": t.b + options.offset}) for t in TASKS]
+
+
+def score_entries(entries: list[dict], options=None) -> dict[str, Any]:
+    by_id = {t.task_id: t for t in offset_tasks(options or ToyOptions())}
     right = [e.get("answer", e.get("sum")) == by_id[e["task_id"]].a + by_id[e["task_id"]].b
              for e in entries]
     return {"n": len(right), "accuracy": round(100 * sum(right) / max(1, len(right)), 1)}
@@ -125,14 +131,14 @@ class ToySuite(Suite):
     def tool_server(self, options, seed, db, data_dir):
         return ToyContext, "Toy tools: add two numbers."
 
-    def list_tasks(self, options):
-        return TASKS
+    def list_tasks(self, options, data_dir=None):
+        return offset_tasks(options)
 
     def format_tasks(self, tasks):
         return "\n".join(f"{t.task_id}: {t.a} + {t.b}" for t in tasks)
 
     def open_run(self, options, task_ids, limit, db_seed, data_dir) -> ToyRun:
-        return ToyRun(task_ids, limit, data_dir)
+        return ToyRun(options, task_ids, limit, data_dir)
 
     def tally(self) -> ProgressTally:
         return ProgressTally([("correct", lambda s: s.get("correct"), 0)])
@@ -140,8 +146,9 @@ class ToySuite(Suite):
     def summarize(self, run_dir: Path) -> dict[str, Any]:
         from travelgym.runner.store import read_run
 
-        episodes = read_run(run_dir, self.name, as_dicts=True).episodes
-        return score_entries(episodes)
+        run = read_run(run_dir, self.name, as_dicts=True)
+        offset = ToyOptions(offset=run.manifest.get("offset", 0))
+        return score_entries(run.episodes, offset)
 
     def format_results(self, results):
         return "\n".join(f"{agent}: {r['accuracy']:.1f}% of {r['n']}" for agent, r in results.items())

@@ -4,6 +4,7 @@ output. Suites come from the registry; no command names one."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -101,6 +102,102 @@ def suite_options(suite_name: str, **given: Any):
         first = exc.errors(include_url=False)[0]
         flag = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
         raise click.UsageError(f"{flag}: {first['msg']}") from None
+
+
+def _declared(command: str) -> dict[str, list]:
+    """Flag name -> the suites' :func:`~travelgym.core.suite.suite_flag` fields declaring it
+    for ``command``."""
+    from travelgym.core.registry import all_suites
+    from travelgym.core.suite import FLAG_KEY
+
+    found: dict[str, list] = {}
+    for suite in all_suites():
+        for name, info in suite.Options.model_fields.items():
+            meta = (info.json_schema_extra or {}).get(FLAG_KEY) if isinstance(
+                info.json_schema_extra, dict) else None  # fmt: skip
+            if meta and command in meta["commands"]:
+                found.setdefault(name, []).append((info, meta))
+    return found
+
+
+def _literals(annotation: Any) -> list[Any] | None:
+    """The values of a ``Literal`` annotation (inside ``X | None`` too), else ``None``."""
+    import typing
+
+    if typing.get_origin(annotation) is typing.Literal:
+        return list(typing.get_args(annotation))
+    inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return _literals(inner[0]) if len(inner) == 1 else None
+
+
+def _base(annotation: Any) -> Any:
+    import typing
+
+    inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return inner[0] if typing.get_args(annotation) and len(inner) == 1 else annotation
+
+
+class _PathText(click.Path):
+    """An existing path, passed on as text (suite options are stored in JSON manifests)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(exists=True, file_okay=kind != "dir", dir_okay=kind != "file",
+                         readable=True)  # fmt: skip
+
+    def convert(self, value, param, ctx):
+        return str(Path(super().convert(value, param, ctx)).resolve())
+
+
+def _click_type(fields: list) -> Any:
+    info, meta = fields[0]
+    if meta.get("path"):
+        return _PathText(meta["path"])
+    choices: list[str] = []
+    for field_info, _ in fields:
+        for value in _literals(field_info.annotation) or []:
+            if str(value) not in choices:
+                choices.append(str(value))
+    if choices:
+        return click.Choice(choices)
+    base = _base(info.annotation)
+    return base if base in (int, float) else str
+
+
+def option_choices(name: str) -> list[str]:
+    """The values the registered suites accept for their option ``name`` (a ``Literal``
+    field), in the order they declare them: the choices of a flag that several suites share."""
+    from travelgym.core.registry import all_suites
+
+    choices: list[str] = []
+    for suite in all_suites():
+        info = suite.Options.model_fields.get(name)
+        for value in (_literals(info.annotation) or []) if info is not None else []:
+            if str(value) not in choices:
+                choices.append(str(value))
+    return choices
+
+
+def suite_flags(command: str):
+    """Decorator (below ``@click.command``): a :class:`~travelgym.clikit.RuledOption` for every
+    flag a registered suite declares for ``command`` with
+    :func:`~travelgym.core.suite.suite_flag` and the command does not already have; the
+    command receives them as keyword arguments (``None`` when not given)."""
+    from travelgym.clikit import RuledOption
+
+    def decorate(func):
+        have = {p.name for p in getattr(func, "__click_params__", [])}
+        for name, fields in sorted(_declared(command).items(), reverse=True):
+            if name in have:
+                continue
+            info, meta = fields[0]
+            is_flag = _base(info.annotation) is bool
+            extra = {"is_flag": True} if is_flag else {"type": _click_type(fields)}
+            func = click.option("--" + name.replace("_", "-"), name, cls=RuledOption,
+                                suite_option=True, default=None, help=info.description,
+                                metavar=meta.get("metavar"), **extra)(func)  # fmt: skip
+        return func
+
+    return decorate
 
 
 def emit_json(obj) -> None:

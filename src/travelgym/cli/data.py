@@ -11,9 +11,11 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     data_dir_option,
     emit_json,
+    option_choices,
     scale_option,
     seed_option,
     suite_argument,
+    suite_flags,
     suite_options,
     unsafe_sandbox_option,
 )
@@ -57,11 +59,11 @@ def suites(as_json: bool) -> None:
 @click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
 @data_dir_option
-def build(
-    suite: str, seed: int, scale: str, force: bool, as_json: bool, data_dir: Path | None
-) -> None:
+@suite_flags("build")
+def build(suite: str, seed: int, scale: str, force: bool, as_json: bool, data_dir: Path | None,
+          **flags) -> None:  # fmt: skip
     """Build SUITE's database where it is missing or stale, and print where it is."""
-    chosen, options = suite_options(suite, scale=scale)
+    chosen, options = suite_options(suite, scale=scale, **flags)
     result = chosen.build(options, seed, data_dir, force=force)
     if as_json:
         emit_json({"path": str(result.path), "built": result.built, **result.metadata})
@@ -89,17 +91,11 @@ def build(
     help="Write PNG analogues of the paper's Figures 15-17 into this directory.",
 )
 @data_dir_option
-def stats(
-    suite: str,
-    seed: int,
-    scale: str,
-    db: Path | None,
-    as_json: bool,
-    plots: Path | None,
-    data_dir: Path | None,
-) -> None:
+@suite_flags("stats")
+def stats(suite: str, seed: int, scale: str, db: Path | None, as_json: bool,
+          plots: Path | None, data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Print table counts and calibration figures of SUITE's database."""
-    chosen, options = suite_options(suite, scale=scale)
+    chosen, options = suite_options(suite, scale=scale, **flags)
     result = chosen.stats(options, seed, db, data_dir, plots)
     if as_json:
         emit_json(result)
@@ -107,24 +103,31 @@ def stats(
     click.echo(chosen.format_stats(result))
 
 
-@click.command()
+@click.command(cls=RuledCommand)
 @suite_argument("ingest")
-@click.argument("raw_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("raw_dir", required=False,
+                type=click.Path(file_okay=False, exists=True, path_type=Path))  # fmt: skip
 @click.option(
     "--out",
     "out",
     type=OutputPath("file"),
-    required=True,
-    help="SQLite file to write.",
+    default=None,
+    help="SQLite file to write (suites that write into the data directory take none).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
-def ingest(suite: str, raw_dir: Path, out: Path, as_json: bool) -> None:
-    """Normalise raw Booking.com-API-shaped JSON responses in RAW_DIR into a database."""
-    meta = require(suite, "ingest").ingest(raw_dir, out)
+@data_dir_option
+@suite_flags("ingest")
+def ingest(suite: str, raw_dir: Path | None, out: Path | None, as_json: bool,
+           data_dir: Path | None, **flags) -> None:  # fmt: skip
+    """Normalise SUITE's raw data (compass: the Booking.com-API-shaped JSON responses in
+    RAW_DIR, into --out) into its database."""
+    require(suite, "ingest")
+    chosen, options = suite_options(suite, **flags)
+    meta = chosen.ingest(raw_dir, out, options, data_dir)
     if as_json:
-        emit_json({"path": str(out), **meta})
+        emit_json(meta)
     else:
-        click.echo(f"ingested {raw_dir} -> {out}")
+        click.echo(f"ingested {raw_dir or 'the given files'} -> {meta.get('path', out)}")
         click.echo(f"content hash: {meta['content_hash']}")
 
 
@@ -152,13 +155,14 @@ def tools(suite: str, markdown: bool) -> None:
 )
 @data_dir_option
 @unsafe_sandbox_option
+@suite_flags("serve-mcp")
 def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path | None,
-              unsafe_sandbox: bool) -> None:  # fmt: skip
+              unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
     """Serve SUITE's tools as an MCP server over stdin/stdout (one episode per connection)."""
     from travelgym import sandbox
     from travelgym.toolkit.mcp_server import run_stdio
 
-    chosen, options = suite_options(suite, scale=scale)
+    chosen, options = suite_options(suite, scale=scale, **flags)
     if chosen.tools_run_code:
         allow_unsafe_sandbox(unsafe_sandbox)
         try:
@@ -180,7 +184,7 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
     help="Only this level.",
 )  # fmt: skip
 @click.option(
-    "--split", cls=RuledOption, suite_option=True, type=click.Choice(["train", "test"]),
+    "--split", cls=RuledOption, suite_option=True, type=click.Choice(option_choices("split")),
     default=None, help="the instance split (default: test).",
 )  # fmt: skip
 @click.option(
@@ -197,12 +201,15 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
     default=None,
     help="Task file (default: the one shipped with travelgym).",
 )
+@data_dir_option
+@suite_flags("tasks")
 def list_tasks(suite: str, level: int | None, split: str | None, difficulty: str | None,
-               as_json: bool, tasks_file: Path | None) -> None:  # fmt: skip
+               as_json: bool, tasks_file: Path | None, data_dir: Path | None,
+               **flags) -> None:  # fmt: skip
     """List SUITE's tasks."""
     chosen, options = suite_options(suite, level=level, split=split, difficulty=difficulty,
-                                    tasks_file=tasks_file)  # fmt: skip
-    tasks = chosen.list_tasks(options)
+                                    tasks_file=tasks_file, **flags)  # fmt: skip
+    tasks = chosen.list_tasks(options, data_dir)
     if as_json:
         emit_json([t.model_dump(mode="json") for t in tasks])
         return

@@ -10,8 +10,10 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     data_dir_option,
     emit_json,
+    option_choices,
     scale_option,
     suite_argument,
+    suite_flags,
     suite_options,
     unsafe_sandbox_option,
 )
@@ -165,7 +167,7 @@ def _agent_help() -> str:
     "--split",
     cls=RuledOption,
     suite_option=True,
-    type=click.Choice(["train", "test"]),
+    type=click.Choice(option_choices("split")),
     default=None,
     help="the instance split (default: test).",
 )
@@ -211,6 +213,7 @@ def _agent_help() -> str:
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @data_dir_option
 @unsafe_sandbox_option
+@suite_flags("run")
 def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
         concurrency: int, seed: int, db_seed: int, out: Path | None, resume: bool,
         retry_errors: bool, repair: bool, base_url: str | None, max_calls: int | None,

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from travelgym.cli.common import data_dir_option, emit_json, scale_option, seed_option
+from travelgym.cli.common import (
+    data_dir_option,
+    emit_json,
+    scale_option,
+    seed_option,
+    suite_flags,
+)
 from travelgym.clikit import InputPath, is_used
 from travelgym.core.registry import all_suites, get_suite, suite_names
 
@@ -67,8 +73,10 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
 @click.option("--base-url", default=None,
               help="OpenAI-compatible endpoint of the --judge model (default: env).")  # fmt: skip
 @data_dir_option
+@suite_flags("score")
 def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str,
-          judge: str | None, base_url: str | None, data_dir: Path | None) -> None:  # fmt: skip
+          judge: str | None, base_url: str | None, data_dir: Path | None,
+          **flags) -> None:  # fmt: skip
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
     from travelgym.cli.common import suite_options
     from travelgym.runner.integrity import tampering
@@ -77,9 +85,10 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str
     if is_used(ctx, "base_url") and not is_used(ctx, "judge"):
         raise click.UsageError("--base-url needs --judge (score calls no model otherwise)", ctx)
     name = chosen_suite(answers, suite)
-    given = {k: v for k, v in {"scale": scale, "judge": judge}.items() if is_used(ctx, k)}
+    given = {k: v for k, v in {"scale": scale, "judge": judge, **flags}.items()
+             if is_used(ctx, k)}  # fmt: skip
     fields = get_suite(name).Options.model_fields
-    for flag in (k for k in SUITE_FLAGS if k in given and k not in fields):
+    for flag in (k for k in (*SUITE_FLAGS, *flags) if k in given and k not in fields):
         owners = " and ".join(s.name for s in all_suites() if flag in s.Options.model_fields)
         raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
     chosen, options = suite_options(name, **given)

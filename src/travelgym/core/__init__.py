@@ -17,11 +17,12 @@ from travelgym.core.suite import (
     SuiteOptions,
     SuiteRun,
     TaskGeneration,
+    suite_flag,
 )
 
 __all__ = [
     "AgentFactory", "AgentKind", "Annotation", "RunAnalysis", "BuiltData", "EpisodeBase", "ExactGroundTruth",
     "ProgressTally", "RawIngest", "Suite", "SuiteOptions", "SuiteRun", "TaskGeneration",
     "UnknownSuite", "Unsupported", "UserError", "all_suites", "capable", "get_suite",
-    "require", "suite_names",
+    "require", "suite_flag", "suite_names",
 ]  # fmt: skip

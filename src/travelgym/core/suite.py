@@ -24,9 +24,29 @@ from travelgym.core.episode import EpisodeBase
 
 class SuiteOptions(BaseModel):
     """A suite's own flags (``--level``, ``--split``...), shared by its commands. A field the
-    model does not have is a validation error: a flag of another suite is never ignored."""
+    model does not have is a validation error: a flag of another suite is never ignored. A
+    field made with :func:`suite_flag` is also a command-line flag of the commands it names,
+    added to them by the command line (no shared module declares it)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+FLAG_KEY = "travelgym_flag"  # where suite_flag keeps its command-line metadata
+
+
+def suite_flag(default: Any = None, *, help: str, commands: Sequence[str],
+               metavar: str | None = None, path: str | None = None,
+               **field_kwargs: Any) -> Any:  # fmt: skip
+    """A :class:`SuiteOptions` field that is also the flag ``--NAME`` of ``commands`` (e.g.
+    ``("run", "score", "tasks", "ingest")``), with ``help``. Its click type follows the field's
+    annotation (a ``Literal`` is a choice, ``int``/``float`` numbers, ``bool`` a flag);
+    ``path``: ``"file"``, ``"dir"`` or ``"any"`` for an existing path given as a string. Two
+    suites may declare the same flag: the command takes the union of their choices and each
+    suite's model refuses what it does not accept."""
+    from pydantic import Field
+
+    meta = {"commands": list(commands), "metavar": metavar, "path": path}
+    return Field(default, description=help, json_schema_extra={FLAG_KEY: meta}, **field_kwargs)
 
 
 @dataclass(frozen=True)
@@ -197,8 +217,9 @@ class Suite(ABC):
 
     # tasks
     @abstractmethod
-    def list_tasks(self, options: SuiteOptions) -> list[Any]:
-        """Every task the options select (for ``travelgym tasks``)."""
+    def list_tasks(self, options: SuiteOptions, data_dir: Path | None = None) -> list[Any]:
+        """Every task the options select (for ``travelgym tasks``), from the data in
+        ``data_dir`` (the default data directory for ``None``)."""
 
     @abstractmethod
     def format_tasks(self, tasks: list[Any]) -> str:
@@ -342,8 +363,13 @@ class RawIngest(ABC):
     """Capability: normalise raw data into the suite's database (``travelgym ingest``)."""
 
     @abstractmethod
-    def ingest(self, raw_dir: Path, out: Path) -> dict[str, Any]:
-        """Write ``out`` from ``raw_dir``; return its metadata (with ``content_hash``)."""
+    def ingest(self, raw_dir: Path | None, out: Path | None, options: SuiteOptions,
+               data_dir: Path | None) -> dict[str, Any]:  # fmt: skip
+        """Write the suite's database from raw data: ``raw_dir`` and ``out`` as the command
+        line gives them (either may be ``None``: a suite that needs one raises
+        :class:`~travelgym.core.errors.UserError`), ``options`` the suite's own ``ingest``
+        flags, ``data_dir`` the data directory. Returns its metadata (with ``path`` and
+        ``content_hash``)."""
 
 
 class TaskGeneration(ABC):

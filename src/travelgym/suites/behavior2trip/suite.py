@@ -238,10 +238,10 @@ class Behavior2TripSuite(Suite):
         path = db if db is not None else self.build(options, seed, data_dir).path
         return (lambda: TripsContext.from_path(path)), TOOLS_INTRO
 
-    def list_tasks(self, options: TripOptions) -> list[Any]:
+    def list_tasks(self, options: TripOptions, data_dir: Path | None = None) -> list[Any]:
         from travelgym.suites.behavior2trip.listing import public_record
 
-        _, instances, _ = load_split(options.split, scale=options.scale)
+        _, instances, _ = load_split(options.split, data_dir=data_dir, scale=options.scale)
         # the public view only: the hidden profile is the answer key of the checks
         return [public_record(x) for x in instances if options.difficulty in (None, x.difficulty)]
 

@@ -201,7 +201,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         path = db if db is not None else self.build(options, seed, data_dir).path
         return (lambda: CompassContext.from_path(path)), TOOLS_INTRO
 
-    def list_tasks(self, options: CompassOptions) -> list[Any]:
+    def list_tasks(self, options: CompassOptions, data_dir: Path | None = None) -> list[Any]:
         from travelgym.suites.compass.tasks import load_tasks
 
         try:
@@ -289,10 +289,14 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
                   for t in truths]  # fmt: skip
         return "\n".join(lines)
 
-    def ingest(self, raw_dir: Path, out: Path) -> dict[str, Any]:
+    def ingest(self, raw_dir, out, options, data_dir) -> dict[str, Any]:
+        from travelgym.core.errors import UserError
         from travelgym.suites.compass.ingest import ingest_raw
 
-        return ingest_raw(raw_dir, out)
+        if raw_dir is None or out is None:
+            raise UserError("compass ingest needs RAW_DIR (the raw Booking.com-API-shaped JSON "
+                            "responses) and --out (the SQLite file to write)")  # fmt: skip
+        return {"path": str(out), **ingest_raw(raw_dir, out)}
 
     def generate_tasks(self, out: Path, task_seed: int | None, data_dir: Path | None,
                        db_seed: int = 0) -> str:  # fmt: skip
