@@ -270,7 +270,9 @@ def _is_date(value: Any) -> bool:
 def _constraint(row: dict[str, Any], loc: Loc) -> LocalConstraint:
     value = _literal(row, "local_constraint", loc)
     if not isinstance(value, dict):
-        raise loc.error("local_constraint", f"expected a dict, got {_show(row['local_constraint'])}")
+        raise loc.error(
+            "local_constraint", f"expected a dict, got {_show(row['local_constraint'])}"
+        )
     try:
         return LocalConstraint.model_validate(value)
     except ValidationError as exc:
