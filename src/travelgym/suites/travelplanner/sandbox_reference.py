@@ -98,7 +98,9 @@ class ReferenceSandbox(MemorySandbox):
         super().__init__(states=dict(states or {}))
         self.skipped = 0  # entries or table rows that could not be read
         for unit in query.reference_information or []:
-            self.add_entry(unit.get("Description", ""), unit.get("Content", ""))
+            # a notebook entry says what was searched in "Search" (tools.search)
+            described = unit.get("Search") or unit.get("Description", "")
+            self.add_entry(described, unit.get("Content", ""))
 
     def add_entry(self, description: str, content: str) -> None:
         """Add the records of one reference entry (unreadable parts counted as skipped)."""
