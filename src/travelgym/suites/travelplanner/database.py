@@ -111,7 +111,7 @@ class Cells:
     """One CSV row's cells, with converters that name the file, row and column on error."""
 
     def __init__(self, path: Path, number: int, row: dict[str, str]) -> None:
-        self.path, self.number, self.row = path, number, row
+        self.path, self.row_number, self.row = path, number, row
 
     def text(self, column: str) -> str:
         """The cell, stripped."""
@@ -123,7 +123,7 @@ class Cells:
         try:
             return float(text)
         except ValueError:
-            raise DatabaseError(f"{self.path}: row {self.number}: column {column!r}: expected "
+            raise DatabaseError(f"{self.path}: row {self.row_number}: column {column!r}: expected "
                                 f"a number, got {self.text(column)!r}") from None  # fmt: skip
 
     def optional_number(self, column: str) -> float | None:
@@ -198,7 +198,7 @@ def parse_km(text: str, cells: Cells | None = None) -> float | None:
     if match is None:
         if cells is None:
             return None
-        raise DatabaseError(f"{cells.path}: row {cells.number}: column 'distance': expected "
+        raise DatabaseError(f"{cells.path}: row {cells.row_number}: column 'distance': expected "
                             f"a distance such as '1,234 km', got {text!r}")  # fmt: skip
     value = float(match.group(1).replace(",", ""))
     return value / 1000 if match.group(2) == "m" else value

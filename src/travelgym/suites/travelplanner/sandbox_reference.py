@@ -104,7 +104,9 @@ class ReferenceSandbox(MemorySandbox):
 
     def add_entry(self, description: str, content: str) -> None:
         """Add the records of one reference entry (unreadable parts counted as skipped)."""
-        description, content = description.strip(), content.strip()
+        # the content keeps its leading spaces: a table's header is aligned by them
+        description = description.strip()
+        content = content.rstrip().lstrip("\n")
         if match := _FLIGHT_DESC.fullmatch(description):
             self._table("flight", content)
         elif match := _DRIVE_DESC.fullmatch(description):
@@ -119,12 +121,12 @@ class ReferenceSandbox(MemorySandbox):
 
     def _table(self, kind: str, content: str) -> None:
         columns, convert = _KINDS[kind]
-        rows = _json_rows(content)
+        rows = _json_rows(content.strip())
         if rows is None:
             table = parse_table(content, columns)
             if table is None:
                 # "There is no flight from A to B on D." is an answer with no rows
-                self.skipped += 0 if content.lower().startswith("there is no") else 1
+                self.skipped += 0 if content.strip().lower().startswith("there is no") else 1
                 return
             rows, self.skipped = table.rows, self.skipped + table.skipped
         for row in rows:
@@ -134,6 +136,7 @@ class ReferenceSandbox(MemorySandbox):
                 self.skipped += 1
 
     def _drive(self, mode, origin: str, destination: str, content: str) -> None:
+        content = content.strip()
         match = _DRIVE.match(content)
         if match is None:
             if "no valid information" in content.lower():
@@ -154,7 +157,7 @@ class ReferenceSandbox(MemorySandbox):
 
     def _cities(self, state: str, content: str) -> None:
         try:
-            cities = ast.literal_eval(content)
+            cities = ast.literal_eval(content.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             cities = [c.strip() for c in content.split("\n") if c.strip()]
         if not isinstance(cities, (list, tuple)) or not all(isinstance(c, str) for c in cities):
