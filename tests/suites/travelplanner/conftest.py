@@ -231,7 +231,8 @@ def write_database(root: Path) -> Path:
                         [o, d, "", dur, dist], strict=True))
                for o, d, dur, dist in DISTANCES])  # fmt: skip
     (root / "background/citySet_with_states.txt").write_text(
-        "".join(f"{c}\t{s}\n" for c, s in CITIES.items()), encoding="utf-8")
+        "".join(f"{c}\t{s}\n" for c, s in CITIES.items()), encoding="utf-8"
+    )
     return root
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 _INDEX = re.compile(r"^\d+(?= )")
 _FOOTER = re.compile(r"^\[\d+ rows x \d+ columns\]$")
+_ELIDED = re.compile(r"^[.\s]+$")  # the "..." row a long frame prints in place of rows
 
 
 @dataclass
@@ -66,16 +67,17 @@ def parse_table(text: str, columns: Sequence[str]) -> Table | None:
     if spans is None:
         return None
     body = [line for line in lines[1:] if not _FOOTER.match(line.strip())]
+    table = Table(skipped=sum(1 for line in body if _ELIDED.match(line)))
+    body = [line for line in body if not _ELIDED.match(line)]
     # the index column (unnamed, left-justified) ends where the widest index label ends
     index_edge = 0
     if lines[0][: spans[0][1]].startswith(" ") and body:
         labels = [_INDEX.match(line) for line in body]
         if all(labels):
             index_edge = max(m.end() for m in labels)  # type: ignore[union-attr]
-    table = Table()
     last_edge = spans[-1][1]
     for line in body:
-        if line.strip() in ("...", "") or len(line) != last_edge:
+        if len(line) != last_edge:
             table.skipped += 1
             continue
         row, left = {}, index_edge
