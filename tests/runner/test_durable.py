@@ -77,6 +77,29 @@ def test_any_write_error_stops_with_one_line_and_keeps_the_file(tmp_path, code):
     store.close()
 
 
+def test_a_line_written_but_not_synced_is_named_in_the_error(tmp_path, monkeypatch):
+    """A disk that fails between the write and its ``fsync`` and then refuses the cut-back
+    (read-only): the whole line stays in the file, and the error says so, so the count it
+    gives plus that line is what a reader finds there."""
+    store = RunStore(tmp_path)
+    store.open(MANIFEST, resume=False)
+    store.append(_episode("a"))
+
+    def fail(*_args):
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", fail)
+    monkeypatch.setattr(os, "ftruncate", fail)
+    with pytest.raises(StoreWriteError) as caught:
+        store.append(_episode("b"))
+    monkeypatch.undo()
+    message = str(caught.value)
+    assert "the 1 episode(s) saved before are intact (this episode's whole line reached the " \
+           "file but could not be synced)" in message and "\n" not in message
+    assert [e.task_id for e in read_episodes(tmp_path)] == ["a", "b"]
+    store.close()
+
+
 def test_an_atomic_replace_that_fails_leaves_the_old_content(tmp_path):
     path = tmp_path / "episodes.jsonl"
     path.write_bytes(b"old\n")

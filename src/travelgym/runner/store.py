@@ -195,16 +195,31 @@ class RunStore:
             self._lock.acquire()
             self._open_for_append()
         line = (episode.model_dump_json() + "\n").encode()
+        start = os.fstat(self._fd).st_size
         try:
             append_durably(self._fd, line)
         except OSError as exc:
             what = f"{getattr(episode, 'task_id', '?')} trial {getattr(episode, 'trial', 0)}"
             self._failure = (f"cannot save episode {what} to {self.episodes_path}: "
                              f"{exc.strerror or exc}; the {self._saved} episode(s) saved before "
-                             "are intact: free space (or fix the disk) and run again with "
-                             "--resume")  # fmt: skip
+                             f"are intact{self._left_behind(start, len(line))}: free space (or "
+                             "fix the disk) and run again with --resume")  # fmt: skip
             raise StoreWriteError(self._failure) from None
         self._saved += 1
+
+    def _left_behind(self, start: int, size: int) -> str:
+        """What a failed append left in the file when it could not be cut back (a disk that
+        went read-only after the write but before its ``fsync``): said, so the count of lines a
+        reader finds there is explained; ``--resume`` reads that line like any other."""
+        try:
+            now = os.fstat(self._fd).st_size
+        except OSError:
+            return "; whether this episode's line reached the file is unknown"
+        if now == start:
+            return ""
+        if now == start + size:
+            return " (this episode's whole line reached the file but could not be synced)"
+        return " (a part of this episode's line is left at the end of the file)"
 
     @property
     def saved(self) -> int:
