@@ -94,8 +94,9 @@ def test_a_line_written_but_not_synced_is_named_in_the_error(tmp_path, monkeypat
         store.append(_episode("b"))
     monkeypatch.undo()
     message = str(caught.value)
-    assert "the 1 episode(s) saved before are intact (this episode's whole line reached the " \
-           "file but could not be synced)" in message and "\n" not in message
+    said = ("the 1 episode(s) saved before are intact (this episode's whole line reached the "
+            "file but could not be synced)")  # fmt: skip
+    assert said in message and "\n" not in message
     assert [e.task_id for e in read_episodes(tmp_path)] == ["a", "b"]
     store.close()
 
