@@ -64,14 +64,15 @@ def data_path(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 def ingest(dataset: Path, database: Path | None, data_dir: Path | None,
-           split: str | None = None) -> dict:  # fmt: skip
+           split: str | None = None, out: Path | None = None) -> dict:  # fmt: skip
     """Read the dataset (a file of ``split``, or a directory of split files) and the database
-    directory (optional), and write them as the one ingested file. Returns its metadata:
+    directory (optional), and write them as the one ingested file (``out``: another path, as
+    ``run --data`` uses for its cached copies). Returns its metadata:
     ``path``, ``format_version``, ``content_hash``, ``splits`` (queries per split),
     ``has_database``, ``records`` (rows per database table) and ``skipped`` (rows dropped)."""
     splits = read_dataset(dataset, split)
     records = read_database(database) if database is not None else DatabaseRecords()
-    path = data_path(data_dir)
+    path = Path(out) if out is not None else data_path(data_dir)
     with atomic_build(path) as conn:
         conn.executescript(DDL)
         _insert_queries(conn, [q for queries in splits.values() for q in queries])
@@ -124,10 +125,12 @@ def _insert_records(conn: sqlite3.Connection, r: DatabaseRecords) -> None:
                              [(seq, *v) for seq, v in enumerate(values, 1)])  # fmt: skip
 
 
-def open_ingested(data_dir: str | os.PathLike[str] | None = None) -> tuple[Path, dict]:
-    """The ingested file and its metadata (values decoded). Raises :class:`UserError` when
-    nothing was ingested or the file is of another format version."""
-    path = data_path(data_dir)
+def open_ingested(data_dir: str | os.PathLike[str] | None = None,
+                  path: Path | None = None) -> tuple[Path, dict]:  # fmt: skip
+    """The ingested file (``path``, default the data directory's) and its metadata (values
+    decoded). Raises :class:`UserError` when nothing was ingested or the file is of another
+    format version."""
+    path = Path(path) if path is not None else data_path(data_dir)
     raw = read_metadata(path) if path.exists() else {}
     if not raw:
         raise UserError(NOT_INGESTED)

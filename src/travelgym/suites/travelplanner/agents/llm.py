@@ -1,0 +1,128 @@
+"""TravelPlanner's LLM agents over the shared loops of :mod:`travelgym.agents`: native tool
+calls (``tool:MODEL``), ReAct (``react:MODEL``) and the B2T action format (``b2t:MODEL``, also
+``local:GGUF`` and ``hf:CKPT``, e.g. a Behavior2Trip GRPO checkpoint). In sole-planning mode
+each gets the reference information in the prompt and no tools."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from travelgym.agents.b2t_format import Memory
+from travelgym.agents.react import run_react
+from travelgym.agents.tool_calling import run_tool_calls
+from travelgym.llm.protocol import ChatClient, ChatMessage
+from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
+from travelgym.suites.travelplanner.prompts import system_prompt, user_prompt
+from travelgym.suites.travelplanner.session import (
+    PlannerRequest,
+    PlannerSession,
+    invalid_action,
+)
+
+DEFAULT_MAX_STEPS = 30
+
+
+def opening(request: PlannerRequest, form: str, env: PlannerSession) -> list[dict[str, Any]]:
+    """The system and first user message; the prompted formats list the tools' schemas."""
+    system = system_prompt(request, form)
+    if request.mode == "two-stage" and form != "tool":
+        system += "\n\n# Tools\n" + json.dumps(env.tool_schemas, ensure_ascii=False)
+    user = user_prompt(request)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+class _ModelAgent:
+    kind = form = "tool"  # the spec kind and the prompt's action format
+
+    def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
+                 **params: Any) -> None:  # fmt: skip
+        self.client, self.max_steps, self.params = client, max_steps, params
+        self.name = f"{self.kind}:{client.model}"
+
+
+class ToolCallingAgent(_ModelAgent):
+    """Native function calling: tool calls answered by tool messages until a reply without
+    tool calls, whose text holds the plan."""
+
+    kind = form = "tool"
+
+    async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
+        """Run the loop; the final reply's text (or None at the step limit)."""
+        env.messages = opening(request, self.form, env)
+        messages = [ChatMessage.model_validate(m) for m in env.messages]
+        tools = env.tool_schemas if request.mode == "two-stage" else None
+        for _ in range(self.max_steps):
+            tick = time.perf_counter()
+            response = await self.client.complete(messages, tools=tools, **self.params)
+            env.count_llm(response.usage, response.repairs)
+            message = response.message
+            messages.append(message)
+            env.messages.append(message.to_openai())
+            text = message.content or ""
+            if not message.tool_calls:
+                env.add_step(text=text, answer=True, usage=response.usage,
+                             duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
+                return text
+            replies = run_tool_calls(env, message)
+            messages += replies
+            env.messages += [r.to_openai() for r in replies]
+            env.add_step(text=text, usage=response.usage,
+                         duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
+        return None
+
+
+class ReactPlanner(_ModelAgent):
+    """ReAct: Thought / Action / Observation, one tool call a step, ``Finish[<plan>]``."""
+
+    kind = form = "react"
+
+    async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
+        """Run the ReAct loop (sole planning: one reply, its text the answer)."""
+        if request.mode == "sole-planning":
+            return await _one_reply(self, request, env)
+        messages = [ChatMessage.model_validate(m) for m in opening(request, self.form, env)]
+        return await run_react(self.client, env, messages, self.max_steps, invalid_action,
+                               **self.params)  # fmt: skip
+
+
+class B2TPlanner(_ModelAgent):
+    """The B2T action format: ``<think>``, parallel ``<tool_call>``, ``<memory>``,
+    ``<answer>``."""
+
+    kind, form = "b2t", "b2t"
+
+    def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
+                 kind: str = "b2t", **params: Any) -> None:  # fmt: skip
+        super().__init__(client, max_steps, **params)
+        self.name = f"{kind}:{client.model}"
+
+    async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
+        """Run the loop until an ``<answer>`` (its content) or the step limit (None)."""
+        memory = Memory()
+        env.messages = opening(request, self.form, env)
+        for _ in range(self.max_steps):
+            tick = time.perf_counter()
+            messages = [ChatMessage.model_validate(m) for m in env.messages]
+            response = await self.client.complete(messages, **self.params)
+            env.count_llm(response.usage, response.repairs)
+            result = await apply_b2t_message(env, memory, response.message.content or "",
+                                             tools=request.mode == "two-stage",
+                                             usage=response.usage, started=tick)  # fmt: skip
+            if result.answer is not None:
+                return result.answer
+        return None
+
+
+async def _one_reply(agent: _ModelAgent, request: PlannerRequest, env: PlannerSession) -> str:
+    env.messages = opening(request, agent.form, env)
+    tick = time.perf_counter()
+    messages = [ChatMessage.model_validate(m) for m in env.messages]
+    response = await agent.client.complete(messages, **agent.params)
+    env.count_llm(response.usage, response.repairs)
+    text = response.message.content or ""
+    env.messages.append({"role": "assistant", "content": text})
+    env.add_step(text=text, answer=True, usage=response.usage,
+                 duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
+    return text

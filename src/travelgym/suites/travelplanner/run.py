@@ -1,0 +1,103 @@
+"""One TravelPlanner run: the ingested data (or ``--data`` files), the chosen queries, the agents
+and the episodes, each plan checked against the database or the query's reference
+information."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from travelgym.core.suite import AgentFactory, SuiteRun
+from travelgym.suites.travelplanner.episode import PlannerEpisode, run_planner_episode
+from travelgym.suites.travelplanner.records import Query
+from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
+
+EVALUATION_VERSION = "1"
+
+
+def select_queries(queries: list[Query], ids: list[str] | None, difficulty: str | None,
+                   limit: int | None) -> list[Query]:  # fmt: skip
+    """Queries by explicit ids (in that order), else by level; then the first ``limit``. With
+    a limit and no level the levels are interleaved, so a small sample covers each."""
+    if ids:
+        by_id = {q.task_id: q for q in queries}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ValueError(f"unknown task id(s): {', '.join(unknown)} (ids look like "
+                             f"{queries[0].task_id if queries else 'validation-1'})")  # fmt: skip
+        chosen = [by_id[i] for i in ids]
+    elif difficulty is not None:
+        chosen = [q for q in queries if q.level == difficulty]
+    elif limit is not None:
+        levels: dict[str, list[Query]] = {}
+        for q in queries:
+            levels.setdefault(q.level, []).append(q)
+        chosen = [q for row in itertools.zip_longest(*levels.values()) for q in row if q]
+    else:
+        chosen = list(queries)
+    return chosen[:limit] if limit is not None else chosen
+
+
+def agent_factory(spec: Any, base_url: str | None, client_options: dict[str, Any] | None,
+                  max_steps: int) -> AgentFactory:  # fmt: skip
+    """Fresh agents for ``spec``: ``scripted``, ``tool:MODEL``, ``react:MODEL``,
+    ``b2t:MODEL``, ``local:GGUF`` or ``hf:CKPT`` (the last two in the B2T format)."""
+    if spec.kind == "scripted":
+        from travelgym.suites.travelplanner.agents.scripted import ScriptedPlanner
+
+        return AgentFactory(ScriptedPlanner)
+    from travelgym.runner.specs import make_model_client
+    from travelgym.suites.travelplanner.agents.llm import (
+        B2TPlanner,
+        ReactPlanner,
+        ToolCallingAgent,
+    )
+
+    model = spec.text if spec.kind in ("local", "hf") else spec.arg
+    client = make_model_client(model, base_url, client_options or {})
+    if spec.kind == "tool":
+        return AgentFactory(lambda: ToolCallingAgent(client, max_steps), [client])
+    if spec.kind == "react":
+        return AgentFactory(lambda: ReactPlanner(client, max_steps), [client])
+    return AgentFactory(lambda: B2TPlanner(client, max_steps, kind=spec.kind), [client])
+
+
+class PlannerRun(SuiteRun):
+    """The run's data, its queries and the options that change results."""
+
+    def __init__(self, options: Any, task_ids: list[str] | None, limit: int | None,
+                 data_dir: Path | None) -> None:  # fmt: skip
+        self.options = options
+        self.data = PlannerData.open(options.data, options.database, data_dir, options.split)
+        try:
+            self.split = self.data.split(options.split)
+            queries = self.data.queries(self.split)
+            self.tasks = select_queries(queries, task_ids, options.difficulty, limit)
+        except BaseException:
+            self.data.close()
+            raise
+        self.db_path, self.db_hash = self.data.path, self.data.content_hash
+        self.tasks_sha256 = self.data.queries_sha256(queries)
+
+    def manifest(self) -> dict[str, Any]:
+        """Split, mode, level, step limit, the sandbox the plans are checked against."""
+        return {"split": self.split, "mode": self.options.mode,
+                "difficulty": self.options.difficulty, "max_steps": self.options.max_steps,
+                "sandbox": "database" if self.data.has_database else "reference",
+                "evaluation_version": EVALUATION_VERSION}  # fmt: skip
+
+    def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
+        """See :func:`agent_factory`."""
+        return agent_factory(spec, base_url, client_options, self.options.max_steps)
+
+    async def episode(self, task: Query, agent: Any, trial: int, seed: int) -> PlannerEpisode:
+        """One episode: tools over the database (else the query's reference information)."""
+        check = self.data.sandbox_for(task)
+        tools = self.data.database if self.data.database is not None else reference_sandbox(task)
+        return await run_planner_episode(task, agent, self.options.mode, tools, check,
+                                         seed=seed, trial=trial)  # fmt: skip
+
+    async def aclose(self) -> None:
+        """Close the data's connection."""
+        self.data.close()

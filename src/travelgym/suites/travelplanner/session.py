@@ -1,0 +1,149 @@
+"""What a TravelPlanner agent sees and does: the public request (the query; in sole-planning
+mode also the reference information) and the per-episode session over the 7 tools that records
+every step, in the shape the shared agent loops (:mod:`travelgym.agents`) drive."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from travelgym.agents.tool_session import ToolSession
+from travelgym.core.records import ToolCallRecord
+from travelgym.llm.protocol import Repair, Usage
+from travelgym.suites.travelplanner.records import LocalConstraint, Query
+from travelgym.suites.travelplanner.sandbox import Sandbox
+from travelgym.suites.travelplanner.tools import PlannerContext, planner_registry
+
+Mode = Literal["sole-planning", "two-stage"]
+MAX_RESULT_CHARS = 12_000
+
+
+class PlannerRequest(BaseModel):
+    """The public side of a query: never its annotated plan; ``reference_information`` only in
+    sole-planning mode (tool-mode agents gather it with the tools)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    mode: Mode
+    query: str
+    org: str
+    dest: str
+    days: int
+    visiting_city_number: int
+    date: list[str]
+    people_number: int
+    local_constraint: LocalConstraint
+    budget: float
+    reference_information: list[dict[str, str]] | None = None
+
+    @classmethod
+    def of(cls, query: Query, mode: Mode) -> PlannerRequest:
+        """The request an agent gets for ``query`` in ``mode``."""
+        fields = query.model_dump(include=set(cls.model_fields) - {"mode", "reference_information"})
+        reference = query.reference_information if mode == "sole-planning" else None
+        return cls(mode=mode, reference_information=reference, **fields)
+
+    def as_query(self) -> Query:
+        """The request as a :class:`Query` (level unknown to the agent: ``"easy"``)."""
+        fields = self.model_dump(exclude={"mode"}, by_alias=False)
+        idx = int(self.task_id.rsplit("-", 1)[-1]) if self.task_id[-1:].isdigit() else 1
+        return Query(split="test", idx=idx, level="easy", **fields)
+
+
+class PlannerStep(BaseModel):
+    """One agent step: the model's message, its tool calls, malformed actions and what went back."""
+
+    index: int
+    text: str = ""  # the model's raw message (scripted agents: a note)
+    think: str | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    invalid_actions: list[dict[str, Any]] = Field(default_factory=list)
+    observation: str | None = None
+    answer: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    duration_s: float = 0.0
+    repairs: list[Repair] = Field(default_factory=list)
+
+
+class PlannerSession(ToolSession):
+    """The TravelPlanner tools over one episode's :class:`PlannerContext`; records steps, the
+    chat and model usage; never raises."""
+
+    ensure_ascii = False
+
+    def __init__(self, sandbox: Sandbox, keep_results: bool = True,
+                 max_result_chars: int = MAX_RESULT_CHARS) -> None:  # fmt: skip
+        super().__init__(planner_registry(), PlannerContext(sandbox), keep_results)
+        self.max_result_chars = max_result_chars
+        self.steps: list[PlannerStep] = []
+        self.messages: list[dict[str, Any]] = []
+        self.usage = Usage()
+        self.llm_calls = 0
+        self._repairs: list[Repair] = []
+
+    @property
+    def notebook(self) -> list[dict[str, str]]:
+        """The notebook the tools filled (reference-information entries)."""
+        return self.context.reference_information()
+
+    def default_call_id(self, parent: str | None) -> str:
+        """``call_<step>_<n>``."""
+        return f"call_{len(self.steps)}_{len(self.calls)}"
+
+    async def acall(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
+        """:meth:`call` for async agents (the tools are quick lookups)."""
+        return self.call(name, arguments, call_id)
+
+    def observation_text(self, record: ToolCallRecord) -> str:
+        """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
+        text = json.dumps(self.payload(record), default=str, ensure_ascii=False)
+        if len(text) > self.max_result_chars:
+            text = text[: self.max_result_chars] + " ...[truncated]"
+        return text
+
+    def add_step(self, **fields: Any) -> PlannerStep:
+        """Close a step with the tool calls made since the previous one (a failed call is an
+        invalid action) and the repairs of the model replies counted since."""
+        index = len(self.steps)
+        invalid = [_invalid_dict(a, index) for a in fields.pop("invalid_actions", [])]
+        calls = self.take_calls()
+        invalid += [{"step": index, "source": "tool", "kind": c.error_category or "error",
+                     "message": c.error_message or ""} for c in calls if not c.ok]  # fmt: skip
+        repairs = [*self._repairs, *fields.pop("repairs", [])]
+        step = PlannerStep(index=index, tool_calls=calls, invalid_actions=invalid,
+                           repairs=repairs, **fields)  # fmt: skip
+        self._repairs = []
+        self.steps.append(step)
+        return step
+
+    def count_llm(self, usage: Usage, repairs: list[Repair] | None = None) -> None:
+        """Count one model call: its usage, and its repairs for the step it opens."""
+        self.usage = self.usage + usage
+        self.llm_calls += 1
+        self._repairs.extend(repairs or ())
+
+
+def _invalid_dict(action: Any, step: int) -> dict[str, Any]:
+    if isinstance(action, dict):
+        return action
+    raw = str(getattr(action, "raw", ""))[:500]
+    return {"step": step, "source": "format", "kind": getattr(action, "kind", "invalid"),
+            "message": getattr(action, "message", str(action)), "raw": raw}  # fmt: skip
+
+
+def invalid_action(step: int, error: Any) -> dict[str, Any]:
+    """The record of a malformed action (the ``invalid_action`` hook of the ReAct loop)."""
+    return _invalid_dict(error, step)
+
+
+class PlannerAgent(Protocol):
+    """A TravelPlanner agent: ``solve`` returns the answer text (holding the plan) or None."""
+
+    name: str
+
+    async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
+        """Plan the trip; steps, chat and usage go into ``env`` as they happen."""
+        ...

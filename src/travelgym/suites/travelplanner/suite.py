@@ -1,0 +1,255 @@
+"""TravelPlanner (Xie et al., 2024) behind the Suite protocol: the user ingests the dataset
+(and optionally the database) once, or passes it to ``run --data``; an episode is one query,
+planned in sole-planning mode (the reference information in the prompt) or two-stage mode (the
+7 tools), and scored by the 8 commonsense and 5 hard constraints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from travelgym.core.suite import (
+    AgentKind,
+    BuiltData,
+    ProgressTally,
+    RawIngest,
+    Suite,
+    SuiteOptions,
+    suite_flag,
+)
+from travelgym.suites.travelplanner.episode import PlannerEpisode
+
+DATA_HELP = ("TravelPlanner dataset file or directory (CSV, JSONL or Parquet as `datasets` "
+             "exports it) to use instead of the ingested one (ingested into a cache once).")  # fmt: skip
+DATABASE_HELP = ("TravelPlanner's database directory (flights/, accommodations/, ...); plans "
+                 "are checked against it (else against each query's reference information).")  # fmt: skip
+
+
+class PlannerOptions(SuiteOptions):
+    """TravelPlanner's own flags."""
+
+    split: Literal["train", "validation", "test"] | None = suite_flag(
+        None, help="TravelPlanner split (default: the only one ingested, else validation).",
+        commands=("score", "ingest"))  # fmt: skip
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    mode: Literal["sole-planning", "two-stage"] = suite_flag(
+        "sole-planning", help="TravelPlanner mode: sole-planning (the reference information in "
+        "the prompt, no tools) or two-stage (the 7 tools).", commands=("run",))  # fmt: skip
+    data: str | None = suite_flag(None, help=DATA_HELP, commands=("run", "tasks", "score"),
+                                  metavar="PATH", path="any")  # fmt: skip
+    database: str | None = suite_flag(None, help=DATABASE_HELP, metavar="DIR", path="dir",
+                                      commands=("run", "tasks", "score", "ingest"))  # fmt: skip
+    dataset: str | None = suite_flag(None, help="TravelPlanner dataset file or directory to "
+                                     "ingest (CSV, JSONL or Parquet).", commands=("ingest",),
+                                     metavar="PATH", path="any")  # fmt: skip
+    max_steps: int = Field(default=30, ge=1, le=200)
+
+
+def _data(options: PlannerOptions, data_dir: Path | None):
+    from travelgym.suites.travelplanner.source import PlannerData
+
+    return PlannerData.open(options.data, options.database, data_dir, options.split)
+
+
+class TravelPlannerSuite(Suite, RawIngest):
+    """TravelPlanner (sole-planning and two-stage tool use, 13 constraints)."""
+
+    name = "travelplanner"
+    title = "TravelPlanner"
+    description = ("TravelPlanner (Xie et al., 2024) on data you supply: plan a US trip from "
+                   "reference information or with 7 tools; 8 commonsense and 5 hard constraints")  # fmt: skip
+    order = 2
+    Options = PlannerOptions
+    episode_model = PlannerEpisode
+    agent_kinds = (
+        AgentKind("scripted", None, calls_llm=False),
+        AgentKind("tool"),
+        AgentKind("react"),
+        AgentKind("b2t"),
+        AgentKind("local", "GGUF"),
+        AgentKind("hf", "CKPT"),
+    )
+    agent_usage = "scripted, tool:MODEL, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
+    default_agents = ("scripted",)
+    answer_markers = ("idx", "plan")  # a TravelPlanner submission line
+    summary_details = ("constraints",)
+
+    def options_of_run(self, manifest: dict[str, Any]) -> PlannerOptions:
+        """The split a run was made on."""
+        return PlannerOptions(split=manifest.get("split"))
+
+    # data
+    def ingest(self, raw_dir, out, options, data_dir) -> dict[str, Any]:
+        """Ingest ``--dataset`` (or RAW_DIR) and ``--database`` into the data directory (or
+        ``--out``)."""
+        from travelgym.core.errors import UserError
+        from travelgym.suites.travelplanner.ingest import ingest
+
+        dataset = options.dataset or raw_dir
+        if dataset is None:
+            raise UserError("travelplanner ingest needs --dataset PATH (the dataset file or "
+                            "directory), and optionally --database DIR")  # fmt: skip
+        return ingest(Path(dataset), Path(options.database) if options.database else None,
+                      data_dir, split=options.split, out=out)  # fmt: skip
+
+    def build(self, options, seed, data_dir, force=False) -> BuiltData:
+        """The ingested file (TravelPlanner is ingested, never built)."""
+        data = _data(options, data_dir)
+        data.close()
+        meta = {k: str(v) for k, v in data.meta.items()}
+        return BuiltData(data.path, meta, False)
+
+    def stats(self, options, seed, db, data_dir, plots) -> dict[str, Any]:
+        """The ingested data's metadata (queries per split, records per table)."""
+        from travelgym.suites.travelplanner.ingest import open_ingested
+
+        path, meta = open_ingested(data_dir, db) if db is not None else (None, None)
+        if meta is None:
+            data = _data(options, data_dir)
+            data.close()
+            path, meta = data.path, data.meta
+        return {**meta, "path": str(path)}
+
+    def format_stats(self, result: dict[str, Any]) -> str:
+        """See :func:`~travelgym.suites.travelplanner.listing.format_stats`."""
+        from travelgym.suites.travelplanner.listing import format_stats
+
+        return format_stats(result)
+
+    # tools
+    def tool_registry(self):
+        """The 7 tools."""
+        from travelgym.suites.travelplanner.tools import planner_registry
+
+        return planner_registry()
+
+    def tool_reference(self) -> str:
+        """The tools' Markdown reference."""
+        from travelgym.suites.travelplanner.listing import render_reference
+
+        return render_reference()
+
+    def tool_server(self, options, seed, db, data_dir):
+        """Contexts over the ingested database (``--db``: another ingested file)."""
+        from travelgym.suites.travelplanner.listing import TOOLS_INTRO
+        from travelgym.suites.travelplanner.sandbox_db import DatabaseSandbox
+        from travelgym.suites.travelplanner.tools import PlannerContext
+
+        path = db if db is not None else self.build(options, seed, data_dir).path
+        DatabaseSandbox.from_path(path).close()  # refuses data ingested without the database
+        return (lambda: PlannerContext(DatabaseSandbox.from_path(path))), TOOLS_INTRO
+
+    # tasks
+    def list_tasks(self, options, data_dir: Path | None = None) -> list[Any]:
+        """The public view of the split's queries (of one level with ``--difficulty``)."""
+        from travelgym.suites.travelplanner.listing import TaskRecord
+
+        data = _data(options, data_dir)
+        try:
+            queries = data.queries(options.split)
+        finally:
+            data.close()
+        return [TaskRecord.of(q) for q in queries if options.difficulty in (None, q.level)]
+
+    def format_tasks(self, tasks: list[Any]) -> str:
+        """The queries as a table."""
+        from travelgym.suites.travelplanner.listing import format_tasks
+
+        return format_tasks(tasks)
+
+    # runs
+    def open_run(self, options, task_ids, limit, db_seed, data_dir):
+        """See :class:`~travelgym.suites.travelplanner.run.PlannerRun`."""
+        from travelgym.suites.travelplanner.run import PlannerRun
+
+        return PlannerRun(options, task_ids, limit, data_dir)
+
+    def tally(self) -> ProgressTally:
+        """DR and Final so far."""
+        return ProgressTally([("DR", lambda s: s.get("delivered"), 0),
+                              ("Final", lambda s: s.get("final"), 1)])  # fmt: skip
+
+    def summarize(self, run_dir: Path) -> dict[str, Any]:
+        """TravelPlanner's metrics of a run directory."""
+        from travelgym.suites.travelplanner.scoring import summarize_run
+
+        return summarize_run(run_dir)
+
+    def format_results(self, results: dict[str, dict[str, Any]]) -> str:
+        """The metrics by agent and level."""
+        from travelgym.suites.travelplanner.scoring import format_table
+
+        return format_table(results)
+
+    # scores
+    def score(self, answers, seed, data_dir, notes, options=None, base_url=None) -> dict[str, Any]:
+        """A run directory, or a TravelPlanner submission JSONL file."""
+        from travelgym.suites.travelplanner.scoring import score_run_dir, score_submission_file
+
+        if Path(answers).is_dir():
+            return score_run_dir(Path(answers), notes)
+        return score_submission_file(Path(answers), options or PlannerOptions(), data_dir)
+
+    def format_score(self, result: dict[str, Any]) -> str:
+        """The metrics and per-constraint counts."""
+        from travelgym.suites.travelplanner.scoring import format_score
+
+        return format_score(result)
+
+    def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
+        """A summary table of the runs."""
+        from travelgym.suites.travelplanner.report import report_body
+
+        return report_body(runs)
+
+    # training
+    trainable = True
+    training_task_key = "task_id"
+    sft_min_score = 1.0
+    sft_min_score_note = "the share of constraints a kept plan passes (1: every one)"
+
+    def training_env(self, split: str = "train", **kwargs: Any) -> Any:
+        """TravelPlanner as a text environment (B2T actions) over an ingested split."""
+        from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
+
+        return PlannerTrainingEnv.from_split(split, **kwargs)
+
+    def grpo_env(self, settings: Any) -> Any:
+        """:meth:`training_env` for ``train grpo``'s settings."""
+        return self.training_env(settings.split, difficulty=settings.difficulty,
+                                 max_turns=settings.max_turns, data_dir=settings.data_dir,
+                                 limit=settings.limit, seed=settings.seed)  # fmt: skip
+
+    def reward(self, episode: Any, **kwargs: Any) -> Any:
+        """The reward of a scored episode (:func:`~.training.planner_reward`)."""
+        from travelgym.suites.travelplanner.training import episode_reward
+
+        return episode_reward(episode)
+
+    def warmup_reward(self, episode: Any, breakdown: dict[str, Any] | None) -> float:
+        """1 for a delivered plan, else 0."""
+        from travelgym.suites.travelplanner.training import format_reward
+
+        return format_reward(episode)
+
+    def compact_prompt(self) -> Any:
+        """The opening chat unchanged (TravelPlanner's prompt is already short)."""
+        return lambda messages, env: messages
+
+    def sft_keep(self, episode: dict[str, Any], min_score: float, **filters: Any) -> str | None:
+        """Plans whose constraint pass share reaches ``min_score``."""
+        from travelgym.suites.travelplanner.training import sft_keep
+
+        return sft_keep(episode, min_score)
+
+    def sft_chat(self, episode: dict[str, Any], source: Any) -> tuple[list, list]:
+        """The episode's transcript and the tool schemas."""
+        return list(episode.get("messages") or []), self.tool_registry().openai_schemas()
+
+    def tiny_texts(self) -> list[str]:
+        """Prompts and an example plan, for the tiny model's tokenizer."""
+        from travelgym.suites.travelplanner import prompts
+
+        return [prompts.SOLE_SYSTEM, prompts.TOOL_SYSTEM, prompts.EXAMPLE]

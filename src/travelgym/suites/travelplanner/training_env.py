@@ -1,0 +1,160 @@
+"""``PlannerTrainingEnv``: TravelPlanner as a Gymnasium-style text environment for RL.
+
+An action is one assistant message in the B2T action format, applied by
+:func:`~travelgym.suites.travelplanner.agents.b2t_step.apply_b2t_message`, the same code the
+``b2t:MODEL`` agent runs, so a rollout and an episode of ``travelgym run travelplanner --agent
+b2t:MODEL`` record the same steps. The reward is 0 until the episode ends (an ``<answer>``, or
+``max_turns`` messages), then :func:`~travelgym.suites.travelplanner.training.planner_reward`
+of the plan's constraint verdicts. Sole-planning mode by default (the reference information in
+the prompt); ``mode="two-stage"`` offers the tools.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from travelgym.agents.b2t_format import Memory
+from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
+from travelgym.suites.travelplanner.agents.llm import opening
+from travelgym.suites.travelplanner.episode import PlannerEpisode, build_episode, safe_score
+from travelgym.suites.travelplanner.records import Query
+from travelgym.suites.travelplanner.session import PlannerRequest, PlannerSession
+from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
+from travelgym.suites.travelplanner.training import PlannerChat, PlannerReward, planner_reward
+from travelgym.training.base import EnvStateError, SyncAPI
+
+
+class PlannerTrainingEnv(SyncAPI):
+    """Episodes over ``queries`` of ``data`` (a :class:`PlannerData`, closed by :meth:`close`).
+    ``reset(seed=None, options=None)``: options ``task_id`` or ``index`` (else a seeded random
+    query) and ``trial``; ``step(action) -> (observation, reward, terminated, truncated, info)``."""
+
+    task_key = "task_id"
+
+    def __init__(self, data: PlannerData, queries: Sequence[Query], *, max_turns: int = 8,
+                 mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy") -> None:  # fmt: skip
+        if not queries:
+            raise ValueError("PlannerTrainingEnv needs at least one query")
+        self.data, self.queries = data, list(queries)
+        self._by_id = {q.task_id: q for q in self.queries}
+        self.max_turns, self.mode, self.agent_name = max_turns, mode, agent_name
+        self._rng = random.Random(seed)
+        self.query: Query | None = None
+        self.tools: PlannerSession | None = None
+        self._reset_state()
+
+    @classmethod
+    def from_split(cls, split: str = "train", *, data_dir: str | Path | None = None,
+                   difficulty: str | None = None, limit: int | None = None,
+                   data: str | None = None, database: str | None = None,
+                   **kwargs: Any) -> PlannerTrainingEnv:  # fmt: skip
+        """An environment over an ingested split (or ``data``/``database`` files)."""
+        from travelgym.suites.travelplanner.run import select_queries
+
+        source = PlannerData.open(data, database, Path(data_dir) if data_dir else None, split)
+        try:
+            queries = select_queries(source.queries(split), None, difficulty, limit)
+            return cls(source, queries, **kwargs)
+        except BaseException:
+            source.close()
+            raise
+
+    def _reset_state(self) -> None:
+        self.memory = Memory()
+        self.turn, self.trial, self.seed = 0, 0, 0
+        self.done = False
+        self.answer: str | None = None
+        self.termination = "step_limit"
+        self.score: dict[str, Any] | None = None
+        self.reward: PlannerReward | None = None
+        self._started = time.perf_counter()
+
+    @property
+    def item_ids(self) -> list[str]:
+        """The task ids, in order."""
+        return [q.task_id for q in self.queries]
+
+    def rollout_chat(self) -> PlannerChat:
+        """The chat view rollouts drive."""
+        return PlannerChat(self)
+
+    async def areset(self, seed: int | None = None,
+                     options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """:meth:`reset` for async code."""
+        options = dict(options or {})
+        if seed is not None:
+            self._rng = random.Random(seed)
+        if "task_id" in options:
+            if options["task_id"] not in self._by_id:
+                raise KeyError(f"unknown task_id {options['task_id']!r}")
+            query = self._by_id[options["task_id"]]
+        elif "index" in options:
+            query = self.queries[int(options["index"])]
+        else:
+            query = self.queries[self._rng.randrange(len(self.queries))]
+        self._reset_state()
+        self.query, self.trial = query, int(options.get("trial", 0))
+        self.seed = seed if seed is not None else 0
+        sandbox = self.data.database if self.data.database is not None else reference_sandbox(query)
+        self.tools = PlannerSession(sandbox)
+        request = PlannerRequest.of(query, self.mode)
+        self.tools.messages = opening(request, "b2t", self.tools)
+        info = {"task_id": query.task_id, "level": query.level, "mode": self.mode,
+                "max_turns": self.max_turns}  # fmt: skip
+        return [dict(m) for m in self.tools.messages], info
+
+    def reset(self, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """Start an episode: ``(observation, info)``, the observation the chat so far."""
+        return self._run(self.areset(seed=seed, options=options))
+
+    def finish(self, answer: str | None) -> None:
+        """End the episode with ``answer`` (None: nothing delivered) and score it."""
+        if answer is not None:
+            self.answer, self.termination = answer, "answered"
+        self.done = True
+        self.score = safe_score(self.query, self.answer, self.data.sandbox_for(self.query))
+        self.reward = planner_reward(self.score)
+
+    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` for async code."""
+        if self.tools is None or self.done:
+            raise EnvStateError("call reset() before step() (the episode has ended)")
+        if not isinstance(action, str):
+            raise TypeError(f"an action is the assistant message text, not {type(action)}")
+        result = await apply_b2t_message(self.tools, self.memory, action,
+                                         tools=self.mode == "two-stage")  # fmt: skip
+        self.turn += 1
+        terminated = result.answer is not None
+        truncated = not terminated and self.turn >= self.max_turns
+        info: dict[str, Any] = {"turn": self.turn, "answered": terminated,
+                                "invalid_actions": len(result.step.invalid_actions)}  # fmt: skip
+        reward = 0.0
+        if terminated or truncated:
+            self.finish(result.answer)
+            reward = self.reward.total
+            info.update(reward_breakdown=self.reward.model_dump(), score=self.score)
+        return result.observation or "", reward, terminated, truncated, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Apply one assistant message."""
+        return self._run(self.astep(action))
+
+    def episode(self) -> PlannerEpisode:
+        """The current episode (scored once ended)."""
+        if self.tools is None or self.query is None:
+            raise EnvStateError("no episode yet: call reset()")
+        episode = build_episode(self.query, self.tools, self.mode, self.agent_name, self.answer,
+                                self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
+        episode.score = self.score
+        episode.duration_s = round(time.perf_counter() - self._started, 4)
+        return episode
+
+    def close(self) -> None:
+        """Release the event loop and the data's connection."""
+        self._close_loop()
+        self.data.close()
