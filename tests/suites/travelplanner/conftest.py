@@ -246,3 +246,11 @@ def tp_dataset_dir(tmp_path) -> Path:
 def tp_database_dir(tmp_path) -> Path:
     """A database directory in TravelPlanner's layout with the same records."""
     return write_database(tmp_path / "database")
+
+
+@pytest.fixture
+def tp_suite_data(tmp_path, monkeypatch) -> tuple[Path, Path]:
+    """``(dataset, database)`` directories of the richer data of :mod:`.suite_data`."""
+    from tests.suites.travelplanner.suite_data import write_suite_data
+
+    return write_suite_data(tmp_path / "suite", monkeypatch)

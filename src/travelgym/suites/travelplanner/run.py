@@ -84,7 +84,7 @@ class PlannerRun(SuiteRun):
         """Split, mode, level, step limit, the sandbox the plans are checked against."""
         return {"split": self.split, "mode": self.options.mode,
                 "difficulty": self.options.difficulty, "max_steps": self.options.max_steps,
-                "sandbox": "database" if self.data.has_database else "reference",
+                "checked_against": "database" if self.data.has_database else "reference",
                 "evaluation_version": EVALUATION_VERSION}  # fmt: skip
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
