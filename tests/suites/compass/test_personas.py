@@ -54,7 +54,9 @@ def test_sampled_covers_most_types_and_the_two_trials_differ(tasks):
         personas = assign_personas("sampled", seed, tasks, 2)
         assert len(personas) == 562
         assert len({persona_type(p) for p in personas.values()}) >= 95
-        differ = sum(personas[(t.task_id, 0)] != personas[(t.task_id, 1)] for t in tasks)
+        # the type, not the whole persona: every persona holds its own reveal probability
+        differ = sum(persona_type(personas[(t.task_id, 0)]) != persona_type(personas[(t.task_id, 1)])
+                     for t in tasks)  # fmt: skip
         assert differ >= 0.9 * len(tasks)
     # the task file's personas cover fewer types (92): the reason for per-conversation personas
     assert len({persona_type(t.persona) for t in tasks}) < 95
@@ -90,7 +92,8 @@ def test_balanced_spreads_all_108_types_evenly(tasks):
     counts = Counter(persona_type(p) for p in personas.values())
     assert len(counts) == 108
     assert set(counts.values()) <= {562 // 108, 562 // 108 + 1}
-    differ = sum(personas[(t.task_id, 0)] != personas[(t.task_id, 1)] for t in tasks)
+    differ = sum(persona_type(personas[(t.task_id, 0)]) != persona_type(personas[(t.task_id, 1)])
+                 for t in tasks)  # fmt: skip
     assert differ >= 0.9 * len(tasks)
     for p in personas.values():
         lo, hi = SPEEDS[p.revelation_speed]
@@ -107,6 +110,54 @@ def test_task_mode_is_the_task_file_and_bad_modes_are_refused(tasks):
     assert all(personas[(t.task_id, k)] == t.persona for t in tasks[:5] for k in range(3))
     with pytest.raises(ValueError, match="unknown persona mode 'random'"):
         assign_personas("random", 0, tasks, 1)
+
+
+# ------------------------------------------------------------------ a real 281 x 2 run
+
+
+@pytest.fixture(scope="module")
+def full_runs(compass_db, tmp_path_factory):
+    """scripted:greedy with the template user on all 281 tasks x 2 trials, through the CLI:
+    the default personas and ``--personas balanced``."""
+    from travelgym.cli import main
+
+    parent, runs = tmp_path_factory.mktemp("full-runs"), {}
+    for mode in ("sampled", "balanced"):
+        extra = [] if mode == "sampled" else ["--personas", "balanced"]
+        result = CliRunner().invoke(main, ["run", "compass", "--agent", "scripted:greedy",
+                                           "--trials", "2", "--no-progress", "--out",
+                                           str(parent / mode), "--data-dir",
+                                           str(compass_db.parent.parent), *extra])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        runs[mode] = _episodes(parent / mode / "scripted-greedy")
+    return runs
+
+
+def test_a_default_281x2_run_covers_95_types_and_its_trials_differ(full_runs, tasks):
+    episodes = full_runs["sampled"]
+    assert len(episodes) == 2 * len(tasks) == 562
+    types = {(e["task_id"], e["trial"]): persona_type(e["persona"]) for e in episodes}
+    assert len(set(types.values())) >= 95
+    differ = sum(types[(t.task_id, 0)] != types[(t.task_id, 1)] for t in tasks)
+    assert differ >= 0.9 * len(tasks), differ
+    # the task file's personas are not what ran
+    assert sum(persona_type(t.persona) == types[(t.task_id, 0)] for t in tasks) < 0.5 * len(tasks)
+
+
+def test_a_balanced_281x2_run_covers_all_108_types_evenly(full_runs):
+    counts = Counter(persona_type(e["persona"]) for e in full_runs["balanced"])
+    assert len(counts) == len(PERSONA_TYPES) == 108
+    assert max(counts.values()) - min(counts.values()) <= 1  # 562 = 5 x 108 + 22
+
+
+def test_no_user_message_more_than_twice_in_a_default_281x2_run(full_runs):
+    """The template user's wording under the personas a default run draws (every style and
+    questioning users included), not only the task files' personas."""
+    from travelgym.suites.compass.user.template import MAX_SAME_MESSAGE
+
+    worst = max(max(Counter(t["text"] for t in e["turns"] if t["role"] == "user").values())
+                for e in full_runs["sampled"] + full_runs["balanced"])  # fmt: skip
+    assert worst <= MAX_SAME_MESSAGE == 2
 
 
 # ------------------------------------------------------------------------- a real small run

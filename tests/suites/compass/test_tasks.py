@@ -56,6 +56,23 @@ def test_feature_count_wish_lists(tasks):
     assert sizes.most_common(1)[0][0] in (8, 10)
 
 
+def test_some_tasks_span_two_parks_and_some_revise_a_constraint(tasks):
+    """Algorithm 1's multi-location constraints and Section 3.1's revisions occur in the
+    shipped file, across levels; a revision changes a constraint of the same kind."""
+    two_parks = [
+        t for t in tasks if any(len(getattr(c, "park_ids", [])) == 2 for c in t.constraints)
+    ]
+    revised = [t for t in tasks if t.revisions]
+    assert 0.05 * len(tasks) <= len(two_parks) <= 0.25 * len(tasks), len(two_parks)
+    assert 0.15 * len(tasks) <= len(revised) <= 0.5 * len(tasks), len(revised)
+    assert {t.level for t in revised} == {1, 2, 3}
+    assert len({t.level for t in two_parks}) >= 2  # Levels I and II (docs/compass/tasks.md)
+    for task in revised:
+        for revision in task.revisions:
+            final = task.constraints[revision.constraint_index]
+            assert type(revision.initial) is type(final) and revision.initial != final
+
+
 def test_tasks_round_trip_exactly(tasks):
     for t in tasks[:60]:
         text = t.model_dump_json()

@@ -144,6 +144,22 @@ def test_a_progressive_constraint_is_revealed_as_first_stated_then_revised():
     assert sim.revealed_all_turn == 2
 
 
+def test_the_llm_user_is_told_to_revise_with_the_old_and_new_version():
+    """The LLM backend gets the same revision act through its dynamic prompt: the sentence it
+    replaces and the new must-have."""
+    from travelgym.suites.compass.user.llm_backend import build_prompt
+
+    task = make_task(initial_stars=2, final_stars=3, p=1.0, revelation="progressive")
+    sim = UserSimulator(task, TemplateUserBackend(), conn=None, seed=0, max_turns=30)
+    asyncio.run(sim.open())
+    asyncio.run(sim.respond("Anything else?", None))
+    second = asyncio.run(sim.respond("Noted.", None))
+    assert [a.type for a in second.acts] == ["revise"]
+    prompt = build_prompt(sim.state, second.acts, second.instruction)
+    old, new = task.revisions[0].initial.sentence(), task.constraints[STARS].sentence()
+    assert f"instead of '{old}'" in prompt and new in prompt and "replaces the old one" in prompt
+
+
 def test_a_question_about_a_revised_constraint_gets_the_initial_version_first():
     task = make_task(initial_stars=2, final_stars=3, p=1.0, revelation="progressive")
     sim = UserSimulator(task, TemplateUserBackend(), conn=None, seed=0, max_turns=30)
