@@ -102,6 +102,19 @@ def test_a_bad_database_cell_names_the_file_the_row_and_the_column(tp_database_d
     assert f"{path}: row 2: column 'Average Cost'" in message and "'cheap'" in message
 
 
+def test_an_attraction_with_an_empty_cell_is_dropped_as_the_script_does(tp_database_dir,
+                                                                         tp_dataset_dir, tmp_path):  # fmt: skip
+    """TravelPlanner's attraction search reads its file with ``dropna()``: an attraction with
+    an empty Website (or any other cell) is outside its sandbox, so it is outside ours too."""
+    path = tp_database_dir / "attractions/attractions.csv"
+    row = {"Name": "Midway Village Museum", "Latitude": "42.28", "Longitude": "-89.0",
+           "Address": "6799 Guilford Rd, Rockford", "Phone": "(815) 397-9112",
+           "Website": "http://midwayvillage.com/", "City": "Rockford"}  # fmt: skip
+    write_csv(path, [row, {**row, "Name": "No Website Park", "Website": ""}])
+    meta = ingest(tp_dataset_dir, tp_database_dir, tmp_path)
+    assert meta["records"]["attractions"] == 1 and meta["skipped"]["attractions"] == 1
+
+
 def test_a_missing_database_column_is_named(tp_database_dir, tp_dataset_dir, tmp_path):
     path = tp_database_dir / "googleDistanceMatrix/distance.csv"
     write_csv(path, [{"origin": "A", "destination": "B", "duration": "1 hour"}])

@@ -99,8 +99,9 @@ def read_database(path: str | os.PathLike[str]) -> DatabaseRecords:
     out.accommodations = _table(root, "accommodations", ACCOMMODATION_COLUMNS, _accommodation,
                                 out.skipped)  # fmt: skip
     out.restaurants = _table(root, "restaurants", RESTAURANT_COLUMNS, _restaurant, out.skipped)
-    out.attractions = _table(root, "attractions", ATTRACTION_COLUMNS, _attraction, out.skipped,
-                             optional=("Latitude", "Longitude", "Phone", "Website"))  # fmt: skip
+    # dropped like the other tables' rows with an empty cell: the script's attraction search
+    # reads the file with dropna(), so such an attraction is outside its sandbox
+    out.attractions = _table(root, "attractions", ATTRACTION_COLUMNS, _attraction, out.skipped)
     out.distances = _table(root, "distances", DISTANCE_COLUMNS, _distance, out.skipped,
                            optional=("duration", "distance"))  # fmt: skip
     out.states = read_cities(root / FILES["cities"])

@@ -43,8 +43,9 @@ def test_room_rule(plan, sandbox):
     house = tweak(tweak(plan, 1, accommodation=f"Beach House, {MB}"), 2,
                   accommodation=f"Beach House, {MB}")  # fmt: skip
     assert verdict("room_rule", make_query(house_rule="smoking"), house, sandbox).passed is True
-    # "No parties" never fails a parties query: the script tests a misspelt "parities"
-    assert verdict("room_rule", make_query(house_rule="parties"), house, sandbox).passed is True
+    # the published script tests "parties" (an older copy misspelt it "parities")
+    assert verdict("room_rule", make_query(house_rule="parties"), house, sandbox).passed is False
+    assert verdict("room_rule", make_query(house_rule="parties"), plan, sandbox).passed is True
 
 
 def test_room_type(plan, sandbox):

@@ -82,10 +82,11 @@ class Budget(Constraint):
         return Verdict.fail(f"the plan costs {cost:g}, over the budget of {query.budget:g}")
 
 
-# a house rule the query asks for, and the accommodation rule that forbids it. "parties" is
-# absent: the script compares with a misspelt "parities", so no stay ever fails it
+# a house rule the query asks for, and the accommodation rule that forbids it (an older copy of
+# the script misspelt "parties" as "parities"; the published one tests "parties")
 _FORBIDDING = {
     "smoking": "No smoking",
+    "parties": "No parties",
     "children under 10": "No children under 10",
     "visitors": "No visitors",
     "pets": "No pets",
