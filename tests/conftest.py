@@ -27,3 +27,47 @@ def trips_database(tmp_path_factory):
 def trips_db(trips_database):
     """Path to the default (small, seed 0) Behavior2Trip database."""
     return trips_database.path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _instance_files_generated_once(tmp_path_factory):
+    """Behavior2Trip's instance files are a pure function of the database file, the seed, the
+    split and its size (``test_instances`` checks that, calling ``generate_files`` itself): many
+    tests build them in data directories of their own, so within this process a split is
+    generated once per database file and copied wherever ``ensure_instances`` asks for it
+    again. The copy goes through the same manifest and sha256 checks as a generated file."""
+    import hashlib
+    import shutil
+
+    import travelgym.suites.behavior2trip.instances as instances
+
+    real = instances.generate_files
+    cache = tmp_path_factory.mktemp("instance-cache")
+    known: dict[tuple, tuple[object, dict]] = {}
+
+    def file_key(path) -> str:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+
+    def generate_files(db_path, seed, splits, paths, workers=None, per_difficulty=None):
+        base = (file_key(db_path), seed, per_difficulty)
+        missing = [s for s in splits if (*base, s) not in known]
+        if missing:
+            where = {s: cache / f"{len(known)}-{s}.jsonl" for s in missing}
+            written = real(db_path, seed, missing, where, workers, per_difficulty)
+            for split in missing:
+                known[(*base, split)] = (where[split], written[split])
+        out = {}
+        for split in splits:
+            source, written = known[(*base, split)]
+            paths[split].parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, paths[split])
+            out[split] = written
+        return out
+
+    instances.generate_files = generate_files
+    yield
+    instances.generate_files = real

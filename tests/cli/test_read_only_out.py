@@ -70,8 +70,9 @@ def run_args(out: Path, data_dir: Path, *extra: str) -> list[str]:
 
 
 def error_lines(stderr: str) -> list[str]:
-    """The lines of ``stderr`` that are not click's usage preamble."""
-    preamble = ("Usage: ", "Try '")
+    """The lines of ``stderr`` that are not click's usage preamble (its usage line may wrap onto
+    indented lines)."""
+    preamble = ("Usage: ", "Try '", " ")
     return [line for line in stderr.splitlines() if line.strip() and not line.startswith(preamble)]
 
 

@@ -10,12 +10,15 @@ from click.testing import CliRunner
 from travelgym.cli import main, run
 from travelgym.clikit import RuledOption
 
-SUITES = ("compass", "behavior2trip")
-# The audit of run's options: these belong to one suite, every other option to both.
-SUITE_ONLY = {"user": "compass", "level": "compass", "trials": "compass",
-              "max_turns": "compass", "personas": "compass", "split": "behavior2trip", "difficulty": "behavior2trip",
-              "max_steps": "behavior2trip", "prompt": "compass", "scale": "behavior2trip",
-              "judge": "behavior2trip"}  # fmt: skip
+SUITES = ("compass", "behavior2trip", "travelplanner")
+# The audit of run's options: these belong to some suites, every other option to all.
+SUITE_ONLY = {"user": ("compass",), "level": ("compass",), "trials": ("compass",),
+              "max_turns": ("compass",), "personas": ("compass",), "prompt": ("compass",),
+              "split": ("behavior2trip", "travelplanner"),
+              "difficulty": ("behavior2trip", "travelplanner"),
+              "max_steps": ("behavior2trip", "travelplanner"), "scale": ("behavior2trip",),
+              "judge": ("behavior2trip",), "data": ("travelplanner",),
+              "database": ("travelplanner",), "mode": ("travelplanner",)}  # fmt: skip
 
 
 def _invoke(args: list[str], tmp_path):
@@ -23,7 +26,12 @@ def _invoke(args: list[str], tmp_path):
                                      "--data-dir", str(tmp_path / "data"), "--no-progress"])  # fmt: skip
 
 
-def _valid_value(param: click.Option) -> str:
+def _valid_value(param: click.Option, tmp_path) -> str:
+    if isinstance(param.type, click.Path):  # an existing path, so only the suite rule can refuse
+        if param.type.dir_okay:
+            return str(tmp_path)
+        (tmp_path / "a-file").write_text("x")
+        return str(tmp_path / "a-file")
     if isinstance(param.type, click.Choice):
         return str(param.type.choices[0])
     if isinstance(param.type, click.IntRange):
@@ -33,15 +41,16 @@ def _valid_value(param: click.Option) -> str:
 
 def test_every_suite_only_option_is_declared_and_refused_on_the_other_suite(tmp_path):
     declared = {p.name: p.suites for p in run.params if isinstance(p, RuledOption) and p.suites}
-    assert declared == {name: (suite,) for name, suite in SUITE_ONLY.items()}
+    assert declared == SUITE_ONLY
     for param in run.params:
         if not isinstance(param, RuledOption) or not param.suites:
             continue
         for suite in set(SUITES) - set(param.suites):
             flag = max(param.opts, key=len)
-            result = _invoke([suite, flag, _valid_value(param)], tmp_path)
+            result = _invoke([suite, flag, _valid_value(param, tmp_path)], tmp_path)
             assert result.exit_code == 2, (flag, suite, result.output)
-            assert f"{flag} applies to {param.suites[0]} only, not to {suite}" in result.output
+            owners = " and ".join(param.suites)
+            assert f"{flag} applies to {owners} only, not to {suite}" in result.output
             assert not (tmp_path / "runs").exists()  # refused before anything ran
 
 
@@ -51,7 +60,8 @@ def test_every_suite_only_option_is_declared_and_refused_on_the_other_suite(tmp_
         (["behavior2trip", "--max-turns", "5"],
          "--max-turns applies to compass only, not to behavior2trip (behavior2trip takes "
          "--max-steps)"),
-        (["compass", "--max-steps", "5"], "--max-steps applies to behavior2trip only"),
+        (["compass", "--max-steps", "5"],
+         "--max-steps applies to behavior2trip and travelplanner only"),
         (["compass", "--tasks", "L1-001", "--level", "2"], "--level cannot be combined with --tasks"),
         (["behavior2trip", "--tasks", "b2t-test-easy-0000", "--difficulty", "hard"],
          "--difficulty cannot be combined with --tasks"),

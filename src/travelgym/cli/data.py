@@ -185,7 +185,7 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
 )  # fmt: skip
 @click.option(
     "--split", cls=RuledOption, suite_option=True, type=click.Choice(option_choices("split")),
-    default=None, help="the instance split (default: test).",
+    default=None, help="the split (default: the suite's own, as its docs say).",
 )  # fmt: skip
 @click.option(
     "--difficulty", cls=RuledOption, suite_option=True,

@@ -169,7 +169,7 @@ def _agent_help() -> str:
     suite_option=True,
     type=click.Choice(option_choices("split")),
     default=None,
-    help="the instance split (default: test).",
+    help="the split (default: the suite's own, as its docs say).",
 )
 @click.option(
     "--difficulty",

@@ -86,7 +86,10 @@ def test_option_checks(tmp_path):
     mixed = runner.invoke(main, ["run", "behavior2trip", "--level", "2", "--out", str(tmp_path)])
     assert mixed.exit_code == 2 and "--difficulty" in mixed.output
     compass = runner.invoke(main, ["run", "compass", "--split", "train", "--out", str(tmp_path)])
-    assert compass.exit_code == 2 and "--split applies to behavior2trip only" in compass.output
+    assert (
+        compass.exit_code == 2
+        and "--split applies to behavior2trip and travelplanner only" in compass.output
+    )
     assert parse_agent_spec(get_suite("behavior2trip"), "scripted").dirname == "scripted"
     assert (
         parse_agent_spec(get_suite("behavior2trip"), "b2t:Qwen/Qwen3-8B").dirname
