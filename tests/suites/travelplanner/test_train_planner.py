@@ -49,3 +49,16 @@ def test_train_grpo_travelplanner_tiny_runs_a_step(tp_suite_data, tmp_path):
     assert len(curve) == 1 and curve[0]["n"] == 2 and curve[0]["items"] == ["train-1"]
     assert all(0.0 <= r <= 1.0 for r in curve[0]["rewards"])
     assert (out / "config.json").exists()
+    # RQ4's path: the trained checkpoint is evaluated by the runner as an agent of this suite
+    runs = tmp_path / "runs"
+    evaluated = subprocess.run(
+        [sys.executable, "-m", "travelgym.cli", "run", "travelplanner", "--agent", f"hf:{out}",
+         "--split", "train", "--limit", "1", "--max-steps", "2", "--data-dir", str(data_dir),
+         "--out", str(runs), "--no-progress", "--json"],
+        capture_output=True, text=True, timeout=900, env=light_env(),
+    )  # fmt: skip
+    assert evaluated.returncode == 0, evaluated.stderr[-3000:]
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    (episode,) = [json.loads(x) for x in (run_dir / "episodes.jsonl").read_text().splitlines()]
+    assert str(out) in episode["agent"] and episode["error"] is None
+    assert episode["llm_calls"] >= 1 and episode["score"] is not None
