@@ -109,6 +109,8 @@ def test_the_test_split_needs_no_annotated_plan_but_the_rest_is_required(tmp_pat
     ("level", "extreme", "is not one of easy, medium, hard"),
     ("local_constraint", "{'house rule': 'pets', 'mood': 'happy'}", "mood"),
     ("local_constraint", "__import__('os')", "not a Python or JSON literal"),
+    ("local_constraint", "{['house rule']: 'pets'}", "not a Python or JSON literal"),
+    ("date", "{{'2022-03-16'}}", "not a Python or JSON literal"),
     ("reference_information", "[{'Content': 'x'}]", "Description"),
     ("annotated_plan", "[1, 2]", "list of dicts"),
     ("org", "", "expected text"),

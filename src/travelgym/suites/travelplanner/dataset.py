@@ -240,8 +240,8 @@ def _literal(row: dict[str, Any], field: str, loc: Loc) -> Any:
         return None
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        pass
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass  # TypeError: a literal that cannot be built, e.g. an unhashable dict key
     try:
         return json.loads(text)
     except (ValueError, RecursionError):

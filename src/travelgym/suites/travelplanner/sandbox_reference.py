@@ -158,7 +158,7 @@ class ReferenceSandbox(MemorySandbox):
     def _cities(self, state: str, content: str) -> None:
         try:
             cities = ast.literal_eval(content.strip())
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             cities = [c.strip() for c in content.split("\n") if c.strip()]
         if not isinstance(cities, (list, tuple)) or not all(isinstance(c, str) for c in cities):
             self.skipped += 1
