@@ -160,7 +160,9 @@ class Behavior2TripRun(SuiteRun):
         self.conn.close()
 
 
-class Behavior2TripSuite(Suite):
+class Behavior2TripSuite(
+    Suite,
+):
     """Behavior2Trip (behaviour-aware personalised trip planning)."""
 
     name = "behavior2trip"
