@@ -15,6 +15,7 @@ from travelgym.core.suite import (
     AgentKind,
     BuiltData,
     ProgressTally,
+    RunAnalysis,
     SftFilter,
     Suite,
     SuiteOptions,
@@ -162,6 +163,7 @@ class Behavior2TripRun(SuiteRun):
 
 class Behavior2TripSuite(
     Suite,
+    RunAnalysis,
 ):
     """Behavior2Trip (behaviour-aware personalised trip planning)."""
 
@@ -278,6 +280,22 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.scoring import format_score_table
 
         return format_score_table(result)
+
+    def analyze(self, run_dirs, *, resamples, seed, allow_mixed, plots):
+        from travelgym.suites.behavior2trip.analysis import analyze_runs
+
+        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed,
+                              allow_mixed=allow_mixed)  # fmt: skip
+        if plots is not None:
+            from travelgym.suites.behavior2trip.analysis_plots import write_length_plots
+
+            result["plots"] = [str(p) for p in write_length_plots(result, plots)]
+        return result
+
+    def format_analysis(self, result):
+        from travelgym.suites.behavior2trip.analysis_text import format_analysis
+
+        return format_analysis(result)
 
     def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
         from travelgym.suites.behavior2trip.report import report_body

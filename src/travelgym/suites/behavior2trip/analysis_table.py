@@ -1,0 +1,119 @@
+"""RQ3: several Behavior2Trip runs (e.g. the ablation checkpoints of ``train grpo``) as one
+Table 4-style table, each row against the first run (the base): the difference in percentage
+points, the relative change the paper's arrows print, and a bootstrap interval of the
+difference in DR and Final PR.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+# (key in scoring.aggregate, column heading)
+TABLE_COLUMNS = (("DR", "DR"), ("final", "Final PR"), ("LLM", "LLM PR"),
+                 ("C_micro", "C micro"), ("UPC_micro", "UPC micro"))  # fmt: skip
+BOOTSTRAP = (("DR", "delivered"), ("final", "final"))  # table key, per-episode feature
+
+
+def task_set_problem(runs: list[dict[str, Any]]) -> str | None:
+    """How the runs' instance sets differ (split, database scale or content, instance file,
+    task ids), or ``None`` when they ran on the same instances."""
+    keys = ("split", "db_scale", "db_content_hash", "tasks_sha256", "task_ids")
+    for key in keys:
+        values = {repr(sorted(v) if isinstance(v, list) else v)
+                  for v in (r["manifest"].get(key) for r in runs)}  # fmt: skip
+        if len(values) > 1:
+            dirs = ", ".join(str(r["dir"]) for r in runs)
+            return f"the runs {dirs} differ in {key}"
+    return None
+
+
+def _arrays(run: dict[str, Any], feature: str) -> dict[tuple[str, int], float]:
+    return {(e["instance_id"], e["trial"]): float(bool(e[feature])) for e in run["episodes"]}
+
+
+def bootstrap_difference(base: dict[tuple[str, int], float], other: dict[tuple[str, int], float],
+                         resamples: int, rng: np.random.Generator) -> list[float] | None:  # fmt: skip
+    """The 95 % percentile interval (points) of ``mean(other) - mean(base)``: paired over the
+    episodes when both runs have the same (instance, trial) keys, else each run resampled on
+    its own; ``None`` when a run has no episode."""
+    if not base or not other:
+        return None
+    if set(base) == set(other):
+        keys = sorted(base)
+        diff = np.array([other[k] - base[k] for k in keys])
+        means = diff[rng.integers(0, len(diff), (resamples, len(diff)))].mean(axis=1)
+    else:
+        a, b = np.array(list(base.values())), np.array(list(other.values()))
+        means = (b[rng.integers(0, len(b), (resamples, len(b)))].mean(axis=1)
+                 - a[rng.integers(0, len(a), (resamples, len(a)))].mean(axis=1))  # fmt: skip
+    low, high = np.percentile(means, [2.5, 97.5]) * 100.0
+    return [round(float(low), 2), round(float(high), 2)]
+
+
+def ablation_table(analysed: dict[str, dict[str, Any]], *, resamples: int,
+                   seed: int) -> dict[str, Any]:  # fmt: skip
+    """One row per run (label, the overall DR, Final PR, LLM PR (``None`` without a judge),
+    C micro and UPC micro); every row after the first also carries ``delta`` (points),
+    ``relative`` (percent of the base's value) and ``interval`` (bootstrap, DR and Final)."""
+    rng = np.random.default_rng(seed)
+    labels = list(analysed)
+    base = analysed[labels[0]]["summary"]["overall"]
+    rows = []
+    for i, label in enumerate(labels):
+        overall = analysed[label]["summary"]["overall"]
+        row: dict[str, Any] = {"label": label, "n": overall["n"],
+                               **{k: overall.get(k) for k, _ in TABLE_COLUMNS}}  # fmt: skip
+        if i:
+            row["delta"], row["relative"] = {}, {}
+            for key, _ in TABLE_COLUMNS:
+                value, ref = overall.get(key), base.get(key)
+                both = value is not None and ref is not None
+                row["delta"][key] = round(value - ref, 2) if both else None
+                row["relative"][key] = (
+                    round(100.0 * (value - ref) / ref, 2) if both and ref else None
+                )
+            row["interval"] = {key: bootstrap_difference(
+                _arrays(analysed[labels[0]], feature), _arrays(analysed[label], feature),
+                resamples, rng) for key, feature in BOOTSTRAP}  # fmt: skip
+        rows.append(row)
+    return {"base": labels[0], "columns": [k for k, _ in TABLE_COLUMNS], "rows": rows,
+            "resamples": resamples, "seed": seed}  # fmt: skip
+
+
+def _arrow(delta: float | None) -> str:
+    if delta is None:
+        return ""
+    return f" ({'↑' if delta > 0 else '↓' if delta < 0 else '±'}{abs(delta):.2f})"
+
+
+def _value(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def format_table(table: dict[str, Any]) -> list[str]:
+    """The table as text: values with the difference from the base in points (arrows), then
+    the relative changes (the paper's arrows) and the bootstrap intervals."""
+    width = max([len("method")] + [len(r["label"]) for r in table["rows"]])
+    head = "".join(f" {h:>16}" for _, h in TABLE_COLUMNS)
+    lines = [f"RQ3: runs against the base ({table['base']}); differences in points",
+             f"{'method':<{width}} {'n':>5}{head}"]  # fmt: skip
+    for row in table["rows"]:
+        delta = row.get("delta", {})
+        cells = "".join(f" {_value(row[k]) + _arrow(delta.get(k)):>16}" for k, _ in TABLE_COLUMNS)
+        lines.append(f"{row['label']:<{width}} {row['n']:>5}{cells}")
+    others = table["rows"][1:]
+    if others:
+        lines.append("relative change from the base (%), as the paper's Table 4 prints it; "
+                     f"95 % bootstrap interval of the difference ({table['resamples']} resamples)")  # fmt: skip
+        for row in others:
+            rel = ", ".join(f"{h} {_signed(row['relative'][k])}" for k, h in TABLE_COLUMNS)
+            ci = ", ".join(f"{k} [{v[0]:+.2f}, {v[1]:+.2f}]" if v else f"{k} —"
+                           for k, v in row["interval"].items())  # fmt: skip
+            lines.append(f"  {row['label']}: {rel}; {ci}")
+    return lines
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.2f}%"
