@@ -29,6 +29,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main
+from travelgym.cli.chains import chains  # noqa: E402 - Chain-of-Action annotation
 from travelgym.cli.export import export  # noqa: E402 - training data (SFT export)
 from travelgym.cli.running import run  # noqa: E402
 from travelgym.cli.scoring import score  # noqa: E402
@@ -38,6 +39,7 @@ data.register(main)
 main.add_command(run)
 main.add_command(score)
 analysis.register(main)
+main.add_command(chains)
 main.add_command(export)
 main.add_command(train)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from travelgym.clikit import OutputPath
+from travelgym.clikit import InputPath, OutputPath
 from travelgym.training.base import training_suite_names, training_suites
 
 
@@ -45,9 +45,12 @@ def export() -> None:
 @click.argument(
     "run_dirs",
     nargs=-1,
-    required=True,
+    required=False,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
+@click.option("--chains", "chain_files", type=InputPath(), multiple=True,
+              help="A Chain-of-Action file of `travelgym chains` to export too (repeatable; "
+              "the SFT baseline's data); RUN_DIRS may then be left out.")  # fmt: skip
 @click.option("--out", type=OutputPath("file"), required=True,
               help="The JSONL file to write (replaced).")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["openai", "sharegpt"]), default="openai",
@@ -65,16 +68,20 @@ def export() -> None:
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
 @suite_filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print the export summary as JSON.")
-def export_sft_cmd(run_dirs: tuple[Path, ...], out: Path, fmt: str, min_score: float | None,
-                   suite: str | None, scale: str | None, max_chars: int | None,
-                   data_dir: Path | None, as_json: bool, **filters: object) -> None:  # fmt: skip
-    """Write the successful trajectories of RUN_DIRS as chat-format JSONL for SFT."""
+def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], out: Path,
+                   fmt: str, min_score: float | None, suite: str | None, scale: str | None,
+                   max_chars: int | None, data_dir: Path | None, as_json: bool,
+                   **filters: object) -> None:  # fmt: skip
+    """Write the successful trajectories of RUN_DIRS (and the kept chains of --chains files)
+    as chat-format JSONL for SFT."""
     from travelgym.training.sft import ExportError, FilterError, export_sft
 
+    if not run_dirs and not chain_files:
+        raise click.UsageError("give RUN_DIRS, --chains FILE, or both")
     try:
         summary = export_sft(run_dirs, out, fmt=fmt, min_score=min_score, suite=suite,
                              data_dir=data_dir, max_chars=max_chars, scale=scale,
-                             filters=filters)  # fmt: skip
+                             filters=filters, chains=chain_files)  # fmt: skip
     except FilterError as exc:
         raise click.UsageError(str(exc)) from exc
     except ExportError as exc:

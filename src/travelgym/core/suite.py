@@ -413,12 +413,39 @@ class Annotation(ABC):
         """:meth:`summarize_sheet` as text."""
 
 
+class ChainAnnotation(ABC):
+    """Capability: Chain-of-Action annotation of the suite's tasks (``travelgym chains``) and
+    the annotated chains as SFT chats (``travelgym export sft --chains``)."""
+
+    @abstractmethod
+    def annotate_chains(self, annotator: str, out: Path, options: SuiteOptions, *,
+                        task_ids: list[str] | None, limit: int | None, base_url: str | None,
+                        client_options: dict[str, Any], concurrency: int, db_seed: int,
+                        data_dir: Path | None) -> dict[str, Any]:  # fmt: skip
+        """Annotate the tasks the options select with ``annotator`` (a spec) and write the
+        chains file ``out`` and its manifest; return the summary. A bad spec is a
+        :class:`~travelgym.core.errors.UserError`; an annotator's failure on one task is
+        recorded on that task's line."""
+
+    @abstractmethod
+    def format_chains(self, result: dict[str, Any]) -> str:
+        """:meth:`annotate_chains`'s summary as text."""
+
+    @abstractmethod
+    def chain_examples(self, path: Path, min_score: float, data_dir: Path | None,
+                       **filters: Any) -> Any:  # fmt: skip
+        """``(chat messages, None)`` for each chain of the file ``path`` kept for SFT and
+        ``(None, reason)`` for each left out (``filters``: the suite's
+        :attr:`Suite.sft_filters` that were given); a bad file is a ``ValueError`` naming it."""
+
+
 CAPABILITIES: dict[str, type] = {
     "solve": ExactGroundTruth,
     "ingest": RawIngest,
     "generate-tasks": TaskGeneration,
     "analyze": RunAnalysis,
     "annotate": Annotation,
+    "chains": ChainAnnotation,
 }
 
 

@@ -210,30 +210,84 @@ def iter_examples(source: RunSource, fmt: str, min_score: float | None,
         skipped[reason] += 1
 
 
+def chains_suite(path: Path, suite: str | None) -> Any:
+    """The suite a chains file (``travelgym chains``) was annotated on, from its manifest, as
+    its ``chains`` capability; ``suite``: the one the export insists on."""
+    from travelgym.core.errors import UserError
+    from travelgym.core.registry import require
+    from travelgym.datafiles import manifest_path, read_manifest
+
+    try:
+        meta = read_manifest(path)
+    except (OSError, ValueError) as exc:
+        raise ExportError(f"{path}: not a chains file: cannot read {manifest_path(path).name} "
+                          f"({exc})") from None  # fmt: skip
+    name = meta.get("suite") if isinstance(meta, dict) else None
+    if not isinstance(name, str) or meta.get("kind") != "chains":
+        raise ExportError(f"{path}: not a chains file (its manifest names no chains suite)")
+    if suite is not None and name != suite:
+        raise ExportError(f"{path} holds {name} chains, not {suite}")
+    try:
+        return require(name, "chains")
+    except UserError as exc:
+        raise ExportError(f"{path}: {exc}") from None
+
+
+def iter_chain_examples(path: Path, target: Any, fmt: str, min_score: float | None,
+                        max_chars: int | None, skipped: Counter,
+                        filters: dict[str, Any] | None,
+                        data_dir: Path | None) -> Iterator[str]:  # fmt: skip
+    """The JSONL lines of the chains of ``path`` its suite keeps (as for a run's episodes)."""
+    threshold = target.sft_min_score if min_score is None else min_score
+    own = suite_filters(target.name, filters)
+    try:
+        for chat, reason in target.chain_examples(path, threshold, data_dir, **own):
+            if chat is None:
+                skipped[reason] += 1
+                continue
+            messages, tools = trim_chat(chat[0]), chat[1]
+            example = to_sharegpt(messages, tools) if fmt == "sharegpt" else {
+                "messages": messages, "tools": tools}  # fmt: skip
+            problems = (sharegpt_problems(example) if fmt == "sharegpt"
+                        else chat_problems(example["messages"]))  # fmt: skip
+            line = json.dumps(example, ensure_ascii=False)
+            if problems:
+                skipped["malformed_chat"] += 1
+            elif max_chars is not None and len(line) > max_chars:
+                skipped["too_long"] += 1
+            else:
+                yield line
+    except ValueError as exc:  # a chains file that cannot be read (names the file and line)
+        raise ExportError(str(exc)) from None
+
+
 def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                fmt: ExportFormat = "openai", min_score: float | None = None,
                suite: str | None = None, data_dir: str | os.PathLike[str] | None = None,
                max_chars: int | None = None, scale: str | None = None,
-               filters: dict[str, Any] | None = None) -> ExportSummary:  # fmt: skip
+               filters: dict[str, Any] | None = None,
+               chains: Sequence[str | os.PathLike[str]] = ()) -> ExportSummary:  # fmt: skip
     """Write the kept episodes of ``run_dirs`` to ``out`` (JSONL, replaced atomically) and
     return the counts; see the module docstring. ``suite`` insists on one suite, ``scale`` on
     one database scale (each run's own is in its manifest); ``data_dir`` holds the runs'
     databases (for replaying scripted agents' tool calls); ``filters``: values of the suites'
     own options (:attr:`~travelgym.core.suite.Suite.sft_filters`, by name), each applied to the
-    runs of the suites that declare it."""
+    runs of the suites that declare it; ``chains``: Chain-of-Action files (``travelgym
+    chains``) whose kept chains are exported too (counted with the episodes)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: use openai or sharegpt")
     names = training_suite_names()
     if suite is not None and suite not in names:
         raise ExportError(f"unknown suite {suite!r}: use {' or '.join(names)}")
-    if not run_dirs:
-        raise ExportError("no run directory given")
+    if not run_dirs and not chains:
+        raise ExportError("no run directory and no chains file given")
     data = Path(data_dir) if data_dir is not None else None
     sources = [RunSource(Path(d), suite, data) for d in run_dirs]  # read all before writing
+    chain_files = [(Path(p), chains_suite(Path(p), suite)) for p in chains]
     if scale is not None:
         for source in sources:
             _insist_on_scale(source, scale)
-    check_filters({s.suite for s in sources}, filters)
+    check_filters({s.suite for s in sources} | {t.name for _, t in chain_files}, filters)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = ExportSummary(out=str(out), format=fmt)
@@ -253,6 +307,14 @@ def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
                         by_suite[source.suite] += 1
                 finally:
                     source.close()
+            for path, target in chain_files:
+                before = summary.kept + sum(skipped.values())
+                for line in iter_chain_examples(path, target, fmt, min_score, max_chars,
+                                                skipped, filters, data):  # fmt: skip
+                    fh.write(line + "\n")
+                    summary.kept += 1
+                    by_suite[target.name] += 1
+                summary.episodes += summary.kept + sum(skipped.values()) - before
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ from travelgym.core.suite import (
     AgentFactory,
     AgentKind,
     BuiltData,
+    ChainAnnotation,
     ProgressTally,
     RunAnalysis,
     SftFilter,
@@ -163,6 +164,7 @@ class Behavior2TripRun(SuiteRun):
 
 class Behavior2TripSuite(
     Suite,
+    ChainAnnotation,
     RunAnalysis,
 ):
     """Behavior2Trip (behaviour-aware personalised trip planning)."""
@@ -371,6 +373,25 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.training import tiny_texts
 
         return tiny_texts()
+
+    # Chain-of-Action annotation (suites/behavior2trip/chains.py, chain_annotators.py)
+    def annotate_chains(self, annotator, out, options, *, task_ids, limit, base_url,
+                        client_options, concurrency, db_seed, data_dir) -> dict[str, Any]:  # fmt: skip
+        from travelgym.suites.behavior2trip.chain_annotators import annotate_chains
+
+        return annotate_chains(annotator, out, options, task_ids=task_ids, limit=limit,
+                               base_url=base_url, client_options=client_options,
+                               concurrency=concurrency, db_seed=db_seed, data_dir=data_dir)  # fmt: skip
+
+    def format_chains(self, result: dict[str, Any]) -> str:
+        from travelgym.suites.behavior2trip.chains import summary_text
+
+        return summary_text(result)
+
+    def chain_examples(self, path, min_score, data_dir, **filters) -> Any:
+        from travelgym.suites.behavior2trip.chains import chain_examples
+
+        return chain_examples(path, min_score, data_dir, **filters)
 
 
 def read_outcomes(directory: Path) -> list[dict[str, Any]]:

@@ -91,6 +91,10 @@ class TripToolSession(ToolSession):
         self.usage = Usage()
         self.llm_calls = 0
         self._repairs: list[Repair] = []
+        self._thought: str | None = None  # begin_step's thought for the step it opens
+        # step index -> how many of the step's calls had run when its thought was written
+        # (0: before all of them); kept off the episode, read by Chain-of-Action annotation
+        self.thought_at: dict[int, int] = {}
 
     def default_call_id(self, parent: str | None) -> str:
         return f"call_{len(self.steps)}_{len(self.calls)}"
@@ -109,11 +113,21 @@ class TripToolSession(ToolSession):
             text = text[: self.max_result_chars] + " ...[truncated: ask for fewer results]"
         return text
 
+    def begin_step(self, think: str) -> None:
+        """Open a step with its thought, written before the calls it describes; the next
+        :meth:`add_step` records it as the step's ``think`` (and where it came among the step's
+        calls in :attr:`thought_at`)."""
+        self._thought = think
+        self.thought_at[len(self.steps)] = len(self.calls)
+
     def add_step(self, **fields: Any) -> TripStep:
         """Close a step: it takes the tool calls made since the previous one and the repairs of
         the model replies counted since (:meth:`count_llm`); each failed call is an invalid
         action (its response carries an error)."""
         index = len(self.steps)
+        if self._thought is not None:
+            fields.setdefault("think", self._thought)
+            self._thought = None
         invalid = list(fields.pop("invalid_actions", []))
         calls = self.take_calls()
         for call in calls:

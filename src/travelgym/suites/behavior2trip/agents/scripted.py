@@ -97,26 +97,32 @@ class Planner:
     # --- the episode -------------------------------------------------------------------------
 
     def run(self) -> str:
-        # each step's text and think say what the step is about to do and what is known before
-        # its tool calls (export sft turns them into the <think> ahead of those calls)
+        # each step's thought says what the step is about to do and what is known before its
+        # tool calls, and is written (begin_step) before them: a Chain-of-Action gold chain
         tick = time.perf_counter()
+        self.env.begin_step(
+            "first I infer the traveller's hotel, attraction, restaurant "
+            "and transport preferences from its clicks, favourites and bookings"
+        )
         self.prefs = infer_preferences(self.request.trajectory)
-        self.env.add_step(text="read the behaviour trajectory",
-                          think="first I infer the traveller's hotel, attraction, restaurant "
-                          "and transport preferences from its clicks, favourites and bookings",
-                          duration_s=_since(tick))  # fmt: skip
+        self.env.add_step(text="read the behaviour trajectory", duration_s=_since(tick))
         return self.plan_steps()
 
     def plan_steps(self) -> str:
         """Everything after the preferences are known: search, assemble, deliver."""
         tick = time.perf_counter()
+        self.env.begin_step(f"preferences: {self.prefs.describe()}. I will search "
+                            f"{self.dest} for hotels, attractions and entertainment that match "
+                            f"them, and its weather for the {self.ins.days} days from "
+                            f"{self.ins.start_date}")  # fmt: skip
         self.gather()
-        self.env.add_step(text=f"search {self.dest}",
-                          think=f"preferences: {self.prefs.describe()}. I will search "
-                          f"{self.dest} for hotels, attractions and entertainment that match "
-                          f"them, and its weather for the {self.ins.days} days from "
-                          f"{self.ins.start_date}", duration_s=_since(tick))  # fmt: skip
+        self.env.add_step(text=f"search {self.dest}", duration_s=_since(tick))
         tick = time.perf_counter()
+        self.env.begin_step(f"found {len(self.hotels)} hotels, {len({r['id'] for tier in self.sights[self.dest] for r in tier})} "
+                            f"attractions, {len(self.fun)} entertainment venues and {len(self.weather)} "
+                            f"days of weather in {self.dest}. I will search restaurants and the {self.home}-"
+                            f"{self.dest} transport, route and time each day, and choose cheaper "
+                            f"places if the plan costs more than the budget of {self.ins.budget_cny:,} CNY")  # fmt: skip
         best: tuple[float, list[dict]] | None = None
         for thrift in THRIFT_LEVELS:
             self.thrift = thrift
@@ -126,18 +132,12 @@ class Planner:
                 best = (cost, days)
             if cost <= self.ins.budget_cny:
                 break
-        self.env.add_step(text="route and time the days",
-                          think=f"found {len(self.hotels)} hotels, {len({r['id'] for tier in self.sights[self.dest] for r in tier})} "
-                          f"attractions, {len(self.fun)} entertainment venues and {len(self.weather)} "
-                          f"days of weather in {self.dest}. I will search restaurants and the {self.home}-"
-                          f"{self.dest} transport, route and time each day, and choose cheaper "
-                          f"places if the plan costs more than the budget of {self.ins.budget_cny:,} CNY",
-                          duration_s=_since(tick))  # fmt: skip
+        self.env.add_step(text="route and time the days", duration_s=_since(tick))
         answer = json.dumps(best[1], ensure_ascii=False)
-        self.env.add_step(text="deliver the plan",
-                          think=f"the routed plan costs {best[0]:,.0f} CNY in total, "
-                          f"{'within' if best[0] <= self.ins.budget_cny else 'over'} the budget "
-                          f"of {self.ins.budget_cny:,} CNY", answer=True)  # fmt: skip
+        self.env.begin_step(f"the routed plan costs {best[0]:,.0f} CNY in total, "
+                            f"{'within' if best[0] <= self.ins.budget_cny else 'over'} the budget "
+                            f"of {self.ins.budget_cny:,} CNY")  # fmt: skip
+        self.env.add_step(text="deliver the plan", answer=True)
         return answer
 
     def gather(self) -> None:

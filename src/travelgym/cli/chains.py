@@ -1,0 +1,70 @@
+"""``travelgym chains``: Chain-of-Action annotation of a suite's tasks (gold chains for SFT)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from travelgym.cli.common import data_dir_option, emit_json, option_choices, suite_options
+from travelgym.clikit import OutputPath
+from travelgym.core.registry import capable, require
+
+
+def _suites() -> list[str]:
+    return capable("chains")
+
+
+@click.command()
+@click.option("--annotator", required=True, metavar="SPEC",
+              help="Who annotates: scripted (the scripted planner), local:smollm2 (or "
+              "local:GGUF), hf:CKPT, or a MODEL served at --base-url.")  # fmt: skip
+@click.option("--suite", type=click.Choice(_suites()), default=None,
+              help="The suite whose tasks are annotated (default: the first that can).")  # fmt: skip
+@click.option("--split", type=click.Choice(option_choices("split")), default="train",
+              show_default=True, help="The split to annotate.")  # fmt: skip
+@click.option("--difficulty", type=click.Choice(option_choices("difficulty")), default=None,
+              help="Only tasks of this difficulty.")  # fmt: skip
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
+@click.option("--ids", default=None, metavar="ID,...",
+              help="These task ids, in this order (comma-separated).")  # fmt: skip
+@click.option("--max-steps", type=click.IntRange(1, 200), default=None,
+              help="Steps an annotator may take per task (default: the suite's).")  # fmt: skip
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
+@click.option("--concurrency", type=click.IntRange(1, 512), default=4, show_default=True,
+              help="Tasks annotated at a time (LLM annotators).")  # fmt: skip
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=None,
+              help="Seconds per model request.")  # fmt: skip
+@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the generated database.")  # fmt: skip
+@click.option("--scale", type=click.Choice(option_choices("scale")), default=None,
+              help="Database scale (default: the suite's).")  # fmt: skip
+@data_dir_option
+@click.option("--out", type=OutputPath("file"), required=True,
+              help="The chains JSONL to write (replaced; its manifest beside it).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def chains(annotator: str, suite: str | None, split: str, difficulty: str | None,
+           limit: int | None, ids: str | None, max_steps: int | None, base_url: str | None,
+           concurrency: int, timeout_s: float | None, db_seed: int, scale: str | None,
+           data_dir: Path | None, out: Path, as_json: bool) -> None:  # fmt: skip
+    """Annotate tasks with gold Chain-of-Action trajectories (thoughts, tool calls,
+    observations, the plan and its checks), the SFT baseline's data."""
+    names = _suites()
+    if not names:
+        raise click.ClickException("no installed suite supports Chain-of-Action annotation")
+    name = suite or names[0]
+    target = require(name, "chains")
+    _, options = suite_options(name, split=split, difficulty=difficulty, max_steps=max_steps,
+                               scale=scale)  # fmt: skip
+    task_ids = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
+    if ids is not None and not task_ids:
+        raise click.UsageError("--ids: give at least one task id")
+    client_options = {"timeout_s": timeout_s} if timeout_s is not None else {}
+    result = target.annotate_chains(annotator, out, options, task_ids=task_ids, limit=limit,
+                                    base_url=base_url, client_options=client_options,
+                                    concurrency=concurrency, db_seed=db_seed,
+                                    data_dir=data_dir)  # fmt: skip
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(target.format_chains(result))
