@@ -27,7 +27,7 @@ def register(main: click.Group) -> None:
     "--plots",
     type=OutputPath("dir"),
     default=None,
-    help="Write PNG and SVG counterparts of the paper's Figures 2-4 and 7-11 into this directory.",
+    help="Write the suite's counterparts of the paper's figures (PNG and SVG) into this directory.",
 )
 @click.option(
     "--episodes/--no-episodes",
@@ -48,8 +48,8 @@ def register(main: click.Group) -> None:
 @click.option(
     "--allow-mixed",
     is_flag=True,
-    help="Pool runs of one agent into its stability row even when they differ in task set, "
-    "task file or database (the row then says so).",
+    help="Pool or compare runs even when they differ in task set, task file or database (the "
+    "output then says so).",
 )
 def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episodes: bool,
             resamples: int, seed: int, allow_mixed: bool) -> None:  # fmt: skip
