@@ -25,6 +25,7 @@ from travelgym.suites.behavior2trip.agents.base import (
     TripStep,
     TripToolSession,
 )
+from travelgym.suites.behavior2trip.clarify import Clarification
 
 TRIP_EPISODE_FORMAT_VERSION = "1"
 Termination = Literal["answered", "step_limit", "error"]
@@ -50,6 +51,10 @@ class TripEpisode(EpisodeBase):
     p_action: int = 0
     memory: dict[str, Any] = Field(default_factory=dict)  # the memory at the end
     tool_calls: int = 0
+    # RQ1 (docs/behavior2trip/rq1.md): the trajectory withheld; the clarification dialogue
+    # with the simulated user (None: no AskUser), its ``turns`` the interaction burden
+    trajectory_withheld: bool = False
+    clarification: Clarification | None = None
 
     @property
     def invalid_action_log(self) -> list[InvalidAction]:
@@ -70,21 +75,31 @@ async def run_trip_episode(
     keep_results: bool | None = None,
     score: bool = True,
     score_db: Any = None,
+    withhold_trajectory: bool = False,
+    user: Any = None,
 ) -> TripEpisode:
     """Run ``agent`` on ``instance`` (an :class:`~travelgym.suites.behavior2trip.instances.Instance`) and score
     its answer with the 32 checks (``score_db``: a shared :class:`~travelgym.suites.behavior2trip.checks.PlanDB`
     whose caches serve many episodes; default a fresh one over ``conn``). Tool results are kept
     in the trajectory unless the agent says otherwise (``keep_results`` attribute, e.g. the
-    scripted baseline)."""
+    scripted baseline). RQ1: ``withhold_trajectory`` gives the agent the request without the
+    behaviour trajectory; ``user`` (a :class:`~travelgym.suites.behavior2trip.clarify.SimulatedUser`)
+    answers its ``AskUser`` questions."""
     started = time.perf_counter()
     keep = keep_results if keep_results is not None else getattr(agent, "keep_results", True)
     env = TripToolSession(conn, keep_results=keep)
+    if user is not None:
+        from travelgym.suites.behavior2trip.clarify import enable_clarification
+
+        enable_clarification(env, user)
+    request = TripRequest.of(instance, withhold=withhold_trajectory,
+                             ask_limit=user.log.limit if user is not None else 0)  # fmt: skip
     answer, termination, error = None, "step_limit", None
     try:
         if getattr(agent, "reads_hidden_profile", False):  # the oracle, a reference agent
-            plan = await agent.solve(TripRequest.of(instance), env, profile=instance.profile)
+            plan = await agent.solve(request, env, profile=instance.profile)
         else:
-            plan = await agent.solve(TripRequest.of(instance), env)
+            plan = await agent.solve(request, env)
         if plan is not None:
             answer, termination = f"<answer>{plan}</answer>", "answered"
     except LLMError as exc:
@@ -94,6 +109,8 @@ async def run_trip_episode(
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
     episode = build_trip_episode(instance, env, agent.name, answer, termination, error,
                                  seed=seed, trial=trial)  # fmt: skip
+    episode.trajectory_withheld = withhold_trajectory
+    episode.clarification = user.log if user is not None else None
     if score:
         episode.score = score_answer(instance, answer, score_db if score_db is not None else conn)
     episode.duration_s = round(time.perf_counter() - started, 4)

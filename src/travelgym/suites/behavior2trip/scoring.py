@@ -24,6 +24,12 @@ from travelgym.core.answers import is_trial_number
 from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
 from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, run_checks
+from travelgym.suites.behavior2trip.clarify_metrics import (
+    TURNS,
+    add_turns,
+    episode_turns,
+    turns_column,
+)
 from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.judge import JudgeVerdict
 from travelgym.suites.behavior2trip.plan_parse import parse_plan
@@ -188,6 +194,8 @@ def read_answers(
             raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
         entries.append({"instance_id": iid, "trial": trial, "answer": answer})
+        if isinstance(entry.get(TURNS), int):  # RQ1: the clarification turns it took
+            entries[-1][TURNS] = entry[TURNS]
     return entries
 
 
@@ -202,8 +210,8 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any
     if note and notes is not None:
         notes.append(note)
     return [{"instance_id": e["instance_id"], "trial": e.get("trial", 0),
-             "answer": e.get(RUN_ANSWER_FIELD), "judge": (e.get("score") or {}).get("judge")}
-            for e in run.episodes]  # fmt: skip
+             "answer": e.get(RUN_ANSWER_FIELD), "judge": (e.get("score") or {}).get("judge"),
+             TURNS: episode_turns(e)} for e in run.episodes]  # fmt: skip
 
 
 def score_answers(answers: Iterable[dict[str, Any]],
@@ -223,6 +231,7 @@ def score_answers(answers: Iterable[dict[str, Any]],
     errors: list[str] = []
     latest: dict[tuple[str, int], Any] = {}
     stored: dict[tuple[str, int], Any] = {}
+    turns: dict[tuple[str, int], int | None] = {}  # RQ1's clarification turns
     for number, entry in enumerate(answers, start=1):
         iid = entry.get("instance_id", entry.get("task_id")) if isinstance(entry, dict) else None
         if not isinstance(iid, str) or iid not in by_id:
@@ -234,6 +243,7 @@ def score_answers(answers: Iterable[dict[str, Any]],
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
         latest[key] = answer if isinstance(answer, str) else None
         stored[key] = entry.get("judge")
+        turns[key] = entry.get(TURNS)
     pdb, owned = _db(db)
     try:
         results = [score_result(by_id[iid], answer, pdb, trial)
@@ -253,7 +263,7 @@ def score_answers(answers: Iterable[dict[str, Any]],
             verdict = stored.get((r.instance_id, r.trial))
             if isinstance(verdict, dict):
                 r.judge = JudgeVerdict.model_validate(verdict)
-    out = summarize(results)
+    out = add_turns(summarize(results), [turns[key] for key in latest])
     out["errors"] = errors
     return out
 
@@ -261,7 +271,8 @@ def score_answers(answers: Iterable[dict[str, Any]],
 def summarize_run(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     """The score summary of a run (overall and by difficulty) plus run-level counts, from each
     episode's ``score``, ``termination`` and ``p_action``."""
-    summary = summarize([o["score"] for o in outcomes if o["score"] is not None])
+    scored = [o for o in outcomes if o["score"] is not None]
+    summary = add_turns(summarize([o["score"] for o in scored]), [episode_turns(o) for o in scored])
     summary["episodes"] = len(outcomes)
     summary["errors"] = sum(o["termination"] == "error" for o in outcomes)
     invalid = sum((o["p_action"] or 0) < 0 for o in outcomes)
@@ -273,11 +284,13 @@ def format_trips_table(results: dict[str, dict]) -> str:
     """DR, C and UPC micro/macro and Final pass rates by agent and difficulty (percent)."""
     cols = ("DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final")
     head = ("DR", "C micro", "C macro", "UPC micro", "UPC macro", "Final")
+    if turns_column([r["overall"] for r in results.values()]):  # RQ1 runs: the burden too
+        cols, head = (*cols, TURNS), (*head, "Turns")
     lines = [f"{'agent':<22} {'level':<8} {'n':>5} " + " ".join(f"{h:>9}" for h in head)]
     for agent, result in results.items():
         rows = [("all", result["overall"])] + list(result.get("by_difficulty", {}).items())
         for name, agg in rows:
-            values = " ".join(f"{agg.get(c, 0.0):>9.1f}" for c in cols)
+            values = " ".join(f"{agg.get(c) or 0.0:>9.{2 if c == TURNS else 1}f}" for c in cols)
             lines.append(f"{agent:<22} {name:<8} {agg.get('n', 0):>5} {values}")
     return "\n".join(lines)
 
@@ -290,4 +303,8 @@ def format_score_table(result: dict[str, Any]) -> str:
         lines.append(f"{name:<10} {agg['n']:>5} {agg['DR']:>7.1f} {agg['C_micro']:>8.1f} "
                      f"{agg['C_macro']:>8.1f} {agg['UPC_micro']:>10.1f} {agg['UPC_macro']:>10.1f} "
                      f"{agg['final']:>7.1f}")  # fmt: skip
+        if TURNS in agg:  # RQ1: the mean clarification turns (the interaction burden)
+            lines[-1] += f" {agg[TURNS]:>7.2f}"
+    if turns_column([result["overall"]]):
+        lines[0] += f" {'turns':>7}"
     return "\n".join(lines)

@@ -8,7 +8,7 @@ import itertools
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from travelgym.core.suite import (
     AgentFactory,
@@ -21,6 +21,7 @@ from travelgym.core.suite import (
     Suite,
     SuiteOptions,
     SuiteRun,
+    suite_flag,
 )
 from travelgym.suites.behavior2trip.episode import TripEpisode
 
@@ -35,6 +36,43 @@ class TripOptions(SuiteOptions):
     max_steps: int = Field(default=25, ge=1, le=200)
     scale: Literal["small", "full"] = "small"
     judge: str | None = None  # the LLM judge's model (the "LLM" pass rate); None: no judge
+    # RQ1 (docs/behavior2trip/rq1.md): plan without the trajectory, optionally asking a user
+    no_trajectory: bool = suite_flag(
+        False, help="RQ1: withhold the behaviour trajectory (the agent gets only the request; "
+        "the prompt says none is available).", commands=("run",))  # fmt: skip
+    clarify: str | None = suite_flag(
+        None, help="RQ1, with --no-trajectory: let the agent ask a simulated user who knows the "
+        "hidden profile (AskUser tool): 'template', or a MODEL answering at --base-url.",
+        commands=("run",), metavar="USER")  # fmt: skip
+    clarify_turns: int | None = suite_flag(
+        None, help="With --clarify: the most questions the user answers per episode (default 5).",
+        commands=("run",), metavar="N", ge=1, le=50)  # fmt: skip
+
+    @field_validator("clarify")
+    @classmethod
+    def _clarify_needs_no_trajectory(cls, value: str | None, info: Any) -> str | None:
+        if value is not None and not info.data.get("no_trajectory"):
+            raise ValueError("--clarify needs --no-trajectory (RQ1 asks instead of reading the "
+                             "trajectory)")  # fmt: skip
+        if value is not None and not value.strip():
+            raise ValueError("--clarify needs 'template' or a model name")
+        return value
+
+    @field_validator("clarify_turns")
+    @classmethod
+    def _turns_need_clarify(cls, value: int | None, info: Any) -> int | None:
+        if value is not None and info.data.get("clarify") is None:
+            raise ValueError("--clarify-turns applies with --clarify only")
+        return value
+
+    @property
+    def ask_limit(self) -> int | None:
+        """The clarification turn limit (``None``: no clarification)."""
+        if self.clarify is None:
+            return None
+        from travelgym.suites.behavior2trip.clarify import DEFAULT_CLARIFY_TURNS
+
+        return self.clarify_turns or DEFAULT_CLARIFY_TURNS
 
 
 def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale: str = "small"):
@@ -124,16 +162,20 @@ class Behavior2TripRun(SuiteRun):
         self.conn = connect_readonly(db.path)
         self.score_db = PlanDB(self.conn)  # its look-up caches serve every episode
         self.judge = None  # the judge's client, made with the agents' (same endpoint)
+        self.user_client = None  # RQ1's LLM user (--clarify MODEL), on the same endpoint
 
     # a run made before these keys existed was a small-scale run without a judge
     # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
     identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
-                     "instances_version": "1/1.0.0"}  # fmt: skip
+                     "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
+                     "clarify_turns": None}  # fmt: skip
 
     def manifest(self) -> dict[str, Any]:
         return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
                 "max_turns": self.options.max_steps, "db_scale": self.options.scale,
-                "judge": self.options.judge, **versions()}  # fmt: skip
+                "judge": self.options.judge, "no_trajectory": self.options.no_trajectory,
+                "clarify": self.options.clarify, "clarify_turns": self.options.ask_limit,
+                **versions()}  # fmt: skip
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         factory = agent_factory(spec, base_url, client_options, self.options.max_steps)
@@ -144,13 +186,27 @@ class Behavior2TripRun(SuiteRun):
             caps = {k: v for k, v in client_options.items() if k != "default_params"}
             self.judge = make_model_client(self.options.judge, base_url, caps)
             factory.clients.append(self.judge)
+        if self.options.clarify not in (None, "template") and self.user_client is None:
+            from travelgym.runner.specs import make_model_client, user_client_options
+
+            self.user_client = make_model_client(self.options.clarify, base_url,
+                                                 user_client_options(client_options))  # fmt: skip
+            factory.clients.append(self.user_client)
         return factory
 
     async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> TripEpisode:
         from travelgym.suites.behavior2trip.episode import run_trip_episode
 
+        user = None
+        if self.options.clarify is not None:
+            from travelgym.suites.behavior2trip.clarify import SimulatedUser
+
+            user = SimulatedUser(task.profile, self.options.ask_limit, self.user_client,
+                                 self.options.clarify)  # fmt: skip
         episode = await run_trip_episode(task, agent, self.conn, seed=seed, trial=trial,
-                                         score_db=self.score_db)  # fmt: skip
+                                         score_db=self.score_db,
+                                         withhold_trajectory=self.options.no_trajectory,
+                                         user=user)  # fmt: skip
         if self.judge is not None and episode.score is not None:
             from travelgym.suites.behavior2trip.judge import judge_plan
 
@@ -194,7 +250,7 @@ class Behavior2TripSuite(
         return TripOptions(scale=manifest.get("db_scale") or "small")
 
     def options_call_llm(self, options: TripOptions) -> bool:
-        return options.judge is not None
+        return options.judge is not None or options.clarify not in (None, "template")
 
     def build(self, options, seed, data_dir, force=False) -> BuiltData:
         from travelgym.suites.behavior2trip.build import ensure_database
@@ -402,4 +458,5 @@ def read_outcomes(directory: Path) -> list[dict[str, Any]]:
     if not (Path(directory) / EPISODES).exists():
         return []
     run = read_run(directory, Behavior2TripSuite.name, as_dicts=True)
-    return [{k: e.get(k) for k in ("score", "termination", "p_action")} for e in run.episodes]
+    keys = ("score", "termination", "p_action", "trajectory_withheld", "clarification")
+    return [{k: e.get(k) for k in keys} for e in run.episodes]

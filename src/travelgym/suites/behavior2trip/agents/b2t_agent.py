@@ -48,20 +48,21 @@ MEMORY_SENTENCES = (
 )
 
 
-def system_prompt(memory: bool = True) -> str:
+def system_prompt(memory: bool = True, ask_user: bool = False) -> str:
     """Figure 11's prompt; ``memory=False`` (the no-memory ablation) leaves out every mention of
-    the ``<memory>`` module."""
+    the ``<memory>`` module; ``ask_user`` lists RQ1's ``AskUser`` tool."""
     template = PROMPT
     if not memory:
         for sentence in MEMORY_SENTENCES:
             template = template.replace(sentence, "")
-    return template.format(plan_format=plan_format(), tools=tool_listing())
+    return template.format(plan_format=plan_format(), tools=tool_listing(ask_user))
 
 
 def initial_messages(request: TripRequest, memory: bool = True) -> list[dict[str, Any]]:
     """The chat an episode starts from: the system prompt and the task (trajectory and
     instruction) as the first user message."""
-    return [{"role": "system", "content": system_prompt(memory)},
+    ask_user = getattr(request, "ask_limit", 0) > 0  # RQ1's clarification mode
+    return [{"role": "system", "content": system_prompt(memory, ask_user)},
             {"role": "user", "content": user_message(request)}]  # fmt: skip
 
 

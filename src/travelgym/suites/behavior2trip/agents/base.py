@@ -31,11 +31,16 @@ class TripRequest(BaseModel):
     instance_id: str
     instruction: Instruction
     trajectory: list[Action]
+    # RQ1 (docs/behavior2trip/rq1.md): the trajectory withheld (``trajectory`` is then empty)
+    # and how many AskUser questions the simulated user answers (0: no AskUser tool)
+    trajectory_withheld: bool = False
+    ask_limit: int = 0
 
     @classmethod
-    def of(cls, instance: Any) -> TripRequest:
+    def of(cls, instance: Any, withhold: bool = False, ask_limit: int = 0) -> TripRequest:
         return cls(instance_id=instance.instance_id, instruction=instance.instruction,
-                   trajectory=instance.trajectory)  # fmt: skip
+                   trajectory=[] if withhold else instance.trajectory,
+                   trajectory_withheld=withhold, ask_limit=ask_limit)  # fmt: skip
 
 
 class InvalidAction(BaseModel):
@@ -91,6 +96,7 @@ class TripToolSession(ToolSession):
         self.usage = Usage()
         self.llm_calls = 0
         self._repairs: list[Repair] = []
+        self.user: Any = None  # RQ1's simulated user (clarify.enable_clarification)
         self._thought: str | None = None  # begin_step's thought for the step it opens
         # step index -> how many of the step's calls had run when its thought was written
         # (0: before all of them); kept off the episode, read by Chain-of-Action annotation
@@ -104,6 +110,8 @@ class TripToolSession(ToolSession):
         in a worker thread so that other episodes go on meanwhile."""
         if name in OFF_LOOP_TOOLS:
             return await asyncio.to_thread(self.call, name, arguments, call_id)
+        if name == "AskUser" and self.user is not None:  # RQ1: the simulated user answers
+            return await self.user.acall(self, arguments, call_id)
         return self.call(name, arguments, call_id)
 
     def observation_text(self, record: ToolCallRecord) -> str:

@@ -27,14 +27,19 @@ def render_trajectory(actions: list[Action]) -> str:
     return "[\n" + ",\n".join(render_action(a) for a in actions) + "\n]"
 
 
-def tool_listing() -> str:
-    """Figure 11's ``# Tools`` section: name, description and parameters of each tool."""
+def tool_listing(ask_user: bool = False) -> str:
+    """Figure 11's ``# Tools`` section: name, description and parameters of each tool (and
+    RQ1's ``AskUser`` when ``ask_user``: clarification mode only)."""
     lines = []
     for schema in trips_registry().openai_schemas():
         fn = schema["function"]
         entry = {"name": fn["name"], "description": fn["description"].split("\n\n")[0],
                  "parameters": fn["parameters"]}  # fmt: skip
         lines.append(json.dumps(entry, ensure_ascii=False))
+    if ask_user:
+        from travelgym.suites.behavior2trip.clarify import ask_user_listing
+
+        lines.append(ask_user_listing())
     return "\n".join(lines)
 
 
@@ -64,7 +69,17 @@ def plan_format() -> str:
     return PLAN_FORMAT
 
 
+NO_TRAJECTORY = ("Behavior trajectory: none is available for this user; their preferences "
+                 "are unknown.")  # fmt: skip
+ASK_NOTE = ("You may ask the user about their preferences with the AskUser tool, one question "
+            "per call, at most {n} questions; each answer covers only what you ask.")  # fmt: skip
+
+
 def user_message(request) -> str:
-    """The task as Figure 11 ends: the behaviour trajectory, then the instruction."""
+    """The task as Figure 11 ends: the behaviour trajectory, then the instruction (RQ1: a
+    note that no trajectory is available, and how many questions AskUser answers)."""
+    if getattr(request, "trajectory_withheld", False):
+        ask = f"\n{ASK_NOTE.format(n=request.ask_limit)}" if request.ask_limit > 0 else ""
+        return f"{NO_TRAJECTORY}{ask}\n\nInstruction: {request.instruction.text}"
     return (f"Behavior trajectory:\n{render_trajectory(request.trajectory)}\n\n"
             f"Instruction: {request.instruction.text}")  # fmt: skip

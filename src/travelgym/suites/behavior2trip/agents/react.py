@@ -32,8 +32,9 @@ Action: ...
 __all__ = ["PROMPT", "ReactAgent", "ReactStep", "parse_react", "system_prompt"]
 
 
-def system_prompt() -> str:
-    return PROMPT.format(plan_format=plan_format(), tools=tool_listing())
+def system_prompt(ask_user: bool = False) -> str:
+    """The ReAct prompt (``ask_user``: with RQ1's ``AskUser`` tool listed)."""
+    return PROMPT.format(plan_format=plan_format(), tools=tool_listing(ask_user))
 
 
 class ReactAgent:
@@ -48,7 +49,7 @@ class ReactAgent:
         self.name = f"react:{client.model}"
 
     async def solve(self, request: TripRequest, env: TripToolSession) -> str | None:
-        messages = [ChatMessage(role="system", content=system_prompt()),
+        messages = [ChatMessage(role="system", content=system_prompt(request.ask_limit > 0)),
                     ChatMessage(role="user", content=user_message(request))]  # fmt: skip
         return await run_react(self.client, env, messages, self.max_steps, invalid_format,
                                **self.params)  # fmt: skip

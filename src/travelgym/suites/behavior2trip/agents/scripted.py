@@ -83,6 +83,12 @@ class ScriptedTripAgent:
     keep_results = False
 
     async def solve(self, request: TripRequest, env: TripToolSession) -> str:
+        if request.trajectory_withheld:  # RQ1: ask the user (when allowed) instead of inferring
+            from travelgym.suites.behavior2trip.clarify_agent import ask_preferences
+
+            planner = Planner(request, env)
+            planner.prefs = await ask_preferences(request, env)
+            return planner.plan_steps()
         return Planner(request, env).run()
 
 
