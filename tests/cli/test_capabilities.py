@@ -14,11 +14,14 @@ RUNS = Path(__file__).resolve().parents[1] / "golden" / "runs"
 
 
 def test_analyze_refuses_a_suite_without_analyses(tmp_path):
-    run = shutil.copytree(RUNS / "behavior2trip_small", tmp_path / "run")
+    run = tmp_path / "run"  # a TravelPlanner run: the suite is all the refusal reads
+    run.mkdir()
+    (run / "manifest.json").write_text('{"suite": "travelplanner", "agent": "scripted"}')
+    (run / "episodes.jsonl").write_text("")
     result = CliRunner().invoke(main, ["analyze", str(run)])
     assert result.exit_code == 1
     assert result.output.strip() == (
-        "Error: behavior2trip does not support analyze (suites that do: compass)"
+        "Error: travelplanner does not support analyze (suites that do: compass, behavior2trip)"
     )
 
 
