@@ -232,3 +232,13 @@ def test_missing_instance_file_is_a_note(runs, tmp_path, monkeypatch):
     assert run["unknown_length"] == 6 and all(b["n"] == 0 for b in run["length_bins"])
     assert run["summary"]["overall"]["final"] == 50.0
     assert any("no trajectory lengths" in n for n in result["notes"])
+
+
+def test_labels_name_the_rq1_mode_and_stay_unique(tmp_path):
+    from travelgym.suites.behavior2trip.analysis import run_label, run_labels
+
+    rq1 = {"agent": "scripted", "no_trajectory": True, "clarify": "template"}
+    assert run_label(rq1, tmp_path) == "scripted, no trajectory, clarify: template"
+    runs = [{"manifest": {"agent": "scripted"}, "dir": tmp_path / name} for name in "aab"]
+    runs.append({"manifest": {}, "dir": tmp_path / "c"})
+    assert run_labels(runs) == ["scripted (a) #1", "scripted (a) #2", "scripted (b)", "c"]

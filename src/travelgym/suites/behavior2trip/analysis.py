@@ -59,9 +59,20 @@ def load_run(directory: Path) -> dict[str, Any]:
     return {"dir": Path(directory), "manifest": run.manifest, "episodes": run.episodes}
 
 
+def run_label(manifest: dict[str, Any], directory: Path) -> str:
+    """The run's agent (the manifest's; else the directory name) and its RQ1 mode: the
+    trajectory withheld, the clarifying user."""
+    label = str(manifest.get("agent") or directory.name)
+    if manifest.get("no_trajectory"):
+        label += ", no trajectory"
+    if manifest.get("clarify"):
+        label += f", clarify: {manifest['clarify']}"
+    return label
+
+
 def run_labels(runs: list[dict[str, Any]]) -> list[str]:
-    """Each run's agent (the manifest's), made unique by its directory name, then a number."""
-    labels = [str(r["manifest"].get("agent") or r["dir"].name) for r in runs]
+    """Each run's :func:`run_label`, made unique by its directory name, then a number."""
+    labels = [run_label(r["manifest"], r["dir"]) for r in runs]
     labels = [x if labels.count(x) == 1 else f"{x} ({r['dir'].name})"
               for x, r in zip(labels, runs, strict=True)]  # fmt: skip
     seen: dict[str, int] = {}
