@@ -69,5 +69,24 @@ def _instance_files_generated_once(tmp_path_factory):
         return out
 
     instances.generate_files = generate_files
+    # the quality filter (the default set) is a pure function of the same inputs: cached alike
+    import travelgym.suites.behavior2trip.quality_filter as quality_filter
+
+    real_filter = quality_filter.filter_files
+    filtered: dict[tuple, tuple[object, dict]] = {}
+
+    def filter_files(db_path, seed, split, source, out, workers=None):
+        key = (file_key(db_path), seed, split, file_key(source))
+        if key not in filtered:
+            where = cache / f"filtered-{len(filtered)}-{split}.jsonl"
+            filtered[key] = (where, real_filter(db_path, seed, split, source, where, workers))
+        where, written = filtered[key]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        for side in (lambda p: p, quality_filter.qc_path, quality_filter.report_path):
+            shutil.copyfile(side(where), side(out))
+        return written
+
+    quality_filter.filter_files = filter_files
     yield
     instances.generate_files = real
+    quality_filter.filter_files = real_filter

@@ -31,6 +31,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main
 from travelgym.cli.chains import chains  # noqa: E402 - Chain-of-Action annotation
 from travelgym.cli.export import export  # noqa: E402 - training data (SFT export)
+from travelgym.cli.quality import quality  # noqa: E402 - quality control of tasks
 from travelgym.cli.running import run  # noqa: E402
 from travelgym.cli.scoring import score  # noqa: E402
 from travelgym.cli.train import train  # noqa: E402 - GRPO / SFT (the train extra)
@@ -41,6 +42,7 @@ main.add_command(score)
 analysis.register(main)
 main.add_command(chains)
 main.add_command(export)
+main.add_command(quality)
 main.add_command(train)
 
 if __name__ == "__main__":  # pragma: no cover

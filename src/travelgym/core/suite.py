@@ -439,12 +439,42 @@ class ChainAnnotation(ABC):
         :attr:`Suite.sft_filters` that were given); a bad file is a ``ValueError`` naming it."""
 
 
+class QualityControl(ABC):
+    """Capability: quality control of the suite's generated tasks (``travelgym quality``): an
+    automatic stage (a rule or LLM backend scoring each task and giving an operation code),
+    applying the codes into a filtered task set, and a human stage (a sheet and its summary)."""
+
+    @abstractmethod
+    def quality_assess(self, out: Path, *, backend: str, split: str, limit: int | None,
+                       chains: Path | None, data_dir: Path | None, scale: str, db_seed: int,
+                       base_url: str | None, concurrency: int) -> dict[str, Any]:  # fmt: skip
+        """Judge the tasks with ``backend`` (``rules`` or a model) into the QC file ``out``."""
+
+    @abstractmethod
+    def quality_apply(self, qc: Path, out_dir: Path, *, data_dir: Path | None) -> dict[str, Any]:
+        """Apply a QC file's codes: the filtered task files and a report in ``out_dir``."""
+
+    @abstractmethod
+    def quality_sheet(self, qc: Path, out: Path, *, sample: int, seed: int,
+                      data_dir: Path | None) -> str:  # fmt: skip
+        """Write a reviewers' sheet of a stratified sample; return a one-line summary."""
+
+    @abstractmethod
+    def quality_summary(self, sheet: Path) -> dict[str, Any]:
+        """Agreement and kappa of a filled sheet."""
+
+    @abstractmethod
+    def format_quality(self, kind: str, result: dict[str, Any]) -> str:
+        """A result of ``assess``, ``apply`` or ``summarize`` as text."""
+
+
 CAPABILITIES: dict[str, type] = {
     "solve": ExactGroundTruth,
     "ingest": RawIngest,
     "generate-tasks": TaskGeneration,
     "analyze": RunAnalysis,
     "annotate": Annotation,
+    "quality": QualityControl,
     "chains": ChainAnnotation,
 }
 

@@ -66,10 +66,15 @@ def test_files_and_manifests(built, trips_database):
         assert meta["generator_version"] == INSTANCE_GENERATOR_VERSION
         assert meta["db_content_hash"] == trips_database.metadata["content_hash"]
         assert meta["seed"] == 2024 and meta["split"] == split
-        assert "trajectory" not in meta["rejections"]  # the generator never wrote a bad one
-        assert meta["rejections"]["drawn"] >= 3 * per
+        # the default set is quality-filtered from the unfiltered one (test_quality.py)
+        raw = read_manifest(instances_path(split, trips_database.path.parent.parent,
+                                           instances="unfiltered"))  # fmt: skip
+        assert meta["instances"] == "filtered" and meta["unfiltered_sha256"] == raw["sha256"]
+        assert raw["count"] == 3 * per and raw["instances"] == "unfiltered"
+        assert "trajectory" not in raw["rejections"]  # the generator never wrote a bad one
+        assert raw["rejections"]["drawn"] >= 3 * per
         # requests without a witness plan were drawn again (the data make some unpassable)
-        assert meta["rejections"]["witness"] > 0
+        assert raw["rejections"]["witness"] > 0
 
 
 def test_all_11400_trajectories_validate(built, catalog):

@@ -3,8 +3,10 @@ trajectory + hidden profile + instruction, as versioned JSONL files with manifes
 
 Every instance is drawn from its own generator keyed by ``(seed, split, difficulty, index)``, so
 the files are identical for the same seed, generator version and database. Files live under
-``<data dir>/behavior2trip/instances-<scale>-v<format version>-<split>.jsonl`` (one set per
-database scale and instance format, so building one never clobbers another) with a
+``<data dir>/behavior2trip/instances-<scale>-v<format version>-<split>.jsonl`` (the default,
+quality-filtered set: :mod:`.quality_filter`; the unfiltered set it is drawn from is
+``...-<split>-unfiltered.jsonl``; one set per database scale and instance format, so building
+one never clobbers another) with a
 ``.manifest.json`` (sha256, versions, seed, database content hash, rejection counts and the
 Table 2 statistics).
 """
@@ -47,7 +49,10 @@ from travelgym.suites.behavior2trip.profiles import (
 )
 
 INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
-INSTANCE_GENERATOR_VERSION = "2.0.0"  # 2.0.0: requests without a witness are drawn again
+# 2.0.0: requests without a witness are drawn again; 2.1.0: the default set is filtered by the
+# automatic quality control (quality_filter.py), the unfiltered one is its own file
+INSTANCE_GENERATOR_VERSION = "2.1.0"
+INSTANCE_SETS = ("filtered", "unfiltered")
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
 SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
@@ -292,10 +297,14 @@ def _can_fork() -> bool:
 
 
 def instances_path(split: str, data_dir: str | os.PathLike[str] | None = None,
-                   scale: str = "small") -> Path:  # fmt: skip
+                   scale: str = "small", instances: str = "filtered") -> Path:  # fmt: skip
     """Where the instances of ``split`` for a database of ``scale`` live (the name carries the
-    scale and :data:`INSTANCE_FORMAT_VERSION`)."""
-    name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}-{split}.jsonl"
+    scale and :data:`INSTANCE_FORMAT_VERSION`); ``instances``: the default quality-filtered
+    set or the ``unfiltered`` one (``...-<split>-unfiltered.jsonl``)."""
+    if instances not in INSTANCE_SETS:
+        raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
+    tail = "-unfiltered" if instances == "unfiltered" else ""
+    name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}-{split}{tail}.jsonl"
     return suite_dir(SUITE, data_dir) / name
 
 
@@ -318,22 +327,43 @@ def _expected(db, seed: int, split: str) -> dict[str, Any]:
 
 def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
                      seed: int = DEFAULT_INSTANCE_SEED, force: bool = False,
-                     workers: int | None = None,
-                     splits: Sequence[str] = tuple(SPLITS)) -> dict[str, Path]:  # fmt: skip
+                     workers: int | None = None, splits: Sequence[str] = tuple(SPLITS),
+                     instances: str = "filtered") -> dict[str, Path]:  # fmt: skip
     """Write the instance files of ``splits`` (default: train and test) for the database ``db``
     (an object with ``.path`` and ``.metadata``, as ``ensure_database`` returns; its scale names
     the files) unless current files (same versions, seed and database content hash, intact
     sha256) exist. Returns split -> path for ``splits``. A split is generated on its own, so
-    asking for ``("test",)`` never generates the 9,000 train instances."""
+    asking for ``("test",)`` never generates the 9,000 train instances.
+
+    ``instances="filtered"`` (the default set) also writes the unfiltered file it is filtered
+    from (:mod:`~travelgym.suites.behavior2trip.quality_filter`); its manifest records the QC
+    backend, the counts per operation code and the unfiltered file's sha256."""
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:
         raise ValueError(f"unknown split(s): {', '.join(unknown)} (choose train or test)")
-    paths = {split: instances_path(split, data_dir, scale_of(db)) for split in splits}
-    todo = [s for s, p in paths.items() if force or not _is_current(p, _expected(db, seed, s))]
+    if instances not in INSTANCE_SETS:
+        raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
+    scale = scale_of(db)
+    raw = {split: instances_path(split, data_dir, scale, "unfiltered") for split in splits}
+    expected = {s: {**_expected(db, seed, s), "instances": "unfiltered"} for s in splits}
+    todo = [s for s, p in raw.items() if force or not _is_current(p, expected[s])]
     if todo:
-        written = generate_files(db.path, seed, todo, paths, workers)
+        written = generate_files(db.path, seed, todo, raw, workers)
         for split in todo:
-            write_manifest(paths[split], {**_expected(db, seed, split), **written[split]})
+            write_manifest(raw[split], {**expected[split], **written[split]})
+    if instances == "unfiltered":
+        return raw
+    from travelgym.suites.behavior2trip.quality import RULES_VERSION
+    from travelgym.suites.behavior2trip.quality_filter import filter_files
+
+    paths = {split: instances_path(split, data_dir, scale) for split in splits}
+    for split, path in paths.items():
+        want = {**_expected(db, seed, split), "instances": "filtered", "qc_backend": "rules",
+                "qc_rules_version": RULES_VERSION,
+                "unfiltered_sha256": read_manifest(raw[split])["sha256"]}  # fmt: skip
+        if force or split in todo or not _is_current(path, want):
+            written = filter_files(db.path, seed, split, raw[split], path, workers)
+            write_manifest(path, {**want, **written})
     return paths
 
 

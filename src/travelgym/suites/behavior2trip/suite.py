@@ -16,6 +16,7 @@ from travelgym.core.suite import (
     BuiltData,
     ChainAnnotation,
     ProgressTally,
+    QualityControl,
     RunAnalysis,
     SftFilter,
     Suite,
@@ -36,6 +37,10 @@ class TripOptions(SuiteOptions):
     max_steps: int = Field(default=25, ge=1, le=200)
     scale: Literal["small", "full"] = "small"
     judge: str | None = None  # the LLM judge's model (the "LLM" pass rate); None: no judge
+    instances: Literal["filtered", "unfiltered"] = suite_flag(
+        "filtered", help="Instance set: the default one filtered by the automatic quality "
+        "control, or the unfiltered one it is drawn from (docs/behavior2trip/quality.md).",
+        commands=("run", "tasks", "score"))  # fmt: skip
     # RQ1 (docs/behavior2trip/rq1.md): plan without the trajectory, optionally asking a user
     no_trajectory: bool = suite_flag(
         False, help="RQ1: withhold the behaviour trajectory (the agent gets only the request; "
@@ -75,9 +80,11 @@ class TripOptions(SuiteOptions):
         return self.clarify_turns or DEFAULT_CLARIFY_TURNS
 
 
-def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale: str = "small"):
+def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale: str = "small",
+               instances: str = "filtered"):  # fmt: skip
     """(database, instances of ``split``, the instance file's sha256) at database ``scale``,
-    built when missing (only this split's instances are generated)."""
+    built when missing (only this split's instances are generated); ``instances``: the
+    filtered (default) or unfiltered set."""
     from travelgym.datafiles import read_manifest
     from travelgym.suites.behavior2trip.build import ensure_database
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
@@ -85,7 +92,7 @@ def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: choose train or test")
     db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
-    path = ensure_instances(db, data_dir, splits=(split,))[split]
+    path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
     return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
 
 
@@ -155,7 +162,8 @@ class Behavior2TripRun(SuiteRun):
         from travelgym.db import connect_readonly
         from travelgym.suites.behavior2trip.checks import PlanDB
 
-        db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale)
+        db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale,
+                                        options.instances)  # fmt: skip
         self.options = options
         self.tasks = select_instances(instances, task_ids, options.difficulty, limit)
         self.db_path, self.db_hash, self.tasks_sha256 = db.path, db.metadata["content_hash"], sha
@@ -168,14 +176,14 @@ class Behavior2TripRun(SuiteRun):
     # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
     identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
                      "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
-                     "clarify_turns": None}  # fmt: skip
+                     "clarify_turns": None, "instances": "unfiltered"}  # fmt: skip
 
     def manifest(self) -> dict[str, Any]:
         return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
                 "max_turns": self.options.max_steps, "db_scale": self.options.scale,
                 "judge": self.options.judge, "no_trajectory": self.options.no_trajectory,
                 "clarify": self.options.clarify, "clarify_turns": self.options.ask_limit,
-                **versions()}  # fmt: skip
+                "instances": self.options.instances, **versions()}  # fmt: skip
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         factory = agent_factory(spec, base_url, client_options, self.options.max_steps)
@@ -221,6 +229,7 @@ class Behavior2TripRun(SuiteRun):
 class Behavior2TripSuite(
     Suite,
     ChainAnnotation,
+    QualityControl,
     RunAnalysis,
 ):
     """Behavior2Trip (behaviour-aware personalised trip planning)."""
@@ -247,7 +256,8 @@ class Behavior2TripSuite(
     tools_run_code = True  # the Python tool
 
     def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
-        return TripOptions(scale=manifest.get("db_scale") or "small")
+        return TripOptions(scale=manifest.get("db_scale") or "small",
+                           instances=manifest.get("instances") or "filtered")  # fmt: skip
 
     def options_call_llm(self, options: TripOptions) -> bool:
         return options.judge is not None or options.clarify not in (None, "template")
@@ -303,7 +313,8 @@ class Behavior2TripSuite(
     def list_tasks(self, options: TripOptions, data_dir: Path | None = None) -> list[Any]:
         from travelgym.suites.behavior2trip.listing import public_record
 
-        _, instances, _ = load_split(options.split, data_dir=data_dir, scale=options.scale)
+        _, instances, _ = load_split(options.split, data_dir=data_dir, scale=options.scale,
+                                     instances=options.instances)  # fmt: skip
         # the public view only: the hidden profile is the answer key of the checks
         return [public_record(x) for x in instances if options.difficulty in (None, x.difficulty)]
 
@@ -448,6 +459,35 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.chains import chain_examples
 
         return chain_examples(path, min_score, data_dir, **filters)
+
+    # quality control (docs/behavior2trip/quality.md)
+    def quality_assess(self, out, *, backend, split, limit, chains, data_dir, scale, db_seed,
+                       base_url, concurrency) -> dict[str, Any]:  # fmt: skip
+        from travelgym.suites.behavior2trip.quality_run import assess
+
+        return assess(out, backend=backend, split=split, limit=limit, chains=chains,
+                      data_dir=data_dir, scale=scale, db_seed=db_seed, base_url=base_url,
+                      concurrency=concurrency)  # fmt: skip
+
+    def quality_apply(self, qc, out_dir, *, data_dir) -> dict[str, Any]:
+        from travelgym.suites.behavior2trip.quality_run import apply
+
+        return apply(qc, out_dir, data_dir=data_dir)
+
+    def quality_sheet(self, qc, out, *, sample, seed, data_dir) -> str:
+        from travelgym.suites.behavior2trip.quality_run import sheet
+
+        return sheet(qc, out, sample=sample, seed=seed, data_dir=data_dir)
+
+    def quality_summary(self, sheet: Path) -> dict[str, Any]:
+        from travelgym.suites.behavior2trip.quality_sheet import read_sheet, summarize_rows
+
+        return summarize_rows(read_sheet(sheet))
+
+    def format_quality(self, kind: str, result: dict[str, Any]) -> str:
+        from travelgym.suites.behavior2trip.quality_run import format_result
+
+        return format_result(kind, result)
 
 
 def read_outcomes(directory: Path) -> list[dict[str, Any]]:
