@@ -216,6 +216,14 @@ def test_no_episodes_older_checks_and_mixed_runs_are_one_line_errors(runs, data_
     result = json.loads(out)
     assert any("mixed task sets" in n for n in result["notes"])
     assert all("episodes" not in run for run in result["runs"].values())
+    broken = write_run(tmp_path / "broken", "scripted", RUNS["full"][1])
+    lines = (broken / "episodes.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["score"] = {"delivered": "perhaps"}
+    (broken / "episodes.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    code, out = analyze([broken], data_dir, monkeypatch)
+    assert code == 1 and len(out.strip().splitlines()) == 1, out
+    assert "episode 'b2t-test-easy-0000#0' stores a score that is not a Behavior2Trip" in out
     compass = tmp_path / "compass"
     compass.mkdir()
     (compass / "manifest.json").write_text(json.dumps({"suite": "compass", "agent": "x"}))

@@ -149,17 +149,27 @@ def length_bins(rows: list[InstanceResult], lengths: list[int | None]) -> list[d
     return out
 
 
+def stored_result(directory: Path, episode: dict[str, Any]) -> InstanceResult:
+    """The score an episode stored, as an :class:`InstanceResult`; ``ValueError`` naming the run
+    and the episode when it is not one."""
+    try:
+        return InstanceResult.model_validate(episode["score"])
+    except ValueError as exc:
+        first = str(exc).splitlines()
+        raise ValueError(f"{directory}: episode {episode.get('episode_id')!r} stores a score that "
+                         f"is not a Behavior2Trip verdict ({' '.join(first[:3])})") from None  # fmt: skip
+
+
 def analyze_run(run: dict[str, Any], lengths: dict[tuple[str, str, str], int]) -> dict[str, Any]:
     """One run's analysis: its summary (``summarize_run`` without the per-answer list), check
     rates, length bins and one feature row per episode."""
     manifest = run["manifest"]
     scale = manifest.get("db_scale") or "small"
     episodes = run["episodes"]
-    outcomes = [{k: e.get(k) for k in OUTCOME_KEYS} for e in episodes]
-    summary = summarize_run(outcomes)
-    summary.pop("instances", None)
     scored = [e for e in episodes if e.get("score") is not None]
-    rows = [InstanceResult.model_validate(e["score"]) for e in scored]
+    rows = [stored_result(run["dir"], e) for e in scored]
+    summary = summarize_run([{k: e.get(k) for k in OUTCOME_KEYS} for e in episodes])
+    summary.pop("instances", None)
     split_of = [e.get("split") or manifest.get("split") or "test" for e in scored]
     n_actions = [
         lengths.get((scale, s, r.instance_id)) for s, r in zip(split_of, rows, strict=True)
