@@ -91,7 +91,10 @@ def parse_reply(text: str | None) -> dict[str, Any]:
     """Scores, reasons, operation and corrected preferences from a reply. Raises ``ValueError``
     on anything else (no JSON object, a missing or non-0/1 score, an unknown code, a
     ``correct_preference`` without preferences)."""
-    value = extract_json(text or "")
+    try:
+        value = extract_json(text or "")
+    except ValueError:
+        value = None
     if not isinstance(value, dict):
         raise ValueError("the reply is not a JSON object")
     scores, reasons = value.get("scores"), value.get("reasons") or {}
