@@ -214,7 +214,9 @@ def annotate_chains(annotator_spec: str, out: Path, options: Any, *,
 
     annotator, clients = make_annotator(annotator_spec, base_url, client_options,
                                         options.max_steps)  # fmt: skip
-    db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale)
+    # the instance set (the quality-filtered default or the unfiltered one) where it is an option
+    chosen_set = {"instances": options.instances} if hasattr(options, "instances") else {}
+    db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale, **chosen_set)
     try:
         chosen = select_instances(instances, task_ids, options.difficulty, limit)
     except ValueError as exc:
@@ -227,7 +229,7 @@ def annotate_chains(annotator_spec: str, out: Path, options: Any, *,
     meta = {"suite": "behavior2trip", "annotator": annotator.name, "split": options.split,
             "difficulty": options.difficulty, "db_scale": options.scale, "db_seed": db_seed,
             "db_content_hash": db.metadata.get("content_hash"), "instances_sha256": sha,
-            "max_steps": options.max_steps, **versions()}  # fmt: skip
+            "max_steps": options.max_steps, **chosen_set, **versions()}  # fmt: skip
     write_chains(records, out, meta)
     violations: Counter = Counter(v for r in records for v in r.violations)
     return {"out": str(out), "annotator": annotator.name, "split": options.split,

@@ -215,7 +215,9 @@ def _instances_of(meta: dict[str, Any], path: Path, data_dir: Path | None) -> di
     from travelgym.suites.behavior2trip.suite import load_split
 
     split, scale = meta.get("split", "train"), meta.get("db_scale", "small")
-    _, instances, sha = load_split(split, int(meta.get("db_seed", 0)), data_dir, scale)
+    chosen_set = {"instances": meta["instances"]} if "instances" in meta else {}
+    _, instances, sha = load_split(split, int(meta.get("db_seed", 0)), data_dir, scale,
+                                   **chosen_set)  # fmt: skip
     want = meta.get("instances_sha256")
     if want and sha != want:
         raise ChainsFileError(f"{path}: annotated on another {split} instance file (sha256 "
