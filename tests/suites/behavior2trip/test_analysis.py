@@ -72,7 +72,7 @@ def write_run(directory: Path, agent: str, codes: list[str], *, judge: dict | No
     manifest = {"suite": "behavior2trip", "agent": agent, "split": "test", "db_scale": "small",
                 "db_seed": 0, "db_content_hash": "h", "tasks_sha256": "s", "seed": 0,
                 "trials": 1, "task_ids": task_ids or list(INSTANCES), "judge": None,
-                "checks_version": checks_version, "instances_version": "2/2.0.0",
+                "instances": "filtered", "checks_version": checks_version, "instances_version": "2/2.0.0",
                 "max_turns": 25, "user": None, "difficulty": None, "generation": {}}  # fmt: skip
     if judge:
         manifest["judge"] = "judge-model"
@@ -232,7 +232,7 @@ def test_no_episodes_older_checks_and_mixed_runs_are_one_line_errors(runs, data_
     assert code == 1 and "cannot mix" in out and len(out.strip().splitlines()) == 1
 
 
-def test_missing_instance_file_is_a_note(runs, tmp_path, monkeypatch):
+def test_missing_instance_file_is_a_note(runs, data_dir, tmp_path, monkeypatch):
     code, out = analyze([runs[0], "--json"], tmp_path / "nothing", monkeypatch)
     assert code == 0, out
     result = json.loads(out)
@@ -240,6 +240,18 @@ def test_missing_instance_file_is_a_note(runs, tmp_path, monkeypatch):
     assert run["unknown_length"] == 6 and all(b["n"] == 0 for b in run["length_bins"])
     assert run["summary"]["overall"]["final"] == 50.0
     assert any("no trajectory lengths" in n for n in result["notes"])
+    # a run from before instance sets ran on what is now the unfiltered set: that file is read
+    old = write_run(tmp_path / "old", "scripted", RUNS["full"][1])
+    manifest = json.loads((old / "manifest.json").read_text())
+    del manifest["instances"]
+    (old / "manifest.json").write_text(json.dumps(manifest))
+    code, out = analyze([old, "--json"], data_dir, monkeypatch)
+    notes = json.loads(out)["notes"]
+    unfiltered = instances_path("test", data_dir, "small", "unfiltered")
+    assert [n for n in notes if "trajectory" in n] == [
+        f"no trajectory lengths for the small test split (unfiltered): {unfiltered} does not "
+        "exist (`travelgym run behavior2trip` with this data directory writes it)"
+    ]
 
 
 def test_labels_name_the_rq1_mode_and_stay_unique(tmp_path):

@@ -5,8 +5,8 @@ table (:mod:`~travelgym.suites.behavior2trip.analysis_table`).
 
 Scores are never recomputed: every figure aggregates the scores the episodes stored, through
 :mod:`~travelgym.suites.behavior2trip.scoring` (``summarize_run``, ``aggregate``). Trajectory
-lengths come from the installed instance files of each run's split and database scale (only the
-lines of the runs' instances are parsed; nothing is generated here).
+lengths come from the installed instance files of each run's split, database scale and instance
+set (only the lines of the runs' instances are parsed; nothing is generated here).
 """
 
 from __future__ import annotations
@@ -83,35 +83,48 @@ def run_labels(runs: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def instance_set(manifest: dict[str, Any]) -> tuple[str, str]:
+    """``(database scale, instance set)`` a run drew its instances from; a manifest written
+    before instance sets existed ran on what is now the unfiltered set."""
+    return manifest.get("db_scale") or "small", manifest.get("instances") or "unfiltered"
+
+
 def trajectory_lengths(runs: list[dict[str, Any]], data_dir: Path | None,
-                       notes: list[str]) -> dict[tuple[str, str, str], int]:  # fmt: skip
-    """``(scale, split, instance_id) -> number of behaviour actions`` of every instance the runs
-    used, read from the installed instance files; what cannot be found goes to ``notes``."""
+                       notes: list[str]) -> dict[tuple[str, str, str, str], int]:  # fmt: skip
+    """``(scale, instance set, split, instance_id) -> number of behaviour actions`` of every
+    instance the runs used, read from the installed instance files; what cannot be found goes
+    to ``notes``."""
     from travelgym.suites.behavior2trip.instances import instances_path, read_instances
 
-    wanted: dict[tuple[str, str], set[str]] = {}
+    wanted: dict[tuple[str, str, str], set[str]] = {}
     for run in runs:
-        scale = run["manifest"].get("db_scale") or "small"
+        scale, which = instance_set(run["manifest"])
         for e in run["episodes"]:
             split = e.get("split") or run["manifest"].get("split") or "test"
-            wanted.setdefault((scale, split), set()).add(e.get("instance_id") or e["task_id"])
-    out: dict[tuple[str, str, str], int] = {}
-    for (scale, split), ids in sorted(wanted.items()):
-        path = instances_path(split, data_dir, scale)
+            wanted.setdefault((scale, which, split), set()).add(
+                e.get("instance_id") or e["task_id"]
+            )
+    out: dict[tuple[str, str, str, str], int] = {}
+    for (scale, which, split), ids in sorted(wanted.items()):
+        name = f"{scale} {split} split ({which})"
+        try:
+            path = instances_path(split, data_dir, scale, which)
+        except ValueError as exc:  # an instance set this travelgym does not know
+            notes.append(f"no trajectory lengths for the {name}: {exc}")
+            continue
         if not path.exists():
-            notes.append(f"no trajectory lengths for the {scale} {split} split: {path} does not "
-                         "exist (`travelgym run behavior2trip` with this data directory "
-                         "writes it)")  # fmt: skip
+            notes.append(f"no trajectory lengths for the {name}: {path} does not exist "
+                         "(`travelgym run behavior2trip` with this data directory writes it)")  # fmt: skip
             continue
         try:
             for x in read_instances(path, ids):
-                out[(scale, split, x.instance_id)] = len(x.trajectory)
+                out[(scale, which, split, x.instance_id)] = len(x.trajectory)
         except ValueError as exc:
             notes.append(f"no trajectory lengths from {path}: {str(exc).splitlines()[0]}")
             continue
-        missing = sorted(i for i in ids if (scale, split, i) not in out)
+        missing = sorted(i for i in ids if (scale, which, split, i) not in out)
         if missing:
-            notes.append(f"{len(missing)} instance(s) of the {scale} {split} split not in {path}: "
+            notes.append(f"{len(missing)} instance(s) of the {name} not in {path}: "
                          f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")  # fmt: skip
     return out
 
@@ -160,11 +173,12 @@ def stored_result(directory: Path, episode: dict[str, Any]) -> InstanceResult:
                          f"is not a Behavior2Trip verdict ({' '.join(first[:3])})") from None  # fmt: skip
 
 
-def analyze_run(run: dict[str, Any], lengths: dict[tuple[str, str, str], int]) -> dict[str, Any]:
+def analyze_run(run: dict[str, Any],
+                lengths: dict[tuple[str, str, str, str], int]) -> dict[str, Any]:  # fmt: skip
     """One run's analysis: its summary (``summarize_run`` without the per-answer list), check
     rates, length bins and one feature row per episode."""
     manifest = run["manifest"]
-    scale = manifest.get("db_scale") or "small"
+    scale, which = instance_set(manifest)
     episodes = run["episodes"]
     scored = [e for e in episodes if e.get("score") is not None]
     rows = [stored_result(run["dir"], e) for e in scored]
@@ -172,7 +186,7 @@ def analyze_run(run: dict[str, Any], lengths: dict[tuple[str, str, str], int]) -
     summary.pop("instances", None)
     split_of = [e.get("split") or manifest.get("split") or "test" for e in scored]
     n_actions = [
-        lengths.get((scale, s, r.instance_id)) for s, r in zip(split_of, rows, strict=True)
+        lengths.get((scale, which, s, r.instance_id)) for s, r in zip(split_of, rows, strict=True)
     ]
     feature_rows = [{"instance_id": r.instance_id, "trial": r.trial, "difficulty": r.difficulty,
                      "actions": n, "delivered": r.delivered, "final": r.final,
@@ -182,7 +196,7 @@ def analyze_run(run: dict[str, Any], lengths: dict[tuple[str, str, str], int]) -
                     for r, n in zip(rows, n_actions, strict=True)]  # fmt: skip
     return {
         "dir": str(run["dir"]), "agent": manifest.get("agent"), "split": manifest.get("split"),
-        "db_scale": scale, "judge": manifest.get("judge"),
+        "db_scale": scale, "instances": which, "judge": manifest.get("judge"),
         "checks_version": str(manifest.get("checks_version") or "1"),
         "unscored": len(episodes) - len(scored), "summary": summary,
         "checks": check_rates(rows), "length_bins": length_bins(rows, n_actions),
