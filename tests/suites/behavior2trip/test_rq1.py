@@ -30,9 +30,9 @@ N = 60
 METRICS = ("DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final")
 MODES = {"with": (), "without": ("--no-trajectory",),
          "clarify": ("--no-trajectory", "--clarify", "template")}  # fmt: skip
-ASK = ('<think>no trajectory: I ask</think><tool_call>{"name": "AskUser", "arguments": '
-       '{"question": "What hotel star level do you want?"}}</tool_call><tool_call>{"name": '
-       '"AskUser", "arguments": {"question": "What cuisine do you like?"}}</tool_call>')  # fmt: skip
+CALL = '<tool_call>{{"name": "AskUser", "arguments": {{"question": "{}"}}}}</tool_call>'
+ASK = ("<think>no trajectory: I ask</think>" + CALL.format("What hotel star level do you want?")
+       + CALL.format("What cuisine do you like?"))  # fmt: skip
 ANSWER = "<think>done</think><answer>[]</answer>"
 
 
@@ -179,9 +179,10 @@ def test_b2t_agent_runs_with_without_and_with_clarification(data_dir, tmp_path):
     its prompt only in clarification mode, each answered question is a turn, every metric and
     the turns are reported."""
     with FakeOpenAIServer(responder=_agent) as server:
-        out = {mode: _summary(_run(data_dir, tmp_path / mode, "b2t:agent-model", "--limit",
-                                   str(N), "--base-url", server.base_url, *flags), "b2t:agent-model")
-               for mode, flags in MODES.items()}  # fmt: skip
+        runs = {mode: _run(data_dir, tmp_path / mode, "b2t:agent-model", "--limit", str(N),
+                           "--base-url", server.base_url, *flags)
+                for mode, flags in MODES.items()}  # fmt: skip
+        out = {mode: _summary(result, "b2t:agent-model") for mode, result in runs.items()}
         requests = list(server.requests)
     for summary in out.values():
         assert summary["overall"]["n"] == N and all(m in summary["overall"] for m in METRICS)
@@ -195,8 +196,8 @@ def test_b2t_agent_runs_with_without_and_with_clarification(data_dir, tmp_path):
                for m in with_ask)  # fmt: skip
     assert sum("Behavior trajectory:\n[" in m[1]["content"] for m in firsts) == N
     episode = _episodes(tmp_path / "clarify" / "b2t-agent-model")[0]
-    assert [x["topics"] for x in episode["clarification"]["exchanges"]] == [["hotel_star"],
-                                                                            ["cuisine"]]  # fmt: skip
+    topics = [x["topics"] for x in episode["clarification"]["exchanges"]]
+    assert topics == [["hotel_star"], ["cuisine"]]
     assert "Hotel class:" in episode["steps"][0]["observation"]
 
 

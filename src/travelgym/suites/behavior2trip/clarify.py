@@ -45,8 +45,9 @@ def _values(getter: Callable[[Any], Any]) -> Callable[[Any], list[str]]:
 # words of the answers avoid every vocabulary value (the property test checks it), so an answer
 # names only the values of the topics asked about.
 TOPICS: dict[str, tuple[str, str, Callable[[Any], list[str]]]] = {
-    "hotel_star": ("Hotel class", r"\bstars?\b|\bstar[- ]?(rating|level)|\bhotel (class|level|grade|"
-                   r"type|standard)|\b(kind|type|class) of (hotel|accommodation)|\bhomestay",
+    "hotel_star": ("Hotel class", r"\bstars?\b|\bstar[- ]?(rating|level)|"
+                   r"\bhotel (class|level|grade|type|standard)|"
+                   r"\b(kind|type|class) of (hotel|accommodation)|\bhomestay",
                    _values(lambda p: p.hotel_preferences.star_requirement)),
     "hotel_facilities": ("Hotel must-haves", r"\bfacilit|\bamenit|\bwi-?fi\b|\bparking\b|\bgym\b|"
                          r"\bswimming\b|\bpool\b|\bbathroom",
@@ -56,7 +57,8 @@ TOPICS: dict[str, tuple[str, str, Callable[[Any], list[str]]]] = {
                          _values(lambda p: p.attraction_preferences.preferred_attraction_types)),
     "walking_tolerance": ("How far I go on foot", r"\bwalk|\bhow far\b|\bon foot\b|\bhik(e|ing)\b",
                           _values(lambda p: p.attraction_preferences.walking_tolerance)),
-    "cuisine": ("Food I like", r"\bcuisines?\b|\bfoods?\b|\bdish(es)?\b|\beat(ing)?\b|\bflavou?rs?\b",
+    "cuisine": ("Food I like", r"\bcuisines?\b|\bfoods?\b|\bdish(es)?\b|\beat(ing)?\b|"
+                r"\bflavou?rs?\b",
                 _values(lambda p: p.dining_requirements.cuisine_preferences)),
     "price_level": ("What I spend per meal", r"\bprice (level|range)|\bper person\b|\bper meal\b|"
                     r"\b(meal|dining|restaurant) (price|budget|cost|spend)|\bexpensive\b|\bcheap\b|"
@@ -71,7 +73,8 @@ TOPICS: dict[str, tuple[str, str, Callable[[Any], list[str]]]] = {
                        _values(lambda p: p.transportation_preferences.intercity_transport)),
     "intracity_mode": ("Inside a city I get around by", r"\bintracity\b|\b(within|inside|around) "
                        r"(the |a )?city\b|\blocal (transport|travel)|\bget(ting)? around\b|"
-                       r"\btaxis?\b|\bsubway\b|\bmetro\b|\bride[- ]?(sharing|hailing)\b|\bbus(es)?\b",
+                       r"\btaxis?\b|\bsubway\b|\bmetro\b|\bride[- ]?(sharing|hailing)\b|"
+                       r"\bbus(es)?\b",
                        _values(lambda p: p.transportation_preferences.intracity_transport)),
     "seat_class": ("Seat class", r"\bseats?\b|\bcabin\b|\b(business|economy|first|second|travel) "
                    r"class\b", _values(lambda p: p.transportation_preferences.seat_class)),
@@ -159,8 +162,8 @@ class SimulatedUser:
         """Serve one ``AskUser`` call: validated, counted, answered (never raises)."""
         question = arguments.get("question") if isinstance(arguments, dict) else None
         if not isinstance(question, str) or not question.strip():
-            return ToolResult.failure(ASK_USER, ErrorCategory.PARAMETER,
-                                      "AskUser needs one parameter 'question' (a non-empty text)")  # fmt: skip
+            message = "AskUser needs one parameter 'question' (a non-empty text)"
+            return ToolResult.failure(ASK_USER, ErrorCategory.PARAMETER, message)
         question = question.strip()[:MAX_QUESTION_CHARS]
         if self.log.turns >= self.log.limit:
             message = (f"the clarification limit of {self.log.limit} questions is reached; plan "
@@ -176,8 +179,9 @@ class SimulatedUser:
         self.log.turns += 1
         self.log.exchanges.append(Exchange(turn=self.log.turns, question=question, answer=reply,
                                            topics=topics))  # fmt: skip
+        left = self.log.limit - self.log.turns
         return ToolResult.success(ASK_USER, {"answer": reply, "turn": self.log.turns,
-                                             "turns_left": self.log.limit - self.log.turns})  # fmt: skip
+                                             "turns_left": left})  # fmt: skip
 
     async def acall(self, env: Any, arguments: Any, call_id: str | None = None) -> Any:
         """Run an ``AskUser`` call in ``env`` (a tool session) and record it like a tool call."""
