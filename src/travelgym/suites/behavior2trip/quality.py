@@ -27,7 +27,7 @@ from travelgym.suites.behavior2trip.instances import Instance, instance_pool
 from travelgym.suites.behavior2trip.preferences import POI_TYPE_CATEGORY, poi_matches
 
 QC_FORMAT_VERSION = "1"
-RULES_VERSION = "1.0.0"
+RULES_VERSION = "1.0.1"  # 1.0.1: a correction keeps the values matching clicks show
 CRITERIA = ("completeness", "clarity", "constraints")
 OPERATIONS = ("no_action", "correct_preference", "mark_incomplete", "delete")
 Operation = Literal["no_action", "correct_preference", "mark_incomplete", "delete"]
