@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from travelgym.cli import main
 from travelgym.suites.behavior2trip.checks import CHECK_IDS, CHECKS_VERSION
 from travelgym.suites.behavior2trip.episode import TripEpisode
-from travelgym.suites.behavior2trip.instances import instances_path
+from travelgym.suites.behavior2trip.instances import INSTANCE_FORMAT_VERSION, instances_path
 from travelgym.suites.behavior2trip.judge import JudgeVerdict
 from travelgym.suites.behavior2trip.scoring import InstanceResult
 
@@ -251,6 +251,13 @@ def test_missing_instance_file_is_a_note(runs, data_dir, tmp_path, monkeypatch):
     assert [n for n in notes if "trajectory" in n] == [
         f"no trajectory lengths for the small test split (unfiltered): {unfiltered} does not "
         "exist (`travelgym run behavior2trip` with this data directory writes it)"
+    ]
+    manifest["instances_version"] = "1/1.0.0"  # another instance format: its ids are not looked up
+    (old / "manifest.json").write_text(json.dumps(manifest))
+    code, out = analyze([old, "--json"], data_dir, monkeypatch)
+    assert json.loads(out)["notes"] == [
+        f"no trajectory lengths for {old}: it ran on instance format 1 and this install's files "
+        f"are format {INSTANCE_FORMAT_VERSION}"
     ]
 
 

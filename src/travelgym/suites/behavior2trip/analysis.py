@@ -94,11 +94,20 @@ def trajectory_lengths(runs: list[dict[str, Any]], data_dir: Path | None,
     """``(scale, instance set, split, instance_id) -> number of behaviour actions`` of every
     instance the runs used, read from the installed instance files; what cannot be found goes
     to ``notes``."""
-    from travelgym.suites.behavior2trip.instances import instances_path, read_instances
+    from travelgym.suites.behavior2trip.instances import (
+        INSTANCE_FORMAT_VERSION,
+        instances_path,
+        read_instances,
+    )
 
     wanted: dict[tuple[str, str, str], set[str]] = {}
     for run in runs:
         scale, which = instance_set(run["manifest"])
+        made = str(run["manifest"].get("instances_version") or "1/1.0.0").split("/")[0]
+        if made != INSTANCE_FORMAT_VERSION:  # instance ids of another format name other instances
+            notes.append(f"no trajectory lengths for {run['dir']}: it ran on instance format "
+                         f"{made} and this install's files are format {INSTANCE_FORMAT_VERSION}")  # fmt: skip
+            continue
         for e in run["episodes"]:
             split = e.get("split") or run["manifest"].get("split") or "test"
             wanted.setdefault((scale, which, split), set()).add(
