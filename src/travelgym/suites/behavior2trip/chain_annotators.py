@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,8 @@ from travelgym.suites.behavior2trip.chains import (
     ChainCall,
     ChainRecord,
     ChainStep,
+    ChainWriter,
     rule_violations,
-    write_chains,
 )
 
 ANNOTATOR_USAGE = ("scripted, local:smollm2 (or local:GGUF), hf:CKPT, or a MODEL served at "
@@ -185,20 +185,30 @@ async def annotate_one(instance: Any, annotator: Any, conn: Any, score_db: Any,
     return record
 
 
-async def annotate_all(instances: list[Any], annotator: Any, conn: Any,
-                       concurrency: int) -> list[ChainRecord]:  # fmt: skip
-    """The chains of ``instances`` in their order (``concurrency`` of them at a time)."""
+async def annotate_all(instances: list[Any], annotator: Any, conn: Any, concurrency: int,
+                       write: Callable[[ChainRecord], None] | None = None) -> list[ChainRecord]:  # fmt: skip
+    """The chains of ``instances`` (``concurrency`` at a time), each passed to ``write`` in the
+    instances' order as soon as it and those before it are done (``None``: returned instead)."""
     from travelgym.suites.behavior2trip.checks import PlanDB
     from travelgym.suites.behavior2trip.context import TripsContext
 
     score_db, context = PlanDB(conn), TripsContext(conn)  # their caches serve every instance
     gate = asyncio.Semaphore(concurrency)
+    done: dict[int, ChainRecord] = {}
+    kept: list[ChainRecord] = []
+    emit = write or kept.append
+    position = 0
 
-    async def one(instance: Any) -> ChainRecord:
+    async def one(index: int, instance: Any) -> None:
+        nonlocal position
         async with gate:
-            return await annotate_one(instance, annotator, conn, score_db, context)
+            done[index] = await annotate_one(instance, annotator, conn, score_db, context)
+        while position in done:  # in order, whatever finishes first
+            emit(done.pop(position))
+            position += 1
 
-    return list(await asyncio.gather(*(one(x) for x in instances)))
+    await asyncio.gather(*(one(i, x) for i, x in enumerate(instances)))
+    return kept
 
 
 def annotate_chains(annotator_spec: str, out: Path, options: Any, *,
@@ -222,28 +232,26 @@ def annotate_chains(annotator_spec: str, out: Path, options: Any, *,
     except ValueError as exc:
         raise UserError(str(exc)) from None
     conn = connect_readonly(db.path)
+    writer = ChainWriter(out)
     try:
-        records = asyncio.run(_annotate_and_close(chosen, annotator, conn, concurrency, clients))
+        asyncio.run(_annotate_and_close(chosen, annotator, conn, concurrency, clients, writer.add))
+    except BaseException:
+        writer.close()  # what was annotated stays in the .partial file
+        raise
     finally:
         conn.close()
     meta = {"suite": "behavior2trip", "annotator": annotator.name, "split": options.split,
             "difficulty": options.difficulty, "db_scale": options.scale, "db_seed": db_seed,
             "db_content_hash": db.metadata.get("content_hash"), "instances_sha256": sha,
             "max_steps": options.max_steps, **chosen_set, **versions()}  # fmt: skip
-    write_chains(records, out, meta)
-    violations: Counter = Counter(v for r in records for v in r.violations)
+    writer.finish(meta)
     return {"out": str(out), "annotator": annotator.name, "split": options.split,
-            "n": len(records), "plans": sum(r.plan is not None for r in records),
-            "final": sum(r.final for r in records),
-            "errors": sum(r.error is not None for r in records),
-            "steps": sum(len(r.steps) for r in records),
-            "tool_calls": sum(len(s.calls) for r in records for s in r.steps),
-            "violations": dict(violations)}  # fmt: skip
+            **writer.counts, "violations": dict(writer.violations)}  # fmt: skip
 
 
-async def _annotate_and_close(instances, annotator, conn, concurrency, clients):
+async def _annotate_and_close(instances, annotator, conn, concurrency, clients, write):
     try:
-        return await annotate_all(instances, annotator, conn, concurrency)
+        return await annotate_all(instances, annotator, conn, concurrency, write)
     finally:
         for client in clients:
             close = getattr(client, "aclose", None)

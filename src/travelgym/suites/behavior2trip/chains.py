@@ -12,6 +12,9 @@ sft --chains`` turns them into B2T-Agent chats (:func:`chain_chat`), the paper's
 
 from __future__ import annotations
 
+import hashlib
+import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -97,18 +100,59 @@ def rule_violations(steps: list[ChainStep]) -> list[str]:
     return found
 
 
-def write_chains(records: list[ChainRecord], path: Path, meta: dict[str, Any]) -> str:
-    """Write the records and their manifest (``meta`` plus version, sha256 and counts); return
-    the sha256."""
-    from travelgym.datafiles import dump_jsonl, write_manifest
+class ChainWriter:
+    """Writes chains as they are annotated to ``PATH.partial`` (flushed line by line, so an
+    interrupted run keeps what it finished), then renames it to ``path`` with its manifest."""
 
-    sha = dump_jsonl(records, path)
-    counts = {"n": len(records), "plans": sum(r.plan is not None for r in records),
-              "final": sum(r.final for r in records),
-              "errors": sum(r.error is not None for r in records)}  # fmt: skip
-    write_manifest(path, {**meta, "kind": "chains", "format_version": CHAINS_FORMAT_VERSION,
-                          "prompt_version": PROMPT_VERSION, "sha256": sha, **counts})  # fmt: skip
-    return sha
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.partial, "w", encoding="utf-8")  # noqa: SIM115 - closed by finish
+        self._digest = hashlib.sha256()
+        self.counts = {"n": 0, "plans": 0, "final": 0, "errors": 0, "steps": 0, "tool_calls": 0}
+        self.violations: Counter = Counter()
+
+    def add(self, record: ChainRecord) -> None:
+        """Append one record."""
+        line = record.model_dump_json() + "\n"
+        self._fh.write(line)
+        self._fh.flush()
+        self._digest.update(line.encode())
+        c = self.counts
+        c["n"] += 1
+        c["plans"] += record.plan is not None
+        c["final"] += record.final
+        c["errors"] += record.error is not None
+        c["steps"] += len(record.steps)
+        c["tool_calls"] += sum(len(s.calls) for s in record.steps)
+        self.violations.update(record.violations)
+
+    def finish(self, meta: dict[str, Any]) -> str:
+        """Close the file, move it into place and write its manifest (``meta`` plus the format
+        and prompt versions, sha256 and counts); return the sha256."""
+        from travelgym.datafiles import write_manifest
+
+        self._fh.close()
+        os.replace(self.partial, self.path)
+        sha = self._digest.hexdigest()
+        counts = {k: self.counts[k] for k in ("n", "plans", "final", "errors")}
+        write_manifest(self.path, {**meta, "kind": "chains", "sha256": sha, **counts,
+                                   "format_version": CHAINS_FORMAT_VERSION,
+                                   "prompt_version": PROMPT_VERSION})  # fmt: skip
+        return sha
+
+    def close(self) -> None:
+        """Close the file without moving it (an interrupted run: the ``.partial`` stays)."""
+        self._fh.close()
+
+
+def write_chains(records: list[ChainRecord], path: Path, meta: dict[str, Any]) -> str:
+    """Write the records and their manifest at once (:class:`ChainWriter`); the sha256."""
+    writer = ChainWriter(path)
+    for record in records:
+        writer.add(record)
+    return writer.finish(meta)
 
 
 def read_chains(path: Path) -> Iterator[ChainRecord]:
