@@ -434,9 +434,10 @@ class ChainAnnotation(ABC):
     @abstractmethod
     def chain_examples(self, path: Path, min_score: float, data_dir: Path | None,
                        **filters: Any) -> Any:  # fmt: skip
-        """``(chat messages, None)`` for each chain of the file ``path`` kept for SFT and
-        ``(None, reason)`` for each left out (``filters``: the suite's
-        :attr:`Suite.sft_filters` that were given); a bad file is a ``ValueError`` naming it."""
+        """``((chat messages, tool schemas), None)`` for each chain of the file ``path`` kept
+        for SFT and ``(None, reason)`` for each left out (``min_score``: the minimum reward;
+        ``filters``: the suite's :attr:`Suite.sft_filters` that were given); a bad file is a
+        ``ValueError`` naming it."""
 
 
 class QualityControl(ABC):
