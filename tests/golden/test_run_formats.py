@@ -28,7 +28,10 @@ MANIFEST_VOLATILE = ("created", "travelgym_version")
 # (scripted agents: no generation options; COMPASS's default system prompt variant)
 MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
                   "prompt": {"compass": "paper"},
-                  "db_scale": {"behavior2trip": "small"}, "judge": {"behavior2trip": None}}  # fmt: skip
+                  "db_scale": {"behavior2trip": "small"}, "judge": {"behavior2trip": None},
+                  # RQ1's settings (docs/behavior2trip/rq1.md): off in an ordinary run
+                  "no_trajectory": {"behavior2trip": False}, "clarify": {"behavior2trip": None},
+                  "clarify_turns": {"behavior2trip": None}}  # fmt: skip
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)
