@@ -87,8 +87,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     splits = _splits_of(entries)
     instances = {}
     wanted = {e["instance_id"] for e in entries}
-    for path in ensure_instances(db, data_dir, splits=splits,
-                                 instances=options.instances).values():
+    for path in ensure_instances(db, data_dir, splits=splits, instances=options.instances).values():
         instances.update({x.instance_id: x for x in read_instances(path, wanted)})
     refuse_nothing_known(answers, entries, set(instances), "instance_id")
     judge = None
