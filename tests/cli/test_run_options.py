@@ -18,7 +18,9 @@ SUITE_ONLY = {"user": ("compass",), "level": ("compass",), "trials": ("compass",
               "difficulty": ("behavior2trip", "travelplanner"),
               "max_steps": ("behavior2trip", "travelplanner"), "scale": ("behavior2trip",),
               "judge": ("behavior2trip",), "data": ("travelplanner",),
-              "database": ("travelplanner",), "mode": ("travelplanner",)}  # fmt: skip
+              "database": ("travelplanner",), "mode": ("travelplanner",),
+              "instances": ("behavior2trip",), "no_trajectory": ("behavior2trip",),
+              "clarify": ("behavior2trip",), "clarify_turns": ("behavior2trip",)}  # fmt: skip
 
 
 def _invoke(args: list[str], tmp_path):
@@ -36,6 +38,8 @@ def _valid_value(param: click.Option, tmp_path) -> str:
         return str(param.type.choices[0])
     if isinstance(param.type, click.IntRange):
         return str(param.type.min if param.type.min is not None else 1)
+    if isinstance(param.type, (click.types.IntParamType, click.types.FloatParamType)):
+        return "1"
     return "llm:some-model"
 
 
@@ -47,7 +51,8 @@ def test_every_suite_only_option_is_declared_and_refused_on_the_other_suite(tmp_
             continue
         for suite in set(SUITES) - set(param.suites):
             flag = max(param.opts, key=len)
-            result = _invoke([suite, flag, _valid_value(param, tmp_path)], tmp_path)
+            value = [] if param.is_flag else [_valid_value(param, tmp_path)]
+            result = _invoke([suite, flag, *value], tmp_path)
             assert result.exit_code == 2, (flag, suite, result.output)
             owners = " and ".join(param.suites)
             assert f"{flag} applies to {owners} only, not to {suite}" in result.output
