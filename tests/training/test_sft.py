@@ -167,13 +167,17 @@ def test_filters_drop_failures(runs, tmp_path):
     summary = export_sft([trips_copy], tmp_path / "t.jsonl", data_dir=trips_data)
     assert summary.kept == 0 and summary.skipped == {"undelivered": 1, "unscored": 1}
 
-    # min-score: the exhaustive agent's plans are optimal (reward 1); no scripted plan is perfect
+    # min-score: the exhaustive agent's plans are optimal (reward 1); above the best scripted
+    # plan's reward nothing is kept
     failing = {"keep_failing": True}
     summary = export_sft([compass_run, trips_run], tmp_path / "all.jsonl", min_score=1.0,
                          data_dir=compass_data, filters=failing)  # fmt: skip
     assert summary.by_suite == {"compass": 2, "behavior2trip": 2}
-    summary = export_sft([trips_run], tmp_path / "t.jsonl", min_score=2.0, data_dir=trips_data,
-                         filters=failing)  # fmt: skip
+    from travelgym.suites.behavior2trip.training import b2t_episode_reward
+
+    best = max(b2t_episode_reward(e).total for e in lines(trips_run / EPISODES))
+    summary = export_sft([trips_run], tmp_path / "t.jsonl", min_score=best + 0.01,
+                         data_dir=trips_data, filters=failing)  # fmt: skip
     assert summary.kept == 0 and summary.skipped == {"below_min_score": 2}
     summary = export_sft([trips_run], tmp_path / "t.jsonl", max_chars=1000, data_dir=trips_data,
                          filters=failing)  # fmt: skip
@@ -300,7 +304,9 @@ def test_cli_and_bad_input(runs, tmp_path):
 
     trips = runner.invoke(main, ["export", "sft", str(trips_run), "--out", str(out), "--json",
                                  "--data-dir", str(compass_data)])  # fmt: skip
-    assert trips.exit_code == 0 and json.loads(trips.output)["skipped"] == {"not_final": 2}
+    final = sum(1 for e in lines(trips_run / EPISODES) if e["score"]["final"])
+    assert final < 2  # at least one scripted plan fails Final
+    assert trips.exit_code == 0 and json.loads(trips.output)["skipped"] == {"not_final": 2 - final}
     loose = runner.invoke(main, ["export", "sft", str(trips_run), "--out", str(out), "--json",
                                  "--data-dir", str(compass_data), "--keep-failing",
                                  "--min-c-micro", "0.5", "--min-upc-micro", "0"])  # fmt: skip

@@ -30,9 +30,10 @@ def test_a_full_scale_run_of_20_instances(tmp_path):
     files = sorted(p.name for p in (data / "behavior2trip").iterdir())
     assert any(name.startswith("behavior2trip-full") for name in files), files
     # only the split the run needs is generated, named after its scale
+    # (the default quality-filtered set, its QC records and the unfiltered set it came from)
     instance_files = [n for n in files if n.startswith("instances-") and n.endswith(".jsonl")]
     assert instance_files and all(
-        "-full-" in n and n.endswith("-test.jsonl") for n in instance_files
+        "-full-" in n and "-test" in n and "-train" not in n for n in instance_files
     )
     oracle = CliRunner().invoke(main, ["run", "behavior2trip", "--scale", "full", "--limit", "60",
                                        "--agent", "oracle", "--out", str(out), "--no-progress",

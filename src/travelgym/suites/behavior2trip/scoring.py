@@ -209,9 +209,14 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any
     note = missing_note(run)
     if note and notes is not None:
         notes.append(note)
-    return [{"instance_id": e["instance_id"], "trial": e.get("trial", 0),
-             "answer": e.get(RUN_ANSWER_FIELD), "judge": (e.get("score") or {}).get("judge"),
-             TURNS: episode_turns(e)} for e in run.episodes]  # fmt: skip
+    entries = []
+    for e in run.episodes:
+        entries.append({"instance_id": e["instance_id"], "trial": e.get("trial", 0),
+                        "answer": e.get(RUN_ANSWER_FIELD),
+                        "judge": (e.get("score") or {}).get("judge")})  # fmt: skip
+        if episode_turns(e) is not None:  # RQ1 runs only: other entries keep their shape
+            entries[-1][TURNS] = episode_turns(e)
+    return entries
 
 
 def score_answers(answers: Iterable[dict[str, Any]],
@@ -308,3 +313,15 @@ def format_score_table(result: dict[str, Any]) -> str:
     if turns_column([result["overall"]]):
         lines[0] += f" {'turns':>7}"
     return "\n".join(lines)
+
+
+def read_outcomes(directory: Path) -> list[dict[str, Any]]:
+    """The light part of every complete episode (score, termination, invalid actions), read
+    strictly (:func:`~travelgym.runner.store.read_run`); ``[]`` before the first episode."""
+    from travelgym.runner.store import EPISODES, read_run
+
+    if not (Path(directory) / EPISODES).exists():
+        return []
+    run = read_run(directory, "behavior2trip", as_dicts=True)
+    keys = ("score", "termination", "p_action", "trajectory_withheld", "clarification")
+    return [{k: e.get(k) for k in keys} for e in run.episodes]

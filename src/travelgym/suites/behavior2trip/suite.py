@@ -172,8 +172,8 @@ class Behavior2TripRun(SuiteRun):
         self.judge = None  # the judge's client, made with the agents' (same endpoint)
         self.user_client = None  # RQ1's LLM user (--clarify MODEL), on the same endpoint
 
-    # a run made before these keys existed was a small-scale run without a judge
     # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
+    # and (before RQ1 and quality control) the trajectory given, no user, the unfiltered set
     identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
                      "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
                      "clarify_turns": None, "instances": "unfiltered"}  # fmt: skip
@@ -331,7 +331,7 @@ class Behavior2TripSuite(
                               ("Final", lambda s: s.get("final"), 1)])  # fmt: skip
 
     def summarize(self, run_dir: Path) -> dict[str, Any]:
-        from travelgym.suites.behavior2trip.scoring import summarize_run
+        from travelgym.suites.behavior2trip.scoring import read_outcomes, summarize_run
 
         return summarize_run(read_outcomes(run_dir))
 
@@ -488,15 +488,3 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.quality_run import format_result
 
         return format_result(kind, result)
-
-
-def read_outcomes(directory: Path) -> list[dict[str, Any]]:
-    """The light part of every complete episode (score, termination, invalid actions), read
-    strictly (:func:`~travelgym.runner.store.read_run`); ``[]`` before the first episode."""
-    from travelgym.runner.store import EPISODES, read_run
-
-    if not (Path(directory) / EPISODES).exists():
-        return []
-    run = read_run(directory, Behavior2TripSuite.name, as_dicts=True)
-    keys = ("score", "termination", "p_action", "trajectory_withheld", "clarification")
-    return [{k: e.get(k) for k in keys} for e in run.episodes]

@@ -83,13 +83,13 @@ class ScriptedTripAgent:
     keep_results = False
 
     async def solve(self, request: TripRequest, env: TripToolSession) -> str:
-        if request.trajectory_withheld:  # RQ1: ask the user (when allowed) instead of inferring
-            from travelgym.suites.behavior2trip.clarify_agent import ask_preferences
+        if not request.trajectory_withheld:
+            return Planner(request, env).run()
+        from travelgym.suites.behavior2trip.clarify_agent import ask_preferences
 
-            planner = Planner(request, env)
-            planner.prefs = await ask_preferences(request, env)
-            return planner.plan_steps()
-        return Planner(request, env).run()
+        planner = Planner(request, env)  # RQ1: ask the user (when allowed) instead of inferring
+        planner.prefs = await ask_preferences(request, env)
+        return planner.plan_steps()
 
 
 class Planner:
@@ -100,16 +100,12 @@ class Planner:
         self.box = Toolbox(env, self.ins.travellers)
         self.thrift = 0
 
-    # --- the episode -------------------------------------------------------------------------
-
     def run(self) -> str:
-        # each step's thought says what the step is about to do and what is known before its
-        # tool calls, and is written (begin_step) before them: a Chain-of-Action gold chain
+        """The episode: infer, search, assemble, deliver. Each step's thought (what it is about to
+        do, what is known) is written before its calls (begin_step), as in a gold chain."""
         tick = time.perf_counter()
-        self.env.begin_step(
-            "first I infer the traveller's hotel, attraction, restaurant "
-            "and transport preferences from its clicks, favourites and bookings"
-        )
+        self.env.begin_step("first I infer the traveller's hotel, attraction, restaurant and "
+                            "transport preferences from its clicks, favourites and bookings")  # fmt: skip
         self.prefs = infer_preferences(self.request.trajectory)
         self.env.add_step(text="read the behaviour trajectory", duration_s=_since(tick))
         return self.plan_steps()
@@ -500,6 +496,3 @@ def _fallback_times(stops: list[Stop]) -> None:
 
 def _since(tick: float) -> float:
     return round(time.perf_counter() - tick, 4)
-
-
-__all__ = ["Planner", "ScriptedTripAgent"]
