@@ -34,7 +34,7 @@ def register(main: click.Group) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the suites as JSON.")
 def suites(as_json: bool) -> None:
     """List the installed benchmark suites and what each supports."""
-    from travelgym.core.suite import capabilities_of
+    from travelgym.core.capabilities import capabilities_of
 
     rows = [{"name": s.name, "title": s.title, "description": s.description,
              "options": list(s.Options.model_fields), "agents": s.agent_usage,

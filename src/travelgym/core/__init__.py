@@ -1,22 +1,24 @@
 """The core of travelgym: the :class:`Suite` protocol every benchmark implements, the shared
 episode fields, and the registry that finds installed suites."""
 
+from travelgym.core.capabilities import (
+    Annotation,
+    ExactGroundTruth,
+    RawIngest,
+    RunAnalysis,
+    TaskGeneration,
+)
 from travelgym.core.episode import EpisodeBase
 from travelgym.core.errors import UnknownSuite, Unsupported, UserError
 from travelgym.core.registry import all_suites, capable, get_suite, require, suite_names
 from travelgym.core.suite import (
     AgentFactory,
     AgentKind,
-    Annotation,
     BuiltData,
-    ExactGroundTruth,
     ProgressTally,
-    RawIngest,
-    RunAnalysis,
     Suite,
     SuiteOptions,
     SuiteRun,
-    TaskGeneration,
     suite_flag,
 )
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.metadata import entry_points
 
+from travelgym.core.capabilities import CAPABILITIES
 from travelgym.core.errors import UnknownSuite, Unsupported
-from travelgym.core.suite import CAPABILITIES, Suite
+from travelgym.core.suite import Suite
 
 GROUP = "travelgym.suites"
 

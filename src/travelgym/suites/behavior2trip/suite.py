@@ -10,14 +10,12 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from travelgym.core.capabilities import ChainAnnotation, QualityControl, RunAnalysis
 from travelgym.core.suite import (
     AgentFactory,
     AgentKind,
     BuiltData,
-    ChainAnnotation,
     ProgressTally,
-    QualityControl,
-    RunAnalysis,
     SftFilter,
     Suite,
     SuiteOptions,
@@ -251,6 +249,7 @@ class Behavior2TripSuite(
     )
     agent_usage = "scripted, oracle, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
     default_agents = ("scripted",)
+    model_agent = "b2t"
     answer_markers = ("instance_id", "answer", "final_answer")
     summary_details = ("instances",)
     tools_run_code = True  # the Python tool

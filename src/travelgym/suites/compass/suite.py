@@ -8,19 +8,21 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from travelgym.core.capabilities import (
+    Annotation,
+    ExactGroundTruth,
+    RawIngest,
+    RunAnalysis,
+    TaskGeneration,
+)
 from travelgym.core.suite import (
     AgentFactory,
     AgentKind,
-    Annotation,
     BuiltData,
-    ExactGroundTruth,
     ProgressTally,
-    RawIngest,
-    RunAnalysis,
     Suite,
     SuiteOptions,
     SuiteRun,
-    TaskGeneration,
 )
 from travelgym.suites.compass.trajectory import Episode
 
@@ -149,6 +151,8 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     agent_usage = ("scripted:greedy, scripted:sampled, scripted:exhaustive, llm:MODEL, "
                    "code:MODEL, local:smollm2 or hf:CKPT")  # fmt: skip
     default_agents = tuple(f"scripted:{s}" for s in SCRIPTED)
+    model_agent = "llm"
+    user_option = "user"
     answer_markers = ("recommendation", "final_recommendation")
     summary_details = ("tasks",)
 

@@ -10,11 +10,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from travelgym.core.capabilities import RawIngest
 from travelgym.core.suite import (
     AgentKind,
     BuiltData,
     ProgressTally,
-    RawIngest,
     Suite,
     SuiteOptions,
     suite_flag,
@@ -73,6 +73,7 @@ class TravelPlannerSuite(Suite, RawIngest):
     )
     agent_usage = "scripted, tool:MODEL, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
     default_agents = ("scripted",)
+    model_agent = "tool"
     answer_markers = ("idx", "plan")  # a TravelPlanner submission line
     summary_details = ("constraints",)
 
