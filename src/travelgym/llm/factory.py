@@ -11,6 +11,10 @@ from travelgym.llm.protocol import ChatClient
 LITELLM_PREFIX = "litellm/"
 LOCAL_PREFIX = "local:"
 HF_PREFIX = "hf:"
+# models that are not endpoints: the model of the running inspect_ai sample (the inspect_ai
+# integration) and a person at the terminal (``travelgym play``)
+INSPECT_PREFIX = "inspect:"
+HUMAN_PREFIX = "human:"
 
 
 def make_client(
@@ -24,6 +28,8 @@ def make_client(
     ``local:smollm2`` / ``local:PATH.gguf`` -> :class:`LocalChatClient` (starts llama.cpp);
     ``hf:CHECKPOINT_DIR`` / ``hf:smollm2`` -> :class:`HFChatClient` (transformers, in process);
     ``litellm/anthropic/claude-...`` -> :class:`LiteLLMChatClient` for ``anthropic/claude-...``;
+    ``inspect:NAME`` -> :class:`InspectChatClient` (the running inspect_ai sample's model);
+    ``human:NAME`` -> :class:`HumanChatClient` (a person at the terminal, ``travelgym play``);
     anything else (``gpt-4o``, ``Qwen/Qwen3-8B`` on a vLLM server) -> :class:`OpenAIChatClient`.
     Other keyword arguments (``timeout_s``, ``max_retries``, ``budget``, ``cache``,
     ``default_params``, ...) go to the client.
@@ -38,6 +44,14 @@ def make_client(
         if not spec_model[len(HF_PREFIX) :]:
             raise ValueError(f"empty checkpoint in {spec_model!r}")
         return HFChatClient(spec_model[len(HF_PREFIX) :], **kwargs)
+    if spec_model.startswith(INSPECT_PREFIX):
+        from travelgym.llm.inspect_client import InspectChatClient
+
+        return InspectChatClient(spec_model[len(INSPECT_PREFIX) :], **kwargs)
+    if spec_model.startswith(HUMAN_PREFIX):
+        from travelgym.llm.human_client import HumanChatClient
+
+        return HumanChatClient(spec_model[len(HUMAN_PREFIX) :], **kwargs)
     if spec_model.startswith(LITELLM_PREFIX):
         from travelgym.llm.litellm_client import LiteLLMChatClient
 
