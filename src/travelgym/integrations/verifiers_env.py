@@ -1,0 +1,219 @@
+"""Every installed suite as a verifiers environment (verifiers 0.4, ``verifiers.v1``).
+
+verifiers finds an environment as a package exporting a ``Taskset`` (and optionally an ``Env``
+and a ``Harness``) through ``__all__``; the ``travelgym-env`` package
+(``environments/travelgym_env``) re-exports the three classes here, so ``vf-eval travelgym-env
+--env.taskset.suite SUITE`` runs any suite, and :func:`load_environment` builds one in Python.
+
+- :class:`TravelgymTaskset`: the suite's tasks (``suite.training_env(**options)``'s items), one
+  :class:`TravelgymTask` per task: the prompt is the environment's opening messages, ``id`` and
+  ``info`` name the task.
+- :class:`TravelgymEnv`: one episode is one conversation with a fresh training environment of
+  the suite (one environment state per rollout: verifiers runs rollouts concurrently). The
+  model's message goes to the environment, which runs its tool calls and, when the agent's
+  turn ends, the simulated user; what comes back (tool results, the user's reply) is the next
+  turn, until the environment ends the episode.
+- :class:`TravelgymHarness`: the agent program, in-process: each segment is one chat
+  completion through verifiers' interception endpoint (so the trace records every model call),
+  with the suite's tool schemas where its actions are native tool calls
+  (:attr:`~travelgym.core.suite.Suite.training_tool_calls`).
+- The rubric is :meth:`TravelgymTask.suite_reward`: the suite's reward
+  (:meth:`~travelgym.core.suite.Suite.reward`) of the episode the environment played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import verifiers.v1 as vf
+from pydantic import Field
+from verifiers.v1.dialects.chat import message_to_wire
+from verifiers.v1.runtimes import ProgramResult, SubprocessConfig
+
+from travelgym.core.registry import get_suite
+
+TASKSET_ID = "travelgym-env"
+EPISODE_KEY = "travelgym_episode"  # trace.info: the episode the environment played (JSON)
+CUT_KEY = "travelgym_cut_reward"  # trace.info: the reward of a conversation cut short
+
+
+class TravelgymTasksetConfig(vf.TasksetConfig):
+    """``--env.taskset.*``: the suite and the keyword arguments of its training environment."""
+
+    suite: str = "compass"
+    """An installed suite (``travelgym suites``)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments of ``suite.training_env``: e.g. ``limit``, ``user``, ``level``
+    (COMPASS), ``split``, ``difficulty`` (Behavior2Trip), ``data_dir``, ``db_seed``."""
+    seed: int = 0
+    """The seed every episode resets its environment with (the simulated user's draws)."""
+
+
+class TravelgymData(vf.TaskData):
+    info: dict[str, Any] = Field(default_factory=dict)
+    """``suite``, ``task_id`` and the seed the episode resets with."""
+
+
+class TravelgymTask(vf.Task[TravelgymData, vf.State, vf.TaskConfig]):
+    """One task of a suite; its reward is the suite's reward of the episode played."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.data.info['suite']}:{self.data.info['task_id']}"
+
+    @vf.reward
+    async def suite_reward(self, trace: vf.Trace) -> float:
+        """The suite's reward (``suite.reward(episode).total``) of the episode the
+        environment played; a conversation cut short gets the suite's reward for no plan."""
+        return episode_reward(self.data.info["suite"], trace.info)
+
+
+def episode_reward(suite_name: str, info: dict[str, Any]) -> float:
+    """The reward recorded in a trace's ``info`` by :class:`TravelgymEnv`."""
+    if EPISODE_KEY in info:
+        return float(get_suite(suite_name).reward(info[EPISODE_KEY]).total)
+    return float(info.get(CUT_KEY, 0.0))
+
+
+class TravelgymTaskset(vf.Taskset[TravelgymTask, TravelgymTasksetConfig]):
+    """The suite's tasks, in the training environment's order."""
+
+    def load(self) -> Iterator[TravelgymTask]:
+        config = self.config
+        env = open_training_env(config.suite, config.options)
+        try:
+            for task_id in env.item_ids:
+                messages, _ = off_loop(env.reset, seed=config.seed,
+                                       options={env.task_key: task_id})  # fmt: skip
+                info = {"suite": config.suite, "task_id": task_id, "seed": config.seed}
+                data = TravelgymData(id=task_id, name=task_id, prompt=messages, info=info)
+                yield TravelgymTask(data, config.task)
+        finally:
+            env.close()
+
+
+def off_loop(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a worker thread when an event loop runs here (``vf-eval``
+    loads the tasks inside its loop, where the environments' synchronous API refuses to run)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return fn(*args, **kwargs)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args, **kwargs).result()
+
+
+def open_training_env(suite_name: str, options: dict[str, Any]) -> Any:
+    """A fresh training environment of the suite with the options."""
+    return get_suite(suite_name).training_env(**options)
+
+
+class TravelgymHarnessConfig(vf.HarnessConfig):
+    pass
+
+
+class TravelgymHarness(vf.Harness[TravelgymHarnessConfig]):
+    """One chat completion per segment, made in-process through the interception endpoint:
+    the conversation so far, with the suite's tool schemas when its actions call tools."""
+
+    APPENDS_SYSTEM_PROMPT = True
+    SUPPORTS_RESUME = True
+    EXECUTES_CODE = False
+    NEEDS_CONTAINER = False
+
+    async def launch(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data,
+                     tool_interception_url=None) -> ProgramResult:  # fmt: skip
+        from openai import AsyncOpenAI
+
+        system, prompt = self.resolve_prompt(data)
+        messages = [{"role": "system", "content": system}] if system else []
+        if isinstance(prompt, str):
+            messages.append({"role": "user", "content": prompt})
+        else:
+            messages += [message_to_wire(m) for m in prompt or []]
+        request: dict[str, Any] = {"model": ctx.model, "messages": messages}
+        tools = suite_tools(trace.task.data.info["suite"])
+        if tools:
+            request["tools"] = tools
+        sampling = ctx.sampling.model_dump(exclude_none=True)
+        request.update(sampling)
+        async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
+            await client.chat.completions.create(**request)
+        return ProgramResult(exit_code=0, stdout="", stderr="")
+
+
+def suite_tools(suite_name: str) -> list[dict[str, Any]]:
+    """The OpenAI tool schemas offered to the model: the suite's tools where its training
+    environment takes native tool calls, else none (its tools are called in the text)."""
+    suite = get_suite(suite_name)
+    return suite.tool_registry().openai_schemas() if suite.training_tool_calls else []
+
+
+class TravelgymEnvConfig(vf.EnvConfig):
+    agent: vf.AgentConfig = vf.AgentConfig(runtime=SubprocessConfig())
+    """The policy; its harness runs in-process, so the local runtime holds nothing."""
+    max_steps: int = Field(400, ge=1)
+    """A cap on the model messages of one episode (the suites end their episodes first)."""
+
+
+class TravelgymEnv(vf.Env[TravelgymEnvConfig]):
+    """One conversation between the policy and a fresh training environment of the suite."""
+
+    async def run(self, task: TravelgymTask, agents: vf.Agents) -> None:
+        info = task.data.info
+        suite = get_suite(info["suite"])
+        env = open_training_env(info["suite"], self.taskset.config.options)
+        try:
+            messages, _ = await env.areset(seed=info["seed"],
+                                           options={env.task_key: info["task_id"]})  # fmt: skip
+            if json.dumps(messages, sort_keys=True) != json.dumps(
+                [message_to_wire(m) for m in task.data.prompt], sort_keys=True
+            ):
+                raise RuntimeError(f"task {info['task_id']}: the environment opened differently")
+            async with agents.agent.interaction(task) as interaction:
+                segment = await interaction.turn()
+                for _ in range(self.config.max_steps):
+                    if segment.terminated or not segment.messages:
+                        break
+                    action = message_to_wire(segment.messages[-1])
+                    if not suite.training_tool_calls:
+                        action = action.get("content") or ""
+                    observation, _, terminated, truncated, _ = await env.astep(action)
+                    if terminated or truncated:
+                        break
+                    segment = await interaction.turn(as_messages(observation))
+                record_outcome(interaction.trace.info, suite, env)
+        finally:
+            env.close()
+
+
+def as_messages(observation: Any) -> list[dict[str, Any]]:
+    """A training environment's observation as the next turn's messages: a text observation
+    is the next user message."""
+    if isinstance(observation, str):
+        return [{"role": "user", "content": observation}]
+    return list(observation)
+
+
+def record_outcome(info: dict[str, Any], suite: Any, env: Any) -> None:
+    """Keep the ended episode (or the reward of one cut short) on the trace for the rubric."""
+    if env.reward is not None:
+        info[EPISODE_KEY] = env.episode().model_dump(mode="json")
+        info["travelgym_reward"] = env.reward.model_dump(mode="json")
+    else:
+        info[CUT_KEY], info["travelgym_reward"] = env.rollout_chat().cut()
+
+
+def load_environment(suite: str = "compass", *, seed: int = 0, max_steps: int = 400,
+                     **options: Any) -> TravelgymEnv:  # fmt: skip
+    """The verifiers environment of ``suite``; ``options``: the keyword arguments of the
+    suite's training environment (``limit``, ``user``, ``split``, ``data_dir``...)."""
+    config = TravelgymEnvConfig(
+        taskset=TravelgymTasksetConfig(id=TASKSET_ID, suite=suite, options=options, seed=seed),
+        max_steps=max_steps,
+    )
+    return vf.load_environment(config)
