@@ -31,6 +31,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main
 from travelgym.cli.chains import chains  # noqa: E402 - Chain-of-Action annotation
 from travelgym.cli.export import export  # noqa: E402 - training data (SFT export)
+from travelgym.cli.play import play  # noqa: E402 - a person plays an episode
 from travelgym.cli.quality import quality  # noqa: E402 - quality control of tasks
 from travelgym.cli.running import run  # noqa: E402
 from travelgym.cli.scoring import score  # noqa: E402
@@ -43,6 +44,7 @@ analysis.register(main)
 main.add_command(chains)
 main.add_command(export)
 main.add_command(quality)
+main.add_command(play)
 main.add_command(train)
 
 if __name__ == "__main__":  # pragma: no cover

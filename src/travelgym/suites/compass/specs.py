@@ -27,16 +27,18 @@ def agent_factory(spec: AgentSpec, base_url: str | None = None,
 
 
 def parse_user_spec(text: str) -> tuple[str, str | None]:
-    """``template``, ``llm:MODEL``, ``local:GGUF`` or ``hf:CKPT`` -> (backend kind, model for
-    make_client)."""
-    if text == "template":
-        return "template", None
+    """``template``, ``human`` (a person at the terminal), ``llm:MODEL``, ``local:GGUF`` or
+    ``hf:CKPT`` -> (backend kind, model for make_client)."""
+    if text in ("template", "human"):
+        return text, None
     kind, sep, model = (text or "").partition(":")
     if kind == "llm" and sep and model:
         return "llm", model
     if kind in ("local", "hf") and sep and model:
         return "llm", text
-    raise SpecError(f"bad user spec {text!r}: use template, llm:MODEL, local:smollm2 or hf:CKPT")
+    raise SpecError(
+        f"bad user spec {text!r}: use template, human, llm:MODEL, local:smollm2 or hf:CKPT"
+    )
 
 
 def user_backend(text: str, base_url: str | None = None, client_options: dict | None = None):
@@ -46,6 +48,10 @@ def user_backend(text: str, base_url: str | None = None, client_options: dict | 
         from travelgym.suites.compass.user.template import TemplateUserBackend
 
         return TemplateUserBackend()
+    if kind == "human":
+        from travelgym.suites.compass.user.human import HumanUserBackend
+
+        return HumanUserBackend()
     from travelgym.suites.compass.user.llm_backend import LLMUserBackend
 
     return LLMUserBackend(make_model_client(model, base_url, client_options))
