@@ -1,4 +1,5 @@
-"""``travelgym export``: training data from run directories (registered by ``travelgym.cli``)."""
+"""``travelgym export``: training data from run directories and suites' tasks as Hugging Face
+datasets (registered by ``travelgym.cli``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from travelgym.clikit import InputPath, OutputPath
+from travelgym.cli.common import (
+    data_dir_option,
+    option_choices,
+    suite_argument,
+    suite_flags,
+    suite_options,
+)
+from travelgym.clikit import InputPath, OutputPath, RuledCommand, RuledOption
 from travelgym.training.base import training_suite_names, training_suites
 
 
@@ -38,7 +46,7 @@ def suite_filter_options(func):
 
 @click.group()
 def export() -> None:
-    """Export run directories as training data."""
+    """Export run directories as training data, or a suite's tasks as a dataset."""
 
 
 @export.command("sft")
@@ -93,3 +101,55 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
     click.echo(f"wrote {summary.kept} of {summary.episodes} episode(s) to {summary.out} "
                f"({summary.format}; {summary.rebuilt} rebuilt from trajectories); "
                f"skipped: {skipped}")  # fmt: skip
+
+
+@export.command("dataset", cls=RuledCommand)
+@suite_argument()
+@click.option("--out", type=OutputPath("dir"), required=True,
+              help="The dataset directory to write (a new or empty one, or a dataset this "
+              "command wrote: replaced whole).")  # fmt: skip
+@click.option("--level", cls=RuledOption, suite_option=True, type=click.IntRange(1, 3),
+              default=None, help="Only tasks of this level.")  # fmt: skip
+@click.option("--split", cls=RuledOption, suite_option=True,
+              type=click.Choice(option_choices("split")), default=None,
+              help="Only this split (default: every split the suite has).")  # fmt: skip
+@click.option("--difficulty", cls=RuledOption, suite_option=True,
+              type=click.Choice(["easy", "medium", "hard"]), default=None,
+              help="Only instances of this difficulty.")  # fmt: skip
+@click.option("--scale", cls=RuledOption, suite_option=True,
+              type=click.Choice(["small", "full"]), default=None,
+              help="Database scale the instances are drawn on (default: small).")  # fmt: skip
+@click.option("--ground-truth", is_flag=True,
+              help="Also write the answer key (exact ground truth, witness or annotated plan) "
+              "as ground_truth/SPLIT-*.parquet; never in the task columns.")  # fmt: skip
+@click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
+              help="Also write this run directory's episodes and scores as "
+              "episodes/run-*.parquet.")  # fmt: skip
+@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the generated database the tasks belong to.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the card's metadata as JSON.")
+@data_dir_option
+@suite_flags("export")
+def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path | None,
+                       db_seed: int, as_json: bool, data_dir: Path | None,
+                       **flags: object) -> None:  # fmt: skip
+    """Write SUITE's tasks as a Hugging Face dataset: Parquet per split and a dataset card
+    (`datasets.load_dataset("parquet", data_dir=OUT)`; `run --tasks-from OUT`)."""
+    import shlex
+    import sys
+
+    from travelgym.integrations.hf_dataset import export_dataset
+
+    chosen, options = suite_options(suite, **flags)
+    if run_dir is not None and not run_dir.is_dir():
+        raise click.BadParameter(f"{run_dir} is not a run directory", param_hint="--run")
+    words = ["travelgym", *sys.argv[1:]] if sys.argv[1:2] == ["export"] else []
+    command = shlex.join(words) if words else f"travelgym export dataset {suite} --out DIR"
+    meta = export_dataset(chosen, options, out, db_seed=db_seed, data_dir=data_dir,
+                          ground_truth=ground_truth, run_dir=run_dir, command=command)  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
+        return
+    counts = ", ".join(f"{name} {s['rows']}" for name, s in meta["splits"].items())
+    click.echo(f"wrote {chosen.title} tasks ({counts}) to {out} "
+               f"(content sha256 {meta['content_sha256'][:12]})")  # fmt: skip

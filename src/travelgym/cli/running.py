@@ -99,6 +99,14 @@ def _agent_help() -> str:
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
 @click.option(
+    "--tasks-from",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Run the tasks of a dataset directory written by `export dataset` (its split picked "
+    "by the options; refused unless its rows, versions and hashes match this data).",
+)
+@click.option(
     "--trials",
     cls=RuledOption,
     suite_option=True,
@@ -215,8 +223,8 @@ def _agent_help() -> str:
 @unsafe_sandbox_option
 @suite_flags("run")
 def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
-        concurrency: int, seed: int, db_seed: int, out: Path | None, resume: bool,
-        retry_errors: bool, repair: bool, base_url: str | None, max_calls: int | None,
+        tasks_from: Path | None, concurrency: int, seed: int, db_seed: int, out: Path | None,
+        resume: bool, retry_errors: bool, repair: bool, base_url: str | None, max_calls: int | None,
         max_tokens_total: int | None, cache_dir: Path | None, as_json: bool, no_progress: bool,
         data_dir: Path | None, unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
     """Run SUITE's benchmark: every agent's episodes on the chosen tasks, scored by the suite
@@ -241,13 +249,17 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
     out = out if out is not None else Path("runs") / suite
     given = {k: v for k, v in flags.items() if k in chosen.Options.model_fields and v is not None}
+    check = None
+    if tasks_from is not None:
+        given, check = _tasks_from(tasks_from, chosen, given, db_seed)
     results = {}
     for spec in specs:
         cfg = RunConfig(suite, spec.text, out / spec.dirname, options=given, task_ids=task_ids,
                         limit=limit, concurrency=concurrency, seed=seed, db_seed=db_seed,
                         data_dir=data_dir, resume=resume, retry_errors=retry_errors,
                         repair=repair, base_url=base_url, progress=not no_progress and not as_json,
-                        client_options=client, generation=generation)  # fmt: skip
+                        client_options=client, generation=generation,
+                        tasks_check=check)  # fmt: skip
         try:
             results[spec.text] = asyncio.run(run_suite(cfg))
         except ValueError as exc:  # e.g. unknown task ids
@@ -259,6 +271,19 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
         emit_json({a: {k: v for k, v in r.items() if k not in hidden} for a, r in results.items()})
         return
     click.echo(chosen.format_results(results))
+
+
+def _tasks_from(directory: Path, chosen, given: dict, db_seed: int):
+    """``(the run's suite options, the check of its tasks)`` for ``--tasks-from DIR``: the
+    dataset's options under those given explicitly (see
+    :mod:`travelgym.integrations.hf_dataset_read`)."""
+    from travelgym.integrations.hf_dataset_read import plan_run
+
+    ctx = click.get_current_context()
+    explicit = {k: v for k, v in given.items() if is_used(ctx, k)}
+    dataset, options = plan_run(directory, chosen, explicit, db_seed)
+    suite_options(chosen.name, **{**given, **options})  # a bad option: a usage error now
+    return {**given, **options}, lambda run: dataset.check(chosen, run)
 
 
 def _generation(agent_calls_llm: bool, flags: dict) -> dict:

@@ -150,6 +150,12 @@ class SuiteRun(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional: most runs hold nothing to release
         """Release what the run opened (connections, a simulated user's client)."""
 
+    def data_identity(self) -> dict[str, Any]:
+        """The versions of the run's data besides :attr:`db_hash` and :attr:`tasks_sha256`
+        (generator and format versions, the instance set): what an exported dataset records
+        and ``run --tasks-from`` checks; none by default."""
+        return {}
+
 
 class Suite(ABC):
     """A benchmark behind one interface. Subclasses set the class attributes and implement the
@@ -175,6 +181,27 @@ class Suite(ABC):
     model_agent: ClassVar[str | None] = None
     # the option (a field of Options) naming the simulated user, for suites with one in the loop
     user_option: ClassVar[str | None] = None
+
+    # datasets (travelgym.integrations.hf_dataset): fields of a run's task records that are an
+    # answer key (a witness plan, an annotated plan), kept out of an exported dataset's tasks
+    answer_key_fields: ClassVar[tuple[str, ...]] = ()
+
+    def dataset_splits(self, options: SuiteOptions,
+                       data_dir: Path | None = None) -> dict[str, SuiteOptions]:  # fmt: skip
+        """The splits ``export dataset`` writes for ``options`` (over the data in ``data_dir``):
+        split name -> the options that open its tasks (default: one ``test`` split)."""
+        return {"test": options}
+
+    def dataset_columns(self, task: Any) -> dict[str, Any]:
+        """The columns a person browses of ``task`` in an exported dataset (level, city...):
+        by default its record's top-level text, number and flag fields, answer key left out."""
+        dump = task.model_dump(mode="json", exclude=set(self.answer_key_fields))
+        return {k: v for k, v in dump.items() if isinstance(v, str | int | float | bool)}
+
+    def dataset_ground_truth(self, run: SuiteRun) -> dict[str, dict[str, Any]]:
+        """The answer key kept apart from the tasks of ``run`` (an open :class:`SuiteRun`), by
+        task id: name -> JSON value (e.g. an exact ground truth); none by default."""
+        return {}
 
     def options(self, **given: Any) -> SuiteOptions:
         """The suite's options from the flags given (``None`` values mean "not given")."""

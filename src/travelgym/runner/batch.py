@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ class RunConfig:
     # the agent's generation options (runner.generation.resolve_generation): sent with each call
     generation: dict[str, Any] = field(default_factory=dict)
     finished: int = 0  # episodes in the run directory when the run ended (set by the runner)
+    # checks the opened run's tasks against where they were read from (``run --tasks-from``)
+    # and returns what the manifest records of it; raises a UserError to refuse the run
+    tasks_check: Callable[[SuiteRun], dict[str, Any]] | None = None
 
 
 def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> dict[str, Any]:
@@ -72,12 +76,16 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     options = suite.options(**cfg.options)
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
+        source = cfg.tasks_check(run) if cfg.tasks_check is not None else {}
         with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
             manifest = manifest_of(suite, spec, cfg, run)
+            if source:  # where the tasks came from: resuming from elsewhere is refused
+                directory = source.pop("directory", None)
+                manifest.update({"tasks_from": source, "tasks_from_directory": directory})
             # model-written code needs the sandbox: refuse up front where there is none
             manifest["sandbox"] = sandbox_entry(runs_code=spec.runs_code)
             done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair,
-                              identity=run.identity_keys)  # fmt: skip
+                              identity={**run.identity_keys, "tasks_from": None})  # fmt: skip
             for note in store.notes:
                 print(f"note: {note}", file=sys.stderr)
             integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])

@@ -38,7 +38,7 @@ class TripOptions(SuiteOptions):
     instances: Literal["filtered", "unfiltered"] = suite_flag(
         "filtered", help="Instance set: the default one filtered by the automatic quality "
         "control, or the unfiltered one it is drawn from (docs/behavior2trip/quality.md).",
-        commands=("run", "tasks", "score"))  # fmt: skip
+        commands=("run", "tasks", "score", "export"))  # fmt: skip
     # RQ1 (docs/behavior2trip/rq1.md): plan without the trajectory, optionally asking a user
     no_trajectory: bool = suite_flag(
         False, help="RQ1: withhold the behaviour trajectory (the agent gets only the request; "
@@ -223,6 +223,9 @@ class Behavior2TripRun(SuiteRun):
     async def aclose(self) -> None:
         self.conn.close()
 
+    def data_identity(self) -> dict[str, Any]:
+        return {"db_scale": self.options.scale, "instances": self.options.instances, **versions()}
+
 
 class Behavior2TripSuite(
     Suite,
@@ -253,6 +256,22 @@ class Behavior2TripSuite(
     answer_markers = ("instance_id", "answer", "final_answer")
     summary_details = ("instances",)
     tools_run_code = True  # the Python tool
+
+    answer_key_fields = ("witness",)  # a plan passing every check: kept out of datasets
+
+    def dataset_splits(self, options: TripOptions, data_dir: Path | None = None) -> dict:
+        """Both splits, or the one ``--split`` names."""
+        if "split" in options.model_fields_set:
+            return {options.split: options}
+        given = options.model_dump(exclude_unset=True)
+        return {s: TripOptions(**{**given, "split": s}) for s in SPLITS}
+
+    def dataset_columns(self, task: Any) -> dict[str, Any]:
+        ask = task.instruction
+        return {"split": task.split, "difficulty": task.difficulty,
+                "departure_city": ask.departure_city, "destination_city": ask.destination_city,
+                "days": ask.days, "travellers": ask.travellers, "budget_cny": ask.budget_cny,
+                "actions": len(task.trajectory), "request": ask.text}  # fmt: skip
 
     def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
         return TripOptions(scale=manifest.get("db_scale") or "small",

@@ -117,6 +117,13 @@ class CompassRun(SuiteRun):
     async def aclose(self) -> None:
         self.conn.close()
 
+    def data_identity(self) -> dict[str, Any]:
+        from travelgym.suites.compass.ground_truth import GROUND_TRUTH_FORMAT_VERSION
+
+        keep = ("tasks_format_version", "tasks_db_seed", "task_seed")
+        return {**{k: self.task_file[k] for k in keep},
+                "ground_truth_format_version": GROUND_TRUTH_FORMAT_VERSION}  # fmt: skip
+
 
 def select_tasks(tasks: list, ids: list[str] | None, level: int | None, limit: int | None) -> list:
     """Tasks by explicit ids (in the given order), else by level, then the first ``limit``."""
@@ -275,6 +282,17 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         from travelgym.suites.compass.tables import format_score_table
 
         return format_score_table(result)
+
+    # datasets (export dataset)
+    def dataset_columns(self, task: Any) -> dict[str, Any]:
+        objective = getattr(task.objective, "metric", None) or "weighted features"
+        return {"level": task.level, "objective": f"{task.objective.type}: {objective}",
+                "constraints": len(task.constraints), "parks": ",".join(task.park.park_ids),
+                "story": task.story}  # fmt: skip
+
+    def dataset_ground_truth(self, run: Any) -> dict[str, dict[str, Any]]:
+        return {t.task_id: {"ground_truth": run.truths[t.task_id].model_dump(mode="json")}
+                for t in run.tasks}  # fmt: skip
 
     # capabilities
     def solve(self, task_ids, seed, data_dir):

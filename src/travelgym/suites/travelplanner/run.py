@@ -87,6 +87,11 @@ class PlannerRun(SuiteRun):
                 "checked_against": "database" if self.data.has_database else "reference",
                 "evaluation_version": EVALUATION_VERSION}  # fmt: skip
 
+    def data_identity(self) -> dict[str, Any]:
+        """The evaluation version and what plans are checked against."""
+        return {"evaluation_version": EVALUATION_VERSION,
+                "checked_against": "database" if self.data.has_database else "reference"}  # fmt: skip
+
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         """See :func:`agent_factory`."""
         return agent_factory(spec, base_url, client_options, self.options.max_steps)

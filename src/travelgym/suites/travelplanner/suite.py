@@ -37,10 +37,11 @@ class PlannerOptions(SuiteOptions):
     mode: Literal["sole-planning", "two-stage"] = suite_flag(
         "sole-planning", help="TravelPlanner mode: sole-planning (the reference information in "
         "the prompt, no tools) or two-stage (the 7 tools).", commands=("run",))  # fmt: skip
-    data: str | None = suite_flag(None, help=DATA_HELP, commands=("run", "tasks", "score"),
-                                  metavar="PATH", path="any")  # fmt: skip
+    data: str | None = suite_flag(None, help=DATA_HELP, metavar="PATH", path="any",
+                                  commands=("run", "tasks", "score", "export"))  # fmt: skip
     database: str | None = suite_flag(None, help=DATABASE_HELP, metavar="DIR", path="dir",
-                                      commands=("run", "tasks", "score", "ingest"))  # fmt: skip
+                                      commands=("run", "tasks", "score", "ingest",
+                                                "export"))  # fmt: skip
     dataset: str | None = suite_flag(None, help="TravelPlanner dataset file or directory to "
                                      "ingest (CSV, JSONL or Parquet).", commands=("ingest",),
                                      metavar="PATH", path="any")  # fmt: skip
@@ -76,6 +77,17 @@ class TravelPlannerSuite(Suite, RawIngest):
     model_agent = "tool"
     answer_markers = ("idx", "plan")  # a TravelPlanner submission line
     summary_details = ("constraints",)
+
+    answer_key_fields = ("annotated_plan",)  # the reference plan: kept out of datasets
+
+    def dataset_splits(self, options: PlannerOptions, data_dir: Path | None = None) -> dict:
+        """The ``--split`` given, else every split of the data."""
+        if options.split is not None:
+            return {options.split: options}
+        data = _data(options, data_dir)
+        data.close()
+        given = options.model_dump(exclude_unset=True)
+        return {s: PlannerOptions(**{**given, "split": s}) for s in data.splits}
 
     def options_of_run(self, manifest: dict[str, Any]) -> PlannerOptions:
         """The split a run was made on."""
