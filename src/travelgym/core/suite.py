@@ -275,6 +275,26 @@ class Suite(ABC):
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         """Summaries by agent label, as the table ``travelgym run`` prints."""
 
+    # integrations (inspect_ai...) that hold episodes themselves rather than a run directory
+    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        """The score summary :meth:`summarize` gives, of episodes given as JSON dicts (each
+        as a run directory stores it); by the same functions, so the figures agree."""
+        from travelgym.core.errors import Unsupported
+
+        raise Unsupported(f"{self.name} cannot summarize episodes outside a run directory")
+
+    def headline_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
+        """The headline figures of a :meth:`summarize_episodes` summary, flat (name -> value),
+        as integrations report them; by default the rates (floats, counts left out) of its
+        ``overall`` entry."""
+        overall = summary.get("overall") or {}
+        return {k: v for k, v in overall.items() if isinstance(v, float)}
+
+    def task_text(self, task: Any) -> str:
+        """What a person reads as ``task`` (a request, a story), e.g. an integration's sample
+        input; by default its id."""
+        return str(task.task_id)
+
     # scores
     @abstractmethod
     def score(self, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
@@ -313,6 +333,9 @@ class Suite(ABC):
     sft_min_score: ClassVar[float] = 1.0  # ``export sft``'s default ``--min-score``
     sft_min_score_note: ClassVar[str] = ""  # what that minimum means, for the help
     sft_filters: ClassVar[tuple[SftFilter, ...]] = ()  # its own ``export sft`` options
+    # its training environment's action is an OpenAI-style assistant message whose native tool
+    # calls it runs (the schemas: ``tool_registry().openai_schemas()``); else the message text
+    training_tool_calls: ClassVar[bool] = False
 
     def _no_training(self, what: str) -> Any:
         from travelgym.core.errors import Unsupported

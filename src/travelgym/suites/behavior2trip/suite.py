@@ -23,6 +23,7 @@ from travelgym.core.suite import (
     suite_flag,
 )
 from travelgym.suites.behavior2trip.episode import TripEpisode
+from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
 
 SPLITS = ("train", "test")
 
@@ -228,6 +229,7 @@ class Behavior2TripRun(SuiteRun):
 
 
 class Behavior2TripSuite(
+    TripIntegrationHooks,
     Suite,
     ChainAnnotation,
     QualityControl,

@@ -160,6 +160,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     default_agents = tuple(f"scripted:{s}" for s in SCRIPTED)
     model_agent = "llm"
     user_option = "user"
+    training_tool_calls = True
     answer_markers = ("recommendation", "final_recommendation")
     summary_details = ("tasks",)
 
@@ -255,6 +256,14 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         from travelgym.suites.compass.tables import format_agents_table
 
         return format_agents_table(results)
+
+    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        from travelgym.suites.compass.scoring import PlanScore, summarize
+
+        return summarize([PlanScore.model_validate(e["score"]) for e in episodes if e.get("score")])
+
+    def task_text(self, task: Any) -> str:
+        return task.story
 
     def score(self, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
               options: Any = None, base_url: str | None = None) -> dict[str, Any]:  # fmt: skip

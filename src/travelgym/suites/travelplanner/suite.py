@@ -196,6 +196,21 @@ class TravelPlannerSuite(Suite, RawIngest):
 
         return format_table(results)
 
+    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+        """:func:`~travelgym.suites.travelplanner.scoring.summarize_episodes`."""
+        from travelgym.suites.travelplanner.scoring import summarize_episodes
+
+        return summarize_episodes(list(episodes))
+
+    def headline_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
+        """The six rates over all queries (DR, commonsense and hard micro/macro, final)."""
+        overall = (summary.get("metrics") or {}).get("overall") or {}
+        return {k: float(v) for k, v in overall.items() if k != "queries"}
+
+    def task_text(self, task: Any) -> str:
+        """The query's natural-language request."""
+        return task.query
+
     # scores
     def score(self, answers, seed, data_dir, notes, options=None, base_url=None) -> dict[str, Any]:
         """A run directory, or a TravelPlanner submission JSONL file."""
