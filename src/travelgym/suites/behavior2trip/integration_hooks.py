@@ -1,9 +1,11 @@
-"""Behavior2Trip's answers to the Suite hooks of integrations that hold episodes themselves
-(the inspect_ai tasks): the run summary of episodes given as JSON dicts, by the same function
-as a run directory's, and an instance's text. A mixin, so that ``suite.py`` stays small."""
+"""Behavior2Trip's answers to the Suite hooks of the integrations: the run summary of episodes
+given as JSON dicts (by the same function as a run directory's) and an instance's text for the
+inspect_ai tasks; the splits and columns of an exported dataset. A mixin, so that ``suite.py``
+stays small."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -21,3 +23,20 @@ class TripIntegrationHooks:
     def task_text(self, task: Any) -> str:
         """The user's request the agent reads (the instance's instruction)."""
         return task.instruction.text
+
+    def dataset_splits(self, options: Any, data_dir: Path | None = None) -> dict:
+        """Both splits, or the one ``--split`` names."""
+        from travelgym.suites.behavior2trip.suite import SPLITS
+
+        if "split" in options.model_fields_set:
+            return {options.split: options}
+        given = options.model_dump(exclude_unset=True)
+        return {s: type(options)(**{**given, "split": s}) for s in SPLITS}
+
+    def dataset_columns(self, task: Any) -> dict[str, Any]:
+        """The instance's browsable columns (its request's structure, the trajectory's size)."""
+        ask = task.instruction
+        return {"split": task.split, "difficulty": task.difficulty,
+                "departure_city": ask.departure_city, "destination_city": ask.destination_city,
+                "days": ask.days, "travellers": ask.travellers, "budget_cny": ask.budget_cny,
+                "actions": len(task.trajectory), "request": ask.text}  # fmt: skip

@@ -261,20 +261,6 @@ class Behavior2TripSuite(
 
     answer_key_fields = ("witness",)  # a plan passing every check: kept out of datasets
 
-    def dataset_splits(self, options: TripOptions, data_dir: Path | None = None) -> dict:
-        """Both splits, or the one ``--split`` names."""
-        if "split" in options.model_fields_set:
-            return {options.split: options}
-        given = options.model_dump(exclude_unset=True)
-        return {s: TripOptions(**{**given, "split": s}) for s in SPLITS}
-
-    def dataset_columns(self, task: Any) -> dict[str, Any]:
-        ask = task.instruction
-        return {"split": task.split, "difficulty": task.difficulty,
-                "departure_city": ask.departure_city, "destination_city": ask.destination_city,
-                "days": ask.days, "travellers": ask.travellers, "budget_cny": ask.budget_cny,
-                "actions": len(task.trajectory), "request": ask.text}  # fmt: skip
-
     def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
         return TripOptions(scale=manifest.get("db_scale") or "small",
                            instances=manifest.get("instances") or "filtered")  # fmt: skip
