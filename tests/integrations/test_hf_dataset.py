@@ -130,6 +130,21 @@ def test_a_run_from_the_dataset_scores_as_the_shipped_tasks(compass_dataset, com
     content = card(compass_dataset)["travelgym"]["content_sha256"]
     assert manifest["tasks_from"] == {"content_sha256": content, "split": "test"}
     assert manifest["task_ids"] == ["compass-001", "compass-002"]
+    scored = invoke("score", tmp_path / "dataset" / "scripted-greedy", "--json", "--data-dir",
+                    compass_data)  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.stdout)["tasks_from"]["content_sha256"] == content
+    # the run's episodes and scores as the dataset's episodes config
+    with_run = tmp_path / "with-run"
+    result = invoke("export", "dataset", "compass", "--out", with_run, "--level", "3", "--run",
+                    tmp_path / "dataset" / "scripted-greedy", "--data-dir", compass_data)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    stored = [json.loads(line) for line in
+              (tmp_path / "dataset" / "scripted-greedy" / "episodes.jsonl").read_text().splitlines()]  # fmt: skip
+    rows = load(with_run, "episodes")["run"].to_list()
+    assert [r["task_id"] for r in rows] == [e["task_id"] for e in stored]
+    assert [json.loads(r["score_json"]) for r in rows] == [e["score"] for e in stored]
+    assert [r["score_feasible"] for r in rows] == [e["score"]["feasible"] for e in stored]
     # the resumed run must come from the same dataset
     again = invoke("run", "compass", "--agent", "scripted:greedy", "--limit", "2", "--resume",
                    "--no-progress", "--out", tmp_path / "dataset", "--data-dir", compass_data)  # fmt: skip

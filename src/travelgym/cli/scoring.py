@@ -46,6 +46,21 @@ def detect_suite(answers: Path) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def tasks_source(answers: Path) -> dict | None:
+    """Where a run directory's tasks came from when it was run ``--tasks-from`` a dataset: the
+    dataset's content hash, split and directory (``None`` otherwise)."""
+    if not answers.is_dir():
+        return None
+    try:
+        manifest = json.loads((answers / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    source = manifest.get("tasks_from") if isinstance(manifest, dict) else None
+    if not isinstance(source, dict):
+        return None
+    return {**source, "directory": manifest.get("tasks_from_directory")}
+
+
 def chosen_suite(answers: Path, suite: str | None) -> str:
     """``--suite`` if given and not contradicted by ANSWERS, else the detected suite (else the
     first installed one, whose reader then says what is wrong)."""
@@ -97,10 +112,14 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str
         click.echo(f"warning: TAMPERED run: {tampered}", err=True)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     result = chosen.score(answers, seed, data_dir, notes, options=options, base_url=base_url)
+    source = tasks_source(answers)
+    if source:
+        notes.append(f"the run's tasks came from the dataset {source.get('directory')} (content "
+                     f"sha256 {source.get('content_sha256')}, split {source.get('split')})")  # fmt: skip
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if as_json:
-        emit_json({**result, "tampered": tampered})
+        emit_json({**result, "tampered": tampered, **({"tasks_from": source} if source else {})})
         return
     click.echo(chosen.format_score(result))
     if tampered:
