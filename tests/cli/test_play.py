@@ -135,6 +135,20 @@ def test_a_person_plays_the_user_against_a_scripted_agent(data_dir, tmp_path):
     assert scored["tasks"][0]["recommendation"] == episode["score"]["recommendation"]
 
 
+def test_ctrl_c_at_the_prompt_ends_the_episode_and_it_is_stored(data_dir, tmp_path):
+    out = tmp_path / "ctrl-c"
+    child = spawn(data_dir, "compass", "--as", "user", "--task", TASK, "--out", str(out))
+    child.expect_exact("you (user)> ")
+    child.sendintr()
+    child.expect("stored in ")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.logfile_read.getvalue()[-2000:]
+    episode = read_episode(out)
+    assert episode["termination"] == "error" and episode["user"] == "human"
+    assert episode["error"] == "user: ended_by_player: the player ended the episode (Ctrl-C)"
+
+
 def test_ending_the_episode_stores_it_as_ended_by_the_player(data_dir, tmp_path):
     runner = CliRunner()
     for typed, how in (("/quit\n", "/quit"), ("", "end of input")):

@@ -14,9 +14,13 @@ backends (``travelgym play --as user``) talk through.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from travelgym.llm.human_input import InputError, describe_tools, parse_line, tools_by_name
@@ -76,7 +80,9 @@ class Terminal:
         """One line typed by the person (without the newline)."""
         try:
             if self._own and self.stdin.isatty():
-                return input(prompt)
+                _line_editing()
+                with _interruptible():
+                    return input(prompt)
             self.stdout.write(prompt)
             self.stdout.flush()
             line = self.stdin.readline()
@@ -205,6 +211,26 @@ class HumanChatClient:
         if not "".join(lines).strip():
             raise InputError("empty message: nothing sent")
         return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt while the person types: ``asyncio.run``'s own SIGINT
+    handler only cancels the episode's task, which a blocked :func:`input` would not see."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _line_editing() -> None:
+    """Give :func:`input` line editing and history where the platform has ``readline``."""
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401 - importing it is what enables editing in input()
 
 
 def _pretty(text: str) -> str:
