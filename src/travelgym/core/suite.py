@@ -185,6 +185,7 @@ class Suite(ABC):
     # datasets (travelgym.integrations.hf_dataset): fields of a run's task records that are an
     # answer key (a witness plan, an annotated plan), kept out of an exported dataset's tasks
     answer_key_fields: ClassVar[tuple[str, ...]] = ()
+    dataset_column_help: ClassVar[dict[str, str]] = {}  # what its dataset_columns mean
 
     def dataset_splits(self, options: SuiteOptions,
                        data_dir: Path | None = None) -> dict[str, SuiteOptions]:  # fmt: skip

@@ -33,6 +33,14 @@ class TripIntegrationHooks:
         given = options.model_dump(exclude_unset=True)
         return {s: type(options)(**{**given, "split": s}) for s in SPLITS}
 
+    dataset_column_help = {
+        "split": "train or test", "difficulty": "easy, medium or hard",
+        "departure_city": "where the trip starts", "destination_city": "the city visited",
+        "days": "trip length in days", "travellers": "people travelling",
+        "budget_cny": "the stated budget in CNY", "actions": "behaviour trajectory length",
+        "request": "the instruction text the agent reads",
+    }  # fmt: skip
+
     def dataset_columns(self, task: Any) -> dict[str, Any]:
         """The instance's browsable columns (its request's structure, the trajectory's size)."""
         ask = task.instruction

@@ -293,6 +293,14 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         return format_score_table(result)
 
     # datasets (export dataset)
+    dataset_column_help = {
+        "level": "1 (all constraints stated up front), 2 or 3 (some revealed or revised later)",
+        "objective": "what the optimal package optimises (objective type: metric)",
+        "constraints": "number of constraints the simulated user holds",
+        "parks": "the national park(s) of the trip (comma-separated park ids)",
+        "story": "the simulated user's opening story",
+    }
+
     def dataset_columns(self, task: Any) -> dict[str, Any]:
         objective = getattr(task.objective, "metric", None) or "weighted features"
         return {"level": task.level, "objective": f"{task.objective.type}: {objective}",
