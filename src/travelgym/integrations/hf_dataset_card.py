@@ -36,14 +36,16 @@ def content_sha256(meta: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _meaning(name: str) -> str:
+def _meaning(name: str, suite: Any) -> str:
+    if name in suite.dataset_column_help:
+        return suite.dataset_column_help[name]
     if name in MEANINGS:
         return MEANINGS[name]
     if name.startswith("score_"):
         return f"the score's `{name[6:]}` (null where the episode has none)"
     if name.endswith("_json"):
         return f"answer key: the task's `{name[:-5]}` as JSON"
-    return "browsing column (also inside `task_json`)"
+    return "the task record's field of that name (also inside `task_json`)"
 
 
 def _yaml(suite: Any, meta: dict[str, Any]) -> str:
@@ -79,7 +81,7 @@ def render_card(suite: Any, meta: dict[str, Any], tables: list[Any]) -> str:
     for table in tables:
         lines += [f"`{table.path}`: {len(table.rows)} rows, rows sha256 `{table.sha256}`", "",
                   "| column | type | meaning |", "| --- | --- | --- |"]  # fmt: skip
-        lines += [f"| `{n}` | {t} | {_meaning(n)} |" for n, t in table.columns]
+        lines += [f"| `{n}` | {t} | {_meaning(n, suite)} |" for n, t in table.columns]
         lines.append("")
     lines += ["## Versions and content hashes", "",
               f"- content sha256 (`travelgym.content_sha256`): `{meta['content_sha256']}`",
