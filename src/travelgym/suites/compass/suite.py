@@ -294,9 +294,9 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
     # datasets (export dataset)
     dataset_column_help = {
-        "level": "1 (all constraints stated up front), 2 or 3 (some revealed or revised later)",
+        "level": "1: hotel only; 2: hotel + flight; 3: hotel + flight + permit",
         "objective": "what the optimal package optimises (objective type: metric)",
-        "constraints": "number of constraints the simulated user holds",
+        "constraints": "number of hard constraints (initial and progressive)",
         "parks": "the national park(s) of the trip (comma-separated park ids)",
         "story": "the simulated user's opening story",
     }
