@@ -181,6 +181,9 @@ class Suite(ABC):
     model_agent: ClassVar[str | None] = None
     # the option (a field of Options) naming the simulated user, for suites with one in the loop
     user_option: ClassVar[str | None] = None
+    # Unicode ranges (first, last code point) of the suite's text beyond Latin script (e.g.
+    # CJK), for integrations whose spaces list their characters (Gymnasium's Text)
+    text_ranges: ClassVar[tuple[tuple[int, int], ...]] = ()
 
     # datasets (travelgym.integrations.hf_dataset): fields of a run's task records that are an
     # answer key (a witness plan, an annotated plan), kept out of an exported dataset's tasks

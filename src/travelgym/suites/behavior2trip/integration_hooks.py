@@ -13,6 +13,10 @@ class TripIntegrationHooks:
     """Mixed into :class:`~travelgym.suites.behavior2trip.suite.Behavior2TripSuite` (before
     ``Suite``, whose defaults these replace)."""
 
+    # Chinese: city names in the data (北京), and what a model writes; with CJK punctuation
+    # and full-width forms (，。：)
+    text_ranges = ((0x3000, 0x303F), (0x4E00, 0x9FFF), (0xFF00, 0xFFEF))
+
     def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
         """DR, C and UPC micro/macro and final overall and by difficulty, with the run counts
         (:func:`~travelgym.suites.behavior2trip.scoring.summarize_run`)."""
