@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import verifiers.v1 as vf
-from pydantic import Field
+from pydantic import Field, field_validator
 from verifiers.v1.dialects.chat import message_to_wire
 from verifiers.v1.runtimes import ProgramResult, SubprocessConfig
 
@@ -51,6 +51,17 @@ class TravelgymTasksetConfig(vf.TasksetConfig):
     (COMPASS), ``split``, ``difficulty`` (Behavior2Trip), ``data_dir``, ``db_seed``."""
     seed: int = 0
     """The seed every episode resets its environment with (the simulated user's draws)."""
+
+    @field_validator("suite")
+    @classmethod
+    def _installed(cls, name: str) -> str:
+        from travelgym.core.errors import UserError
+
+        try:
+            get_suite(name)
+        except UserError as exc:
+            raise ValueError(str(exc)) from None
+        return name
 
 
 class TravelgymData(vf.TaskData):
@@ -212,6 +223,7 @@ def load_environment(suite: str = "compass", *, seed: int = 0, max_steps: int = 
                      **options: Any) -> TravelgymEnv:  # fmt: skip
     """The verifiers environment of ``suite``; ``options``: the keyword arguments of the
     suite's training environment (``limit``, ``user``, ``split``, ``data_dir``...)."""
+    get_suite(suite)  # an unknown suite is an error now, not at the first task
     config = TravelgymEnvConfig(
         taskset=TravelgymTasksetConfig(id=TASKSET_ID, suite=suite, options=options, seed=seed),
         max_steps=max_steps,

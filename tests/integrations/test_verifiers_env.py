@@ -1,0 +1,197 @@
+"""The verifiers environment (``travelgym-env``) against the local OpenAI-compatible test server:
+episodes of COMPASS and Behavior2Trip played through verifiers' own rollout machinery, rewards
+equal to the suite's reward functions on the same trajectories (replayed through a fresh
+training environment), and ``vf-eval`` itself in a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integrations.verifiers_support import assistant_actions, require_verifiers
+
+require_verifiers()
+
+from verifiers.v1.clients import EvalClientConfig, ModelContext  # noqa: E402
+
+from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply, tool_call  # noqa: E402
+from travelgym.core.errors import UserError  # noqa: E402
+from travelgym.core.registry import get_suite  # noqa: E402
+from travelgym.integrations.verifiers_env import (  # noqa: E402
+    EPISODE_KEY,
+    load_environment,
+    open_training_env,
+)
+
+pytestmark = pytest.mark.verifiers
+KEY_VAR = "TRAVELGYM_FAKE_KEY"
+
+
+@pytest.fixture(scope="module")
+def compass_options(compass_db):
+    return {"limit": 2, "user": "template", "data_dir": str(Path(compass_db).parent.parent)}
+
+
+def context(server: FakeOpenAIServer) -> ModelContext:
+    os.environ.setdefault(KEY_VAR, "test")
+    return ModelContext(model="fake-model",
+                        client=EvalClientConfig(base_url=server.base_url, api_key_var=KEY_VAR))  # fmt: skip
+
+
+def play(env, tasks, server: FakeOpenAIServer) -> list:
+    """Every task's episode, all at once (verifiers runs rollouts concurrently)."""
+
+    async def run() -> list:
+        async with env.serving():
+            return await asyncio.gather(*(env.run_episode(t, context(server)) for t in tasks))
+
+    return asyncio.run(run())
+
+
+def replay(suite: str, options: dict, task, actions: list) -> tuple[float, object]:
+    """The same assistant messages through a fresh training environment of the suite: its
+    terminal reward and episode."""
+    env = open_training_env(suite, options)
+    env.reset(seed=task.data.info["seed"], options={env.task_key: task.data.info["task_id"]})
+    native = get_suite(suite).training_tool_calls
+    reward = None
+    for action in actions:
+        _, reward, terminated, truncated, _ = env.step(action if native else action["content"])
+        if terminated or truncated:
+            break
+    episode = env.episode()
+    env.close()
+    return reward, episode
+
+
+def compass_responder(options: dict):
+    """Per task (told apart by the user's opening line): a hotel search, then task 1's optimal
+    plan (the user accepts it) and, for task 2, an empty plan until the user gives up."""
+    env = open_training_env("compass", options)
+    openings = {}
+    for task in env.tasks:
+        messages, _ = env.reset(options={"task_id": task.task_id})
+        openings[messages[1]["content"]] = task
+    plans = {env.tasks[0].task_id: env.truths[env.tasks[0].task_id].optimal_plan,
+             env.tasks[1].task_id: {"hotel": None, "flight": None, "permit": None}}  # fmt: skip
+    env.close()
+
+    def respond(body: dict):
+        task = openings[body["messages"][1]["content"]]
+        if not any(m["role"] == "assistant" for m in body["messages"]):
+            return Reply(
+                tool_calls=[tool_call("search_hotels", {"park_name": task.park.park_ids[0]})]
+            )
+        plan = {"message": "Here is my plan.", "recommendation": plans[task.task_id]}
+        return Reply(json.dumps(plan))
+
+    return respond
+
+
+def test_compass_episodes_score_the_suite_reward(compass_options):
+    env = load_environment("compass", **compass_options)
+    tasks = list(env.taskset)
+    assert [t.data.info["task_id"] for t in tasks] == ["compass-001", "compass-002"]
+    assert [m.role for m in tasks[0].data.prompt] == ["system", "user"]
+
+    with FakeOpenAIServer(responder=compass_responder(compass_options)) as server:
+        episodes = play(env, tasks, server)
+    tools = {t["function"]["name"] for t in server.requests[0]["tools"]}
+    assert tools == set(get_suite("compass").tool_registry().names) and len(tools) == 18
+
+    rewards = []
+    for task, episode in zip(tasks, episodes, strict=True):
+        assert episode.ok and not episode.errors
+        (trace,) = episode.traces
+        # the rubric is the suite's reward of the episode the environment played ...
+        stored = trace.info[EPISODE_KEY]
+        assert trace.rewards["suite_reward"].score == get_suite("compass").reward(stored).total
+        # ... and the same model messages replayed through the training environment agree
+        actions = assistant_actions(trace)
+        assert actions[0]["tool_calls"][0]["function"]["name"] == "search_hotels"
+        reward, replayed = replay("compass", compass_options, task, actions)
+        assert trace.reward == reward
+        assert replayed.final_recommendation == stored["final_recommendation"]
+        assert replayed.termination == stored["termination"]
+        rewards.append(trace.reward)
+    assert rewards == [1.0, 0.0]
+    assert [e.traces[0].info[EPISODE_KEY]["termination"] for e in episodes] == [
+        "accepted", "turn_limit"]  # fmt: skip
+
+
+def test_behavior2trip_text_actions(trips_database):
+    from travelgym.db import connect_readonly
+    from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
+    from travelgym.suites.behavior2trip.episode import run_trip_episode
+
+    options = {"split": "test", "limit": 1, "data_dir": str(trips_database.path.parent.parent)}
+    env = load_environment("behavior2trip", **options)
+    (task,) = list(env.taskset)
+    instance = open_training_env("behavior2trip", options).instances[0]
+    conn = connect_readonly(trips_database.path)
+    scripted = asyncio.run(run_trip_episode(instance, ScriptedTripAgent(), conn, score=False))
+    conn.close()
+    city = instance.instruction.destination_city
+    search = f'<tool_call>{{"name": "AccommodationSearch", "arguments": {{"city": "{city}", "n": 2}}}}</tool_call>'
+
+    def respond(body: dict):
+        first = not any(m["role"] == "assistant" for m in body["messages"])
+        return Reply(search if first else scripted.final_answer)
+
+    with FakeOpenAIServer(responder=respond) as server:
+        (episode,) = play(env, [task], server)
+    assert "tools" not in server.requests[0]  # B2T actions call tools in the text
+    assert server.requests[1]["messages"][-1]["role"] == "user"  # the tool results
+    (trace,) = episode.traces
+    actions = assistant_actions(trace)
+    assert [a["content"] for a in actions] == [search, scripted.final_answer]
+    reward, replayed = replay("behavior2trip", options, task, actions)
+    assert (
+        trace.reward == reward == get_suite("behavior2trip").reward(trace.info[EPISODE_KEY]).total
+    )
+    assert reward > 0
+
+
+def test_model_failure_is_recorded_not_raised(compass_options):
+    env = load_environment("compass", **{**compass_options, "limit": 1})
+    with FakeOpenAIServer([HTTPError(400, "bad request")] * 3) as server:
+        (episode,) = play(env, list(env.taskset), server)
+    assert not episode.ok
+    (trace,) = episode.traces
+    assert trace.errors and EPISODE_KEY not in trace.info
+
+
+def test_unknown_suite_is_a_clear_error():
+    with pytest.raises(UserError, match="nosuch"):
+        load_environment("nosuch")
+
+
+def test_vf_eval_command(compass_options, tmp_path):
+    """verifiers' own evaluation command, against the test server, on one task."""
+    options = {**compass_options, "limit": 1}
+    with FakeOpenAIServer(responder=compass_responder(compass_options)) as server:
+        command = [
+            str(Path(sys.executable).parent / "vf-eval"), "travelgym-env",
+            "--env.taskset.suite", "compass", "--env.taskset.options", json.dumps(options),
+            "-m", "fake-model", "--client.base-url", server.base_url,
+            "--client.api-key-var", KEY_VAR, "-n", "1", "-c", "1", "--no-push", "--no-rich",
+            "-o", str(tmp_path),
+        ]  # fmt: skip
+        env = {**os.environ, KEY_VAR: "test"}
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (traces,) = tmp_path.glob("*/traces.jsonl")
+    (line,) = traces.read_text().splitlines()
+    record = json.loads(line)
+    trace = record["traces"][0] if "traces" in record else record
+    assert trace["task"]["data"]["id"] == "compass-001"
+    assert trace["info"][EPISODE_KEY]["termination"] == "accepted"
+    assert trace["rewards"]["suite_reward"]["score"] == 1.0
+    assert get_suite("compass").reward(trace["info"][EPISODE_KEY]).total == 1.0
+    assert len(server.requests) >= 2 and record["ok"]
