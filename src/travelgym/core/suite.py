@@ -179,7 +179,8 @@ class Suite(ABC):
     # the agent kind (one of agent_kinds, taking a MODEL) that drives a chat model through the
     # suite's tools: what integrations that bring their own model (inspect_ai, play) run
     model_agent: ClassVar[str | None] = None
-    # the option (a field of Options) naming the simulated user, for suites with one in the loop
+    # the option (a field of Options) naming the simulated user, for suites with one in the loop;
+    # its value ``human`` puts a person at the terminal in the user's place (``travelgym play``)
     user_option: ClassVar[str | None] = None
     # Unicode ranges (first, last code point) of the suite's text beyond Latin script (e.g.
     # CJK), for integrations whose spaces list their characters (Gymnasium's Text)
