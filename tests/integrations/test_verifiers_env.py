@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from tests.integrations.verifiers_support import assistant_actions, require_verifiers
 
@@ -25,6 +26,8 @@ from travelgym.core.errors import UserError  # noqa: E402
 from travelgym.core.registry import get_suite  # noqa: E402
 from travelgym.integrations.verifiers_env import (  # noqa: E402
     EPISODE_KEY,
+    TravelgymTasksetConfig,
+    default_suite,
     load_environment,
     open_training_env,
 )
@@ -125,37 +128,45 @@ def test_compass_episodes_score_the_suite_reward(compass_options):
         "accepted", "turn_limit"]  # fmt: skip
 
 
-def test_behavior2trip_text_actions(trips_database):
-    from travelgym.db import connect_readonly
-    from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
-    from travelgym.suites.behavior2trip.episode import run_trip_episode
+def test_travelplanner_text_actions(tmp_path, monkeypatch):
+    """A suite whose actions are text (the B2T format, tools called in the text): a notebook
+    read, then the scripted baseline's plan in an ``<answer>``."""
+    from tests.suites.travelplanner.suite_data import write_suite_data
+    from travelgym.suites.travelplanner.agents.planner import build_plan
+    from travelgym.suites.travelplanner.agents.scripted import reference_cities
+    from travelgym.suites.travelplanner.plans import plan_json
+    from travelgym.suites.travelplanner.sandbox_reference import ReferenceSandbox
 
-    options = {"split": "test", "limit": 1, "data_dir": str(trips_database.path.parent.parent)}
-    env = load_environment("behavior2trip", **options)
+    dataset, database = write_suite_data(tmp_path, monkeypatch)
+    options = {"split": "validation", "limit": 1, "data": str(dataset / "validation.csv"),
+               "database": str(database), "data_dir": str(tmp_path / "data")}  # fmt: skip
+    env = load_environment("travelplanner", **options)
     (task,) = list(env.taskset)
-    instance = open_training_env("behavior2trip", options).instances[0]
-    conn = connect_readonly(trips_database.path)
-    scripted = asyncio.run(run_trip_episode(instance, ScriptedTripAgent(), conn, score=False))
-    conn.close()
-    city = instance.instruction.destination_city
-    search = f'<tool_call>{{"name": "AccommodationSearch", "arguments": {{"city": "{city}", "n": 2}}}}</tool_call>'
+    training = open_training_env("travelplanner", options)
+    query = training.queries[0]
+    training.close()
+    sandbox = ReferenceSandbox(query)
+    plan = plan_json(build_plan(query, sandbox, reference_cities(sandbox, query.org)))
+    first = (
+        '<think>Check the notes first.</think><memory>{"action": "read", "key": "plan"}</memory>'
+    )
+    answer = f"<think>Done.</think><answer>{plan}</answer>"
 
     def respond(body: dict):
-        first = not any(m["role"] == "assistant" for m in body["messages"])
-        return Reply(search if first else scripted.final_answer)
+        said = any(m["role"] == "assistant" for m in body["messages"])
+        return Reply(answer if said else first)
 
     with FakeOpenAIServer(responder=respond) as server:
         (episode,) = play(env, [task], server)
-    assert "tools" not in server.requests[0]  # B2T actions call tools in the text
-    assert server.requests[1]["messages"][-1]["role"] == "user"  # the tool results
+    assert "tools" not in server.requests[0]  # the B2T format calls tools in the text
+    assert server.requests[1]["messages"][-1]["role"] == "user"  # the environment's reply
     (trace,) = episode.traces
     actions = assistant_actions(trace)
-    assert [a["content"] for a in actions] == [search, scripted.final_answer]
-    reward, replayed = replay("behavior2trip", options, task, actions)
-    assert (
-        trace.reward == reward == get_suite("behavior2trip").reward(trace.info[EPISODE_KEY]).total
-    )
-    assert reward > 0
+    assert [a["content"] for a in actions] == [first, answer]
+    reward, replayed = replay("travelplanner", options, task, actions)
+    stored = trace.info[EPISODE_KEY]
+    assert trace.reward == reward == get_suite("travelplanner").reward(stored).total
+    assert reward > 0 and stored["final_answer"] == replayed.final_answer
 
 
 def test_model_failure_is_recorded_not_raised(compass_options):
@@ -168,8 +179,12 @@ def test_model_failure_is_recorded_not_raised(compass_options):
 
 
 def test_unknown_suite_is_a_clear_error():
-    with pytest.raises(UserError, match="nosuch"):
+    with pytest.raises(UserError, match="no suite 'nosuch': installed suites are .*compass"):
         load_environment("nosuch")
+    # what vf-eval's --env.taskset.suite validates
+    with pytest.raises(ValidationError, match="no suite 'nosuch'"):
+        TravelgymTasksetConfig(id="travelgym-env", suite="nosuch")
+    assert TravelgymTasksetConfig().suite == default_suite() == "behavior2trip"
 
 
 def test_vf_eval_command(compass_options, tmp_path):

@@ -34,7 +34,7 @@ from pydantic import Field, field_validator
 from verifiers.v1.dialects.chat import message_to_wire
 from verifiers.v1.runtimes import ProgramResult, SubprocessConfig
 
-from travelgym.core.registry import get_suite
+from travelgym.core.registry import all_suites, get_suite
 
 TASKSET_ID = "travelgym-env"
 EPISODE_KEY = "travelgym_episode"  # trace.info: the episode the environment played (JSON)
@@ -44,11 +44,12 @@ CUT_KEY = "travelgym_cut_reward"  # trace.info: the reward of a conversation cut
 class TravelgymTasksetConfig(vf.TasksetConfig):
     """``--env.taskset.*``: the suite and the keyword arguments of its training environment."""
 
-    suite: str = "compass"
-    """An installed suite (``travelgym suites``)."""
+    suite: str = Field(default_factory=lambda: default_suite())
+    """An installed suite with a training environment (``travelgym suites``); default: the
+    one ``travelgym train grpo`` trains."""
     options: dict[str, Any] = Field(default_factory=dict)
-    """Keyword arguments of ``suite.training_env``: e.g. ``limit``, ``user``, ``level``
-    (COMPASS), ``split``, ``difficulty`` (Behavior2Trip), ``data_dir``, ``db_seed``."""
+    """Keyword arguments of ``suite.training_env``: e.g. ``limit``, ``split``, ``level``,
+    ``difficulty``, ``user``, ``data_dir``, ``db_seed`` (the suite's own)."""
     seed: int = 0
     """The seed every episode resets its environment with (the simulated user's draws)."""
 
@@ -58,10 +59,28 @@ class TravelgymTasksetConfig(vf.TasksetConfig):
         from travelgym.core.errors import UserError
 
         try:
-            get_suite(name)
+            return check_suite(name)
         except UserError as exc:
             raise ValueError(str(exc)) from None
-        return name
+
+
+def default_suite() -> str:
+    """The suite ``travelgym train grpo`` trains by default (else the first trainable one)."""
+    trainable = [s for s in all_suites() if s.trainable]
+    if not trainable:
+        return ""
+    return next((s for s in trainable if s.training_default), trainable[0]).name
+
+
+def check_suite(name: str) -> str:
+    """``name`` when it is an installed suite with a training environment (a
+    :class:`~travelgym.core.errors.UserError` naming the ones there are otherwise)."""
+    from travelgym.core.errors import UserError
+
+    if not get_suite(name).trainable:
+        usable = ", ".join(s.name for s in all_suites() if s.trainable) or "none"
+        raise UserError(f"suite {name!r} has no training environment (suites that do: {usable})")
+    return name
 
 
 class TravelgymData(vf.TaskData):
@@ -219,11 +238,12 @@ def record_outcome(info: dict[str, Any], suite: Any, env: Any) -> None:
         info[CUT_KEY], info["travelgym_reward"] = env.rollout_chat().cut()
 
 
-def load_environment(suite: str = "compass", *, seed: int = 0, max_steps: int = 400,
+def load_environment(suite: str | None = None, *, seed: int = 0, max_steps: int = 400,
                      **options: Any) -> TravelgymEnv:  # fmt: skip
-    """The verifiers environment of ``suite``; ``options``: the keyword arguments of the
-    suite's training environment (``limit``, ``user``, ``split``, ``data_dir``...)."""
-    get_suite(suite)  # an unknown suite is an error now, not at the first task
+    """The verifiers environment of ``suite`` (default: :func:`default_suite`); ``options``:
+    the keyword arguments of the suite's training environment (``limit``, ``user``, ``split``,
+    ``data_dir``...). An unknown suite is a :class:`~travelgym.core.errors.UserError` here."""
+    suite = check_suite(suite if suite is not None else default_suite())
     config = TravelgymEnvConfig(
         taskset=TravelgymTasksetConfig(id=TASKSET_ID, suite=suite, options=options, seed=seed),
         max_steps=max_steps,
