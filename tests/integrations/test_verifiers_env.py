@@ -31,6 +31,8 @@ from travelgym.integrations.verifiers_env import (  # noqa: E402
     load_environment,
     open_training_env,
 )
+from travelgym.runner.batch import RunConfig, run_suite  # noqa: E402
+from travelgym.runner.store import read_episodes  # noqa: E402
 
 pytestmark = pytest.mark.verifiers
 KEY_VAR = "TRAVELGYM_FAKE_KEY"
@@ -97,7 +99,7 @@ def compass_responder(options: dict):
     return respond
 
 
-def test_compass_episodes_score_the_suite_reward(compass_options):
+def test_compass_episodes_score_the_suite_reward(compass_options, tmp_path):
     env = load_environment("compass", **compass_options)
     tasks = list(env.taskset)
     assert [t.data.info["task_id"] for t in tasks] == ["compass-001", "compass-002"]
@@ -124,6 +126,16 @@ def test_compass_episodes_score_the_suite_reward(compass_options):
         assert replayed.termination == stored["termination"]
         rewards.append(trace.reward)
     assert rewards == [1.0, 0.0]
+    # travelgym's own runner (``travelgym run compass --agent llm:MODEL``) scores the same
+    with FakeOpenAIServer(responder=compass_responder(compass_options)) as server:
+        config = RunConfig("compass", "llm:fake-model", out=tmp_path / "run", limit=2,
+                           base_url=server.base_url, data_dir=compass_options["data_dir"],
+                           progress=False, client_options={"max_retries": 0})  # fmt: skip
+        asyncio.run(run_suite(config))
+    by_task = {
+        e.task_id: get_suite("compass").reward(e).total for e in read_episodes(tmp_path / "run")
+    }
+    assert by_task == {"compass-001": 1.0, "compass-002": 0.0}
     assert [e.traces[0].info[EPISODE_KEY]["termination"] for e in episodes] == [
         "accepted", "turn_limit"]  # fmt: skip
 

@@ -157,6 +157,8 @@ class TravelgymHarness(vf.Harness[TravelgymHarnessConfig]):
 
     async def launch(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data,
                      tool_interception_url=None) -> ProgramResult:  # fmt: skip
+        """One model call on ``data``'s conversation (the task's opening messages, then each
+        turn's): the trace records it through the interception at ``endpoint``."""
         from openai import AsyncOpenAI
 
         system, prompt = self.resolve_prompt(data)
@@ -216,7 +218,7 @@ class TravelgymEnv(vf.Env[TravelgymEnvConfig]):
                     if terminated or truncated:
                         break
                     segment = await interaction.turn(as_messages(observation))
-                record_outcome(interaction.trace.info, suite, env)
+                record_outcome(interaction.trace.info, env)
         finally:
             env.close()
 
@@ -229,7 +231,7 @@ def as_messages(observation: Any) -> list[dict[str, Any]]:
     return list(observation)
 
 
-def record_outcome(info: dict[str, Any], suite: Any, env: Any) -> None:
+def record_outcome(info: dict[str, Any], env: Any) -> None:
     """Keep the ended episode (or the reward of one cut short) on the trace for the rubric."""
     if env.reward is not None:
         info[EPISODE_KEY] = env.episode().model_dump(mode="json")
