@@ -22,6 +22,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from travelgym.core.errors import Unsupported
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import AgentFactory, Suite, SuiteOptions, SuiteRun
 from travelgym.llm.inspect_client import to_inspect_messages
@@ -29,6 +30,21 @@ from travelgym.runner.specs import client_kwargs, parse_agent_spec
 
 EPISODE_KEY = "episode"  # where a sample's episode JSON sits in its score's metadata
 MODEL_SLOT = "{model}"  # in an agent spec: the eval's model, filled in per sample
+SUITES: dict[str, Suite] = {}  # the suites tasks were defined for, by name
+
+
+def headline(suite: Suite, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The suite's headline figures of ``episodes`` (its own summary); for a suite that cannot
+    summarize episodes outside a run directory, the mean of each plain field of their scores."""
+    try:
+        return suite.headline_metrics(suite.summarize_episodes(episodes))
+    except Unsupported:
+        fields: dict[str, list[float]] = {}
+        for episode in episodes:
+            for key, value in (episode.get("score") or {}).items():
+                if isinstance(value, bool | int | float):
+                    fields.setdefault(key, []).append(float(value))
+        return {k: sum(v) / len(v) for k, v in fields.items()}
 
 
 @dataclass
@@ -115,9 +131,7 @@ def suite_score(runner: EpisodeRunner) -> Scorer:
         episode = runner.episodes.pop((str(state.sample_id), state.epoch), None)
         if episode is None:
             return Score(value=math.nan, explanation="no travelgym episode ran for this sample")
-        suite = runner.suite
-        value = suite.headline_metrics(suite.summarize_episodes([episode]))
-        return Score(value=value, explanation=episode_explanation(episode),
+        return Score(value=headline(runner.suite, [episode]), explanation=episode_explanation(episode),
                      metadata={EPISODE_KEY: episode})  # fmt: skip
 
     return score
@@ -131,7 +145,6 @@ def suite_metrics(suite: str) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         episodes = [s.score.metadata[EPISODE_KEY] for s in scores
                     if s.score.metadata and EPISODE_KEY in s.score.metadata]  # fmt: skip
-        found = get_suite(suite)
-        return found.headline_metrics(found.summarize_episodes(episodes))
+        return headline(SUITES.get(suite) or get_suite(suite), episodes)
 
     return compute

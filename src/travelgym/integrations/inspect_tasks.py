@@ -35,6 +35,7 @@ from travelgym.core.registry import all_suites
 from travelgym.core.suite import Suite
 from travelgym.integrations.inspect_episode import (
     MODEL_SLOT,
+    SUITES,
     EpisodeRunner,
     suite_episode,
     suite_metrics,
@@ -179,6 +180,7 @@ def define_task(suite: Suite) -> Any:
     suite_task.__name__ = suite_task.__qualname__ = suite.name
     suite_task.__doc__ = f"{suite.title}: {suite.description}"
     suite_task.__signature__ = task_signature(suite)  # type: ignore[attr-defined]
+    SUITES[suite.name] = suite
     return task(name=suite.name)(suite_task)
 
 

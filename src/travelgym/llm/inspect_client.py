@@ -62,11 +62,20 @@ def parse_arguments(text: str | None) -> tuple[dict[str, Any], str | None]:
     """``(arguments, parse error)`` of a tool call's raw argument text."""
     try:
         value = json.loads(text or "{}")
-    except (ValueError, RecursionError) as exc:
-        return {}, f"arguments are not JSON ({exc}): {(text or '')[:200]}"
+    except (ValueError, RecursionError):
+        value = None
     if not isinstance(value, dict):
-        return {}, f"arguments are not a JSON object: {(text or '')[:200]}"
+        return {}, f"arguments are not a JSON object: {(text or '')[:300]}"
     return value, None
+
+
+def message_text(content: Any) -> str:
+    """A message's content as text (content parts joined, ``None`` as empty)."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
 
 
 def to_inspect_messages(messages: list[dict[str, Any]]) -> list[Any]:
@@ -83,8 +92,7 @@ def to_inspect_messages(messages: list[dict[str, Any]]) -> list[Any]:
     out: list[Any] = []
     names: dict[str, str] = {}
     for m in messages:
-        role, content = m.get("role"), m.get("content")
-        text = content if isinstance(content, str) else json.dumps(content or "")
+        role, text = m.get("role"), message_text(m.get("content"))
         if role == "system":
             out.append(ChatMessageSystem(content=text))
         elif role == "user":
