@@ -190,13 +190,15 @@ def test_model_failure_is_recorded_not_raised(compass_options):
     assert trace.errors and EPISODE_KEY not in trace.info
 
 
-def test_unknown_suite_is_a_clear_error():
+def test_unknown_suite_and_options_are_clear_errors(compass_options):
     with pytest.raises(UserError, match="no suite 'nosuch': installed suites are .*compass"):
         load_environment("nosuch")
     # what vf-eval's --env.taskset.suite validates
     with pytest.raises(ValidationError, match="no suite 'nosuch'"):
         TravelgymTasksetConfig(id="travelgym-env", suite="nosuch")
     assert TravelgymTasksetConfig().suite == default_suite() == "behavior2trip"
+    with pytest.raises(UserError, match="unexpected keyword argument 'bogus'"):
+        list(load_environment("compass", **compass_options, bogus=1).taskset)
 
 
 def test_vf_eval_command(compass_options, tmp_path):

@@ -138,8 +138,14 @@ def off_loop(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def open_training_env(suite_name: str, options: dict[str, Any]) -> Any:
-    """A fresh training environment of the suite with the options."""
-    return get_suite(suite_name).training_env(**options)
+    """A fresh training environment of the suite with the options (options it does not take,
+    or values it refuses, are a :class:`~travelgym.core.errors.UserError` saying so)."""
+    from travelgym.core.errors import UserError
+
+    try:
+        return get_suite(suite_name).training_env(**options)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{suite_name} training environment options {options}: {exc}") from None
 
 
 class TravelgymHarnessConfig(vf.HarnessConfig):
