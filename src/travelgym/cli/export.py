@@ -146,7 +146,8 @@ def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path 
     words = ["travelgym", *sys.argv[1:]] if sys.argv[1:2] == ["export"] else []
     command = shlex.join(words) if words else f"travelgym export dataset {suite} --out DIR"
     meta = export_dataset(chosen, options, out, db_seed=db_seed, data_dir=data_dir,
-                          ground_truth=ground_truth, run_dir=run_dir, command=command)  # fmt: skip
+                          ground_truth=ground_truth, run_dir=run_dir, command=command,
+                          selection=tuple(flags))  # fmt: skip
     if as_json:
         click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
         return

@@ -161,8 +161,11 @@ class Split:
 
 
 def open_split(suite: Suite, name: str, options: SuiteOptions, db_seed: int,
-               data_dir: Path | None, ground_truth: bool) -> tuple[Split, list]:  # fmt: skip
-    """Read one split's tasks (and answer key) through the suite's run; its Arrow tables."""
+               data_dir: Path | None, ground_truth: bool,
+               selection: tuple[str, ...] = ()) -> tuple[Split, list]:  # fmt: skip
+    """Read one split's tasks (and answer key) through the suite's run; its Arrow tables.
+    The split records the options given and those of ``selection`` (the options that pick
+    the data, defaults included, so a run asking for other data is refused up front)."""
     run = suite.open_run(options, None, None, db_seed, data_dir)
     try:
         identity = {"db_content_hash": run.db_hash, "tasks_sha256": run.tasks_sha256,
@@ -179,22 +182,26 @@ def open_split(suite: Suite, name: str, options: SuiteOptions, db_seed: int,
             arrows.append(arrow)
     finally:
         asyncio.run(run.aclose())
-    given = options.model_dump(mode="json", exclude_unset=True)
+    dump = options.model_dump(mode="json")
+    given = {k: dump[k] for k in dump if k in selection or k in options.model_fields_set}
     return Split(name, given, identity, tasks, truth), arrows
 
 
 def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: int = 0,
                    data_dir: Path | None = None, ground_truth: bool = False,
-                   run_dir: Path | None = None, command: str = "") -> dict[str, Any]:  # fmt: skip
+                   run_dir: Path | None = None, command: str = "",
+                   selection: tuple[str, ...] = ()) -> dict[str, Any]:  # fmt: skip
     """Write ``suite``'s tasks selected by ``options`` as a dataset directory ``out`` (replaced
-    whole, or left as it was on an error); return the card's ``travelgym`` metadata."""
+    whole, or left as it was on an error); return the card's ``travelgym`` metadata.
+    ``selection``: the options that pick the data (recorded with their values)."""
     from travelgym.integrations.hf_dataset_card import content_sha256, render_card
 
     pq = need_pyarrow()
     refuse_foreign_dir(out)
     splits, arrows = [], []
     for name, split_options in suite.dataset_splits(options, data_dir).items():
-        split, tables = open_split(suite, name, split_options, db_seed, data_dir, ground_truth)
+        split, tables = open_split(suite, name, split_options, db_seed, data_dir, ground_truth,
+                                   selection)  # fmt: skip
         if not split.tasks.rows:
             raise UserError(f"split {name}: no tasks match the options")
         splits.append(split)

@@ -69,15 +69,14 @@ def _path_options(suite: Suite) -> set[str]:
 
 def choose_split(suite: Suite, splits: dict[str, Any], given: dict[str, Any],
                  where: str) -> str:  # fmt: skip
-    """The split to run: the only one, else the one whose options agree with the options
-    given (then with the suite's defaults)."""
-    if len(splits) == 1:
-        return next(iter(splits))
+    """The split to run: the one whose options agree with the options given (then with the
+    suite's defaults); an option given that no split was exported with is refused here, before
+    any data is opened for it."""
     defaults = suite.options().model_dump(mode="json")
 
     def agree(name: str, wanted: dict[str, Any]) -> bool:
         options = splits[name].get("options") or {}
-        return all(options.get(k, v) == v for k, v in wanted.items())
+        return all(options.get(k) in (None, v) for k, v in wanted.items())  # None: any
 
     candidates = [n for n in splits if agree(n, given)]
     if len(candidates) > 1:
@@ -85,9 +84,15 @@ def choose_split(suite: Suite, splits: dict[str, Any], given: dict[str, Any],
                                                          if k not in given})]  # fmt: skip
     if len(candidates) == 1:
         return candidates[0]
-    raise UserError(f"{where}: the dataset holds the splits {', '.join(splits)}; the options "
-                    "given pick " + ("none" if not candidates else "several") +
-                    " of them (choose one with --split)")  # fmt: skip
+    made = "; ".join(f"{n}: {_flags(splits[n].get('options') or {})}" for n in splits)
+    raise UserError(f"{where}: the options given pick " + ("none" if not candidates else
+                    "more than one") + f" of the dataset's splits ({made})")  # fmt: skip
+
+
+def _flags(options: dict[str, Any]) -> str:
+    """Options as the command-line flags that give them (``--split test``)."""
+    words = [f"--{k.replace('_', '-')} {v}" for k, v in options.items() if v is not None]
+    return " ".join(words) or "the defaults"
 
 
 def read_rows(directory: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:

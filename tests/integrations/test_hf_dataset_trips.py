@@ -1,0 +1,150 @@
+"""Behavior2Trip through ``export dataset``: the 11,400 instances of both instance sets (the
+default quality-filtered one and the unfiltered one it is drawn from; 9,000 train + 2,400 test
+each) come back from ``datasets.load_dataset`` equal to the originals, one split per file, with
+the witness plan (the answer key) only in the ground-truth files; a run from the dataset
+scores as a run on the shipped instances.
+
+The instance files are those of the session's ``trips_database`` data directory, generated
+once per test session (tests/conftest.py) and shared with the other Behavior2Trip tests that
+read the train split."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.integrations.test_hf_dataset import need_datasets
+from travelgym.cli import main
+
+COUNTS = {"train": 9000, "test": 2400}  # 3,000 / 800 per difficulty, in both instance sets
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def trips_data(trips_database) -> Path:
+    return trips_database.path.parent.parent
+
+
+@pytest.fixture(scope="module")
+def exported(trips_data, tmp_path_factory) -> dict[str, Path]:
+    """Both instance sets exported (both splits each)."""
+    need_datasets()
+    out = {}
+    for instances in ("filtered", "unfiltered"):
+        out[instances] = tmp_path_factory.mktemp("trips-dataset") / instances
+        result = invoke("export", "dataset", "behavior2trip", "--instances", instances,
+                        "--out", out[instances], "--data-dir", trips_data)  # fmt: skip
+        assert result.exit_code == 0, result.output
+    return out
+
+
+def load(directory: Path):
+    import datasets
+
+    return datasets.load_dataset("parquet", data_dir=str(directory),
+                                 cache_dir=str(directory.parent / "hf-cache"))  # fmt: skip
+
+
+def original_lines(trips_data: Path, split: str, instances: str) -> list[dict]:
+    """The instance file's records as JSON, witness left out (what the dataset stores)."""
+    from travelgym.suites.behavior2trip.instances import instances_path
+
+    path = instances_path(split, trips_data, instances=instances)
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        record.pop("witness", None)
+    return records
+
+
+def test_the_default_set_round_trips_as_11400_instances(exported, trips_data):
+    from travelgym.suites.behavior2trip.instances import Instance
+    from travelgym.suites.behavior2trip.suite import load_split
+
+    loaded = load(exported["filtered"])
+    assert {s: loaded[s].num_rows for s in loaded} == COUNTS
+    assert sum(COUNTS.values()) == 11400
+    for split in COUNTS:
+        _, originals, _ = load_split(split, data_dir=trips_data)
+        rebuilt = [Instance.model_validate_json(text) for text in loaded[split]["task_json"]]
+        assert rebuilt == [x.model_copy(update={"witness": None}) for x in originals]
+        assert all(x.witness for x in originals)  # the originals have one; the rows do not
+        assert loaded[split]["difficulty"] == [x.difficulty for x in originals]
+        assert loaded[split]["days"] == [x.instruction.days for x in originals]
+
+
+def test_the_unfiltered_set_round_trips_as_11400_instances(exported, trips_data):
+    loaded = load(exported["unfiltered"])
+    assert {s: loaded[s].num_rows for s in loaded} == COUNTS
+    for split in COUNTS:
+        rows = [json.loads(text) for text in loaded[split]["task_json"]]
+        assert rows == original_lines(trips_data, split, "unfiltered")
+    # a different set from the filtered one: the quality control replaced some instances
+    filtered = load(exported["filtered"])
+    assert loaded["test"]["task_id"] != filtered["test"]["task_id"]
+
+
+def test_the_card_names_the_instance_set_and_its_versions(exported):
+    import yaml
+
+    text = (exported["unfiltered"] / "README.md").read_text(encoding="utf-8")
+    meta = yaml.safe_load(text.split("\n---", 1)[0][4:])["travelgym"]
+    assert set(meta["splits"]) == set(COUNTS)
+    for name, split in meta["splits"].items():
+        assert split["options"] == {"instances": "unfiltered", "split": name, "scale": "small",
+                                    "difficulty": None}  # fmt: skip
+        assert split["data"]["instances"] == "unfiltered" and split["data"]["checks_version"]
+        assert split["rows"] == COUNTS[name] and len(split["tasks_sha256"]) == 64
+
+
+def test_the_witness_is_only_in_the_ground_truth_files(exported, trips_data, tmp_path):
+    from travelgym.suites.behavior2trip.suite import load_split
+
+    for directory in exported.values():
+        tasks = load(directory)
+        assert not any('"witness"' in t for s in COUNTS for t in tasks[s]["task_json"])
+        assert not (directory / "ground_truth").exists()
+    out = tmp_path / "hard"
+    result = invoke("export", "dataset", "behavior2trip", "--split", "test", "--difficulty",
+                    "hard", "--ground-truth", "--out", out, "--data-dir", trips_data)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    import pyarrow.parquet as pq
+
+    truth = pq.read_table(out / "ground_truth" / "test-00000-of-00001.parquet").to_pylist()
+    _, originals, _ = load_split("test", data_dir=trips_data)
+    hard = [x for x in originals if x.difficulty == "hard"]
+    assert [r["task_id"] for r in truth] == [x.instance_id for x in hard]
+    assert [json.loads(r["witness_json"]) for r in truth] == [x.witness for x in hard]
+
+
+def run_trips(out: Path, data: Path, *extra) -> dict:
+    result = invoke("run", "behavior2trip", "--limit", "2", "--json", "--no-progress", "--out",
+                    out, "--data-dir", data, *extra)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)["scripted"]
+    summary.pop("episodes_wall_s")
+    return summary
+
+
+def test_a_run_from_the_dataset_scores_as_the_shipped_instances(exported, trips_data, tmp_path):
+    shipped = run_trips(tmp_path / "shipped", trips_data)
+    from_dataset = run_trips(tmp_path / "dataset", trips_data, "--tasks-from",
+                             exported["filtered"])  # fmt: skip
+    assert from_dataset == shipped
+    manifest = json.loads((tmp_path / "dataset" / "scripted" / "manifest.json").read_text())
+    assert manifest["tasks_from"]["split"] == "test" and manifest["split"] == "test"
+    # the unfiltered dataset's options come with it: its train split, unfiltered instances
+    run_trips(tmp_path / "unfiltered", trips_data, "--tasks-from", exported["unfiltered"],
+              "--split", "train")  # fmt: skip
+    manifest = json.loads((tmp_path / "unfiltered" / "scripted" / "manifest.json").read_text())
+    assert manifest["instances"] == "unfiltered" and manifest["split"] == "train"
+    assert manifest["tasks_from"]["split"] == "train"
+    # a COMPASS command on a Behavior2Trip dataset
+    wrong = invoke("run", "compass", "--limit", "1", "--out", tmp_path / "c", "--tasks-from",
+                   exported["filtered"], "--data-dir", trips_data)  # fmt: skip
+    assert wrong.exit_code == 1 and "a behavior2trip dataset, not compass" in wrong.output
