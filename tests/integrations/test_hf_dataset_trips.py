@@ -148,3 +148,47 @@ def test_a_run_from_the_dataset_scores_as_the_shipped_instances(exported, trips_
     wrong = invoke("run", "compass", "--limit", "1", "--out", tmp_path / "c", "--tasks-from",
                    exported["filtered"], "--data-dir", trips_data)  # fmt: skip
     assert wrong.exit_code == 1 and "a behavior2trip dataset, not compass" in wrong.output
+
+
+# ---------------------------------------------------------------- TravelPlanner (data supplied)
+
+
+def test_travelplanner_queries_round_trip_without_their_annotated_plans(tmp_path):
+    from tests.suites.travelplanner.conftest import write_dataset
+    from travelgym.core.registry import get_suite
+
+    need_datasets()
+    source, data = write_dataset(tmp_path / "tp"), tmp_path / "data"
+    out = tmp_path / "tp-ds"
+    result = invoke("export", "dataset", "travelplanner", "--data", source, "--ground-truth",
+                    "--out", out, "--data-dir", data)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    loaded = load(out)
+    suite = get_suite("travelplanner")
+    assert set(loaded) == {"train", "validation", "test"}
+    for split in loaded:
+        run = suite.open_run(suite.options(data=str(source), split=split), None, None, 0, data)
+        originals = list(run.tasks)
+        run.data.close()
+        model = type(originals[0])
+        rebuilt = [model.model_validate_json(t) for t in loaded[split]["task_json"]]
+        assert rebuilt == [q.model_copy(update={"annotated_plan": None}) for q in originals]
+        assert not any('"annotated_plan"' in t for t in loaded[split]["task_json"])
+    import pyarrow.parquet as pq
+
+    truth = pq.read_table(out / "ground_truth" / "train-00000-of-00001.parquet").to_pylist()
+    run = suite.open_run(suite.options(data=str(source), split="train"), None, None, 0, data)
+    plans = [q.annotated_plan for q in run.tasks]
+    run.data.close()
+    assert any(plans) and [json.loads(r["annotated_plan_json"]) for r in truth] == plans
+    # a run from the dataset (the data named again: paths are not carried) scores the same
+    summaries = []
+    for extra in ([], ["--tasks-from", out]):
+        result = invoke("run", "travelplanner", "--data", source, "--split", "validation",
+                        "--limit", "2", "--json", "--no-progress", "--out",
+                        tmp_path / f"runs{len(extra)}", "--data-dir", data, *extra)  # fmt: skip
+        assert result.exit_code == 0, result.output
+        summary = json.loads(result.output)["scripted"]
+        summary.pop("episodes_wall_s")
+        summaries.append(summary)
+    assert summaries[0] == summaries[1]
