@@ -239,3 +239,53 @@ def test_a_suite_of_another_package_gets_a_task_too(offline, tmp_path):
     # without an episode summary of its own, the mean of its scores' fields
     assert metrics_of(right)["correct"] == 1.0 and metrics_of(wrong)["correct"] == 0.0
     assert [e["score"]["correct"] for e in episodes_of(wrong)] == [False, False]
+
+
+def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp_path,
+                                                                    monkeypatch):  # fmt: skip
+    from tests.suites.travelplanner.suite_data import write_suite_data
+    from travelgym.cli import main
+    from travelgym.runner.store import read_run
+    from travelgym.suites.travelplanner.agents.planner import build_plan
+    from travelgym.suites.travelplanner.agents.scripted import reference_cities
+    from travelgym.suites.travelplanner.dataset import read_dataset
+    from travelgym.suites.travelplanner.plans import plan_json
+    from travelgym.suites.travelplanner.source import reference_sandbox
+
+    dataset, database = write_suite_data(tmp_path / "tp", monkeypatch)
+    queries = read_dataset(dataset, "validation")["validation"]
+    # the scripted baseline's plan for each query, the first one's for the medium query
+    plans = {q.query: plan_json(build_plan(q, s, reference_cities(s, q.org)))
+             for q in queries for s in [reference_sandbox(q)]}  # fmt: skip
+    plans[queries[1].query] = plans[queries[0].query]
+
+    def respond(body: dict):
+        asked = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if body["messages"][-1]["role"] == "user":
+            return Reply(tool_calls=[tool_call("accommodation_search", {"city": "Rockford"})])
+        plan = next(p for q, p in plans.items() if q in asked)
+        return Reply(content=f"```json\n{plan}\n```")
+
+    args = ["--mode", "two-stage", "--data", str(dataset), "--database", str(database)]
+    with FakeOpenAIServer(responder=respond) as server:
+        result = CliRunner().invoke(main, ["run", "travelplanner", "--agent", "tool:fake-model",
+                                           "--base-url", server.base_url, "--limit", "2", *args,
+                                           "--out", str(tmp_path / "runs"), "--data-dir",
+                                           str(tmp_path / "data"), "--no-progress", "--json"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        monkeypatch.setenv("FAKE_BASE_URL", server.base_url)
+        monkeypatch.setenv("FAKE_API_KEY", "test")
+        log = evaluate("travelgym/travelplanner", "openai-api/fake/fake-model", tmp_path / "logs",
+                       mode="two-stage", data=str(dataset), database=str(database),
+                       data_dir=str(tmp_path / "data"), limit=2)  # fmt: skip
+    run_dir = tmp_path / "runs" / "tool-fake-model"
+    ran = {e["task_id"]: e for e in read_run(run_dir, "travelplanner", as_dicts=True).episodes}
+    evaluated = {e["task_id"]: e for e in episodes_of(log)}
+    assert set(evaluated) == set(ran) and len(ran) == 2
+    for task_id, episode in evaluated.items():
+        assert episode["score"] == ran[task_id]["score"] and episode["tool_calls"] == 1
+    finals = sorted(e["score"]["final"] for e in evaluated.values())
+    assert finals == [False, True]  # the easy query's own plan passes, the borrowed one fails
+    summary = get_suite("travelplanner").summarize(run_dir)["metrics"]["overall"]
+    assert metrics_of(log) == pytest.approx({k: v for k, v in summary.items() if k != "queries"})
+    assert metrics_of(log)["final_pass_rate"] == 0.5
