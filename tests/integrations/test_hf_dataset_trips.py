@@ -148,6 +148,11 @@ def test_a_run_from_the_dataset_scores_as_the_shipped_instances(exported, trips_
     manifest = json.loads((tmp_path / "unfiltered" / "scripted" / "manifest.json").read_text())
     assert manifest["instances"] == "unfiltered" and manifest["split"] == "train"
     assert manifest["tasks_from"]["split"] == "train"
+    # a Behavior2Trip run is no COMPASS dataset's episodes (refused before any data is built)
+    other = invoke("export", "dataset", "compass", "--run", tmp_path / "dataset" / "scripted",
+                   "--out", tmp_path / "x", "--data-dir", tmp_path / "empty")  # fmt: skip
+    assert other.exit_code == 1 and "a behavior2trip run, not compass" in other.output
+    assert not (tmp_path / "empty" / "compass").exists()
     # a COMPASS command on a Behavior2Trip dataset
     wrong = invoke("run", "compass", "--limit", "1", "--out", tmp_path / "c", "--tasks-from",
                    exported["filtered"], "--data-dir", trips_data)  # fmt: skip

@@ -124,16 +124,16 @@ def episode_rows(suite: Suite, run_dir: Path) -> tuple[dict[str, Any], list[dict
     """``(manifest, rows)`` of a run directory: one row per stored episode with its task, trial,
     agent, error, the score's flags and numbers as ``score_*`` columns and the whole score and
     episode as JSON."""
+    from travelgym.runner.run_manifest import read_manifest
     from travelgym.runner.store import RunDirError, read_run
 
     try:
+        made = read_manifest(run_dir, required=True).get("suite")
+        if made != suite.name:
+            raise UserError(f"a {made} run, not {suite.name}")
         contents = read_run(run_dir, suite.name, as_dicts=True)
     except (RunDirError, UserError, OSError, ValueError) as exc:
         raise UserError(f"--run {run_dir}: {exc}") from None
-    if contents.manifest.get("suite") != suite.name:
-        raise UserError(
-            f"--run {run_dir}: a {contents.manifest.get('suite')} run, not {suite.name}"
-        )
     scores = [e.get("score") or {} for e in contents.episodes]
     kinds = _scalar_scores(scores)
     rows = []
@@ -199,6 +199,7 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
     pq = need_pyarrow()
     refuse_foreign_dir(out)
     splits, arrows = [], []
+    manifest, rows = episode_rows(suite, run_dir) if run_dir is not None else ({}, [])
     for name, split_options in suite.dataset_splits(options, data_dir).items():
         split, tables = open_split(suite, name, split_options, db_seed, data_dir, ground_truth,
                                    selection)  # fmt: skip
@@ -208,7 +209,6 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
         arrows += tables
     episodes = None
     if run_dir is not None:
-        manifest, rows = episode_rows(suite, run_dir)
         ours = [s for s in splits if s.identity["tasks_sha256"] == manifest.get("tasks_sha256")
                 and s.identity["db_content_hash"] == manifest.get("db_content_hash")]  # fmt: skip
         if not ours:
