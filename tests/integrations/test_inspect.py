@@ -46,8 +46,9 @@ def evaluate(task: object, model: str, log_dir: Path, **task_args: object):
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import read_eval_log
 
+    # a failing model call fails fast instead of inspect's long backoff
     (log,) = inspect_eval(task, model=model, log_dir=str(log_dir), task_args=task_args,
-                          display="none", limit=2)  # fmt: skip
+                          display="none", limit=2, max_retries=1, timeout=60)  # fmt: skip
     assert log.status == "success", log.error
     return read_eval_log(log.location)
 
@@ -273,9 +274,10 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
                                            "--out", str(tmp_path / "runs"), "--data-dir",
                                            str(tmp_path / "data"), "--no-progress", "--json"])  # fmt: skip
         assert result.exit_code == 0, result.output
-        monkeypatch.setenv("FAKE_BASE_URL", server.base_url)
-        monkeypatch.setenv("FAKE_API_KEY", "test")
-        log = evaluate("travelgym/travelplanner", "openai-api/fake/fake-model", tmp_path / "logs",
+        # a service of its own: inspect keeps models (and their base URL) across evals
+        monkeypatch.setenv("FAKETP_BASE_URL", server.base_url)
+        monkeypatch.setenv("FAKETP_API_KEY", "test")
+        log = evaluate("travelgym/travelplanner", "openai-api/faketp/fake-model", tmp_path / "logs",
                        mode="two-stage", data=str(dataset), database=str(database),
                        data_dir=str(tmp_path / "data"), limit=2)  # fmt: skip
     run_dir = tmp_path / "runs" / "tool-fake-model"
