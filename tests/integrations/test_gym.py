@@ -14,14 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.training.support import in_ci
-from travelgym.training.extras import missing_modules
+from tests.training.support import need_extra
 
-if missing_modules(("gymnasium",)):
-    message = "the gym extra is not installed (missing gymnasium)"
-    if in_ci():
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+need_extra("gym", ("gymnasium",), module_level=True)
 
 import gymnasium  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402

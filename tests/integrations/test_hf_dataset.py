@@ -11,20 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.training.support import in_ci
+from tests.training.support import need_extra
 from travelgym.cli import main
 
 
 def need_datasets():
     """``datasets`` and ``pyarrow`` (the datasets extra): skip on a developer machine without
     them, fail in CI."""
-    try:
-        import datasets  # noqa: F401
-        import pyarrow  # noqa: F401
-    except ImportError as exc:
-        if in_ci():
-            pytest.fail(f"the datasets extra is not installed ({exc})")
-        pytest.skip(f"the datasets extra is not installed ({exc})")
+    need_extra("datasets", ("datasets", "pyarrow", "yaml"))
 
 
 def invoke(*args: str):

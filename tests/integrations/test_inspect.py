@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
-from tests.training.support import in_ci
+from tests.training.support import need_extra
 from travelgym.core.registry import get_suite, suite_names
 
 OFFLINE_TOKENS = """import inspect_ai.model._model as _model
@@ -31,13 +31,9 @@ _model.count_text_tokens = lambda text: max(1, len(text) // 4)
 @pytest.fixture
 def offline(monkeypatch):
     """inspect_ai installed (else skip, or fail in CI), token counts without a download."""
-    try:
-        import inspect_ai.model._model as model
-    except ImportError:
-        message = "the inspect extra is not installed (inspect-ai)"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+    need_extra("inspect", ("inspect_ai",))
+    import inspect_ai.model._model as model
+
     monkeypatch.setattr(model, "count_text_tokens", lambda text: max(1, len(text) // 4))
 
 

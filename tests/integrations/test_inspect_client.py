@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.training.support import in_ci
+from tests.training.support import need_extra
 from travelgym.core.registry import all_suites
 from travelgym.llm.base import parse_completion
 from travelgym.llm.factory import make_client
@@ -18,13 +18,7 @@ from travelgym.llm.protocol import ChatMessage, LLMError
 
 @pytest.fixture(autouse=True)
 def _inspect_installed():
-    try:
-        import inspect_ai  # noqa: F401
-    except ImportError:
-        message = "the inspect extra is not installed (inspect-ai)"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+    need_extra("inspect", ("inspect_ai",))
 
 
 CHAT = [

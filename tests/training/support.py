@@ -16,14 +16,20 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
+def need_extra(extra: str, modules: tuple[str, ...], module_level: bool = False) -> None:
+    """Skip (developer machine) or fail (CI) when ``extra`` (its ``modules``) is missing;
+    ``module_level``: skip the whole calling test module."""
+    missing = missing_modules(modules)
+    if missing:
+        message = f"the {extra} extra is not installed (missing {', '.join(missing)})"
+        if in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message, allow_module_level=module_level)
+
+
 def need_train_extra() -> None:
     """Skip (developer machine) or fail (CI) when the train extra is missing."""
-    missing = missing_modules(TRAIN_MODULES)
-    if missing:
-        message = f"the train extra is not installed (missing {', '.join(missing)})"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+    need_extra("train", TRAIN_MODULES)
 
 
 def light_env() -> dict[str, str]:
