@@ -6,11 +6,11 @@ then the schema, versions, licence and provenance for people."""
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
+from travelgym.integrations.hf_dataset import canonical
 
 CARD = "README.md"
 LICENSE = "apache-2.0"  # the generated data is travelgym's own
@@ -32,8 +32,7 @@ def content_sha256(meta: dict[str, Any]) -> str:
     """The dataset's content hash: of every file's row hash and the data's identity (the
     metadata without the command and the hash itself)."""
     body = {k: v for k, v in meta.items() if k not in ("content_sha256", "command")}
-    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
 
 
 def _meaning(name: str, suite: Any) -> str:
