@@ -47,6 +47,13 @@ class RunConfig:
     # checks the opened run's tasks against where they were read from (``run --tasks-from``)
     # and returns what the manifest records of it; raises a UserError to refuse the run
     tasks_check: Callable[[SuiteRun], dict[str, Any]] | None = None
+    # where episodes run: ``asyncio`` (this process) or ``ray`` (runner.ray_backend: a Ray
+    # cluster at ``ray_address``, a local one by default; each episode holds one CPU and
+    # ``gpus_per_episode`` GPUs); this process writes the run directory either way
+    backend: str = "asyncio"
+    ray_address: str | None = None
+    gpus_per_episode: float = 0.0
+    backend_stats: dict[str, Any] | None = None  # what the Ray backend did (set by the runner)
 
 
 def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> dict[str, Any]:
@@ -95,6 +102,8 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
         await run.aclose()
     summary = suite.summarize(cfg.out)
     summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
+    if cfg.backend_stats is not None:
+        summary["ray"] = cfg.backend_stats
     return summary
 
 
@@ -103,27 +112,26 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
                        integrity: IntegritySession) -> float:  # fmt: skip
     """Run the episodes not ``done`` yet into the open ``store``; return the wall time."""
     pending = [(t, k) for t in run.tasks for k in range(run.trials) if (t.task_id, k) not in done]
-    generation = cfg.generation if spec.calls_llm else None
-    client_options = client_kwargs(cfg.client_options, generation)
-    factory = run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
     progress = _Progress(suite, len(run.tasks) * run.trials, spec.text, cfg.progress)
     if done:
         for e in read_run(cfg.out, suite.name, as_dicts=True).episodes:
             progress.tally.add(e.get("score"), (e.get("usage") or {}).get("total_tokens", 0))
         progress.advance(len(done))
-    gate = asyncio.Semaphore(max(1, cfg.concurrency))
 
-    async def one(task: Any, trial: int) -> None:
-        async with gate:
-            episode = await run.episode(task, factory.make(), trial, cfg.seed)
-            store.append(episode)
-            progress.tally.add(episode.score, episode.usage.total_tokens)
-            progress.advance(1)
+    def save(episode: Any) -> None:  # the one writer, whichever backend ran the episode
+        store.append(episode)
+        progress.tally.add(episode.score, episode.usage.total_tokens)
+        progress.advance(1)
 
     started = time.perf_counter()
     failed = True
     try:
-        await asyncio.gather(*(one(t, k) for t, k in pending))
+        if cfg.backend == "ray":
+            from travelgym.runner.ray_backend import run_on_ray
+
+            cfg.backend_stats = vars(run_on_ray(cfg, run, pending, save))
+        else:
+            await _run_here(spec, cfg, run, pending, save)
         failed = False
     finally:
         wall = time.perf_counter() - started
@@ -135,12 +143,28 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
             # user must see; the integrity log failing on the same disk must not replace it
             if not failed:
                 raise
-        finally:
-            for client in factory.clients:
-                close = getattr(client, "aclose", None)
-                if close is not None:
-                    await close()
     return wall
+
+
+async def _run_here(spec: AgentSpec, cfg: RunConfig, run: SuiteRun, pending: list[tuple[Any, int]],
+                    save: Callable[[Any], None]) -> None:  # fmt: skip
+    """The asyncio backend: ``pending`` episodes in this process, ``cfg.concurrency`` at once."""
+    generation = cfg.generation if spec.calls_llm else None
+    client_options = client_kwargs(cfg.client_options, generation)
+    factory = run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
+    gate = asyncio.Semaphore(max(1, cfg.concurrency))
+
+    async def one(task: Any, trial: int) -> None:
+        async with gate:
+            save(await run.episode(task, factory.make(), trial, cfg.seed))
+
+    try:
+        await asyncio.gather(*(one(t, k) for t, k in pending))
+    finally:
+        for client in factory.clients:
+            close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
 
 
 class _Progress:
