@@ -15,6 +15,7 @@ from typing import Any
 from travelgym import __version__
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import Suite, SuiteRun
+from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
 from travelgym.runner.store import RunStore, read_run
@@ -38,7 +39,8 @@ class RunConfig:
     resume: bool = False
     retry_errors: bool = False
     repair: bool = False
-    base_url: str | None = None
+    # one OpenAI-compatible endpoint, or several serving the same model (a list: balanced)
+    base_url: str | list[str] | tuple[str, ...] | None = None
     progress: bool = True
     client_options: dict[str, Any] = field(default_factory=dict)
     # the agent's generation options (runner.generation.resolve_generation): sent with each call
@@ -71,7 +73,8 @@ def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) ->
         **run.manifest(),
         # an agent without a model sends none: its runs do not differ by them
         "generation": dict(cfg.generation) if spec.calls_llm else {},
-        "base_url": cfg.base_url,
+        # several servers are recorded sorted: the order they were given in changes nothing
+        "base_url": base_url_record(cfg.base_url),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
@@ -80,6 +83,7 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     """Run (or resume) one agent's episodes into ``cfg.out``; return the run's score summary."""
     suite = get_suite(cfg.suite)
     spec = parse_agent_spec(suite, cfg.agent)
+    cfg.base_url = base_url_value(cfg.base_url)  # ValueError: an empty or non-http(s) URL
     options = suite.options(**cfg.options)
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
