@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from travelgym.cli.common import (
     allow_unsafe_sandbox,
+    base_url_option,
     data_dir_option,
     emit_json,
     option_choices,
@@ -19,6 +21,9 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import OutputPath, RuledCommand, RuledOption, comma_separated, is_used
 from travelgym.core.registry import all_suites
+
+if TYPE_CHECKING:
+    from travelgym.llm.endpoints import BaseURL
 
 LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
 SUITE_FLAGS = ("user", "level", "trials", "max_turns", "personas", "split", "difficulty",
@@ -172,7 +177,7 @@ def _agent_help() -> str:
     help="With --resume: move bad lines of episodes.jsonl to episodes.quarantine.jsonl and run "
     "their episodes again.",
 )
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
+@base_url_option()
 @click.option(
     "--max-turns",
     cls=RuledOption,
@@ -251,7 +256,7 @@ def _agent_help() -> str:
 def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
         tasks_from: Path | None, concurrency: int, backend: str, ray_address: str | None,
         gpus_per_episode: float | None, seed: int, db_seed: int, out: Path | None,
-        resume: bool, retry_errors: bool, repair: bool, base_url: str | None, max_calls: int | None,
+        resume: bool, retry_errors: bool, repair: bool, base_url: BaseURL, max_calls: int | None,
         max_tokens_total: int | None, cache_dir: Path | None, as_json: bool, no_progress: bool,
         data_dir: Path | None, unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
     """Run SUITE's benchmark: every agent's episodes on the chosen tasks, scored by the suite
