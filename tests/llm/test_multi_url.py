@@ -112,9 +112,10 @@ FAILURES = {
 @pytest.mark.parametrize("kind", [*FAILURES, "refused"])
 async def test_a_failing_server_costs_only_a_retry_on_the_other(kind):
     budget = RunBudget()
-    with FakeOpenAIServer(responder=echo()) as good, FakeOpenAIServer(
-        FAILURES.get(kind, list)(), abortive_close=True
-    ) as bad:
+    with (
+        FakeOpenAIServer(responder=echo()) as good,
+        FakeOpenAIServer(FAILURES.get(kind, list)(), abortive_close=True) as bad,
+    ):
         bad_url = closed_port_url() if kind == "refused" else bad.base_url
         client = make([bad_url, good.base_url], budget=budget, timeout_s=1.0,
                       endpoint_down_s=30)  # fmt: skip
@@ -137,9 +138,10 @@ async def test_a_failing_server_costs_only_a_retry_on_the_other(kind):
 
 async def test_a_server_set_aside_comes_back_when_its_time_is_over():
     now = [0.0]
-    with FakeOpenAIServer([HTTPError(500)], responder=echo()) as a, FakeOpenAIServer(
-        responder=echo()
-    ) as b:
+    with (
+        FakeOpenAIServer([HTTPError(500)], responder=echo()) as a,
+        FakeOpenAIServer(responder=echo()) as b,
+    ):
         client = make([a.base_url, b.base_url], endpoint_down_s=10, clock=lambda: now[0])
         try:
             await ask(client, "q0")  # A fails (500), B answers
@@ -156,9 +158,10 @@ async def test_a_server_set_aside_comes_back_when_its_time_is_over():
 
 
 async def test_every_server_failing_is_one_error_naming_a_server_after_the_retries():
-    with FakeOpenAIServer(responder=lambda body: HTTPError(502)) as a, FakeOpenAIServer(
-        responder=lambda body: HTTPError(502)
-    ) as b:
+    with (
+        FakeOpenAIServer(responder=lambda body: HTTPError(502)) as a,
+        FakeOpenAIServer(responder=lambda body: HTTPError(502)) as b,
+    ):
         client = make([a.base_url, b.base_url], max_retries=3)
         try:
             with pytest.raises(LLMError) as caught:
