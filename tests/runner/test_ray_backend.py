@@ -125,6 +125,32 @@ def test_a_worker_killed_mid_run_loses_no_episode(ray_cluster, data_dirs, refere
     assert _episodes(tmp_path) == reference["compass"][1]  # none lost, none twice
 
 
+def test_an_episode_that_keeps_losing_its_worker_stops_the_run_cleanly(
+    ray_cluster, data_dirs, reference, tmp_path, monkeypatch
+):
+    import travelgym.runner.ray_backend as backend
+
+    class KillingPool(backend.EpisodePool):
+        """Kills a worker after the first episode comes back (one attempt allowed)."""
+
+        def run(self, pending, on_episode):
+            pids = ray_cluster.get([w.pid.remote() for w in self.workers])
+
+            def save(episode):
+                on_episode(episode)
+                os.kill(pids[0], signal.SIGKILL)
+
+            super().run(pending, save)
+
+    monkeypatch.setattr(backend, "EpisodePool", KillingPool)
+    monkeypatch.setattr(backend, "MAX_ATTEMPTS", 1)
+    with pytest.raises(backend.RayBackendError, match="lost its Ray worker 1 times"):
+        _run(COMPASS, data_dirs, tmp_path, "ray")
+    assert 1 <= len(_episodes(tmp_path)) < COMPASS[2]  # what was saved stays readable
+    _run(COMPASS, data_dirs, tmp_path, "asyncio", resume=True)
+    assert _episodes(tmp_path) == reference["compass"][1]
+
+
 @pytest.mark.parametrize("first,then", [("asyncio", "ray"), ("ray", "asyncio")])
 def test_resume_across_backends(ray_cluster, data_dirs, reference, tmp_path, first, then):
     _run(COMPASS, data_dirs, tmp_path, first)
@@ -161,3 +187,22 @@ def test_one_budget_counts_the_calls_of_a_dead_worker(ray_cluster):
         budget.acquire()
     assert refused.value.category == "budget" and "3/3" in str(refused.value)
     ray_cluster.kill(keeper)
+
+
+def test_the_run_caps_hold_across_workers(ray_cluster, compass_db, tmp_path, monkeypatch):
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeOpenAIServer(responder=lambda body: Reply("I cannot find anything.")) as server:
+        cfg = RunConfig("compass", "llm:fake-model", tmp_path, limit=4, concurrency=2,
+                        data_dir=compass_db.parent.parent, progress=False, backend="ray",
+                        base_url=server.base_url, client_options={"max_calls": 3})  # fmt: skip
+        summary = asyncio.run(run_suite(cfg))
+        requests = len(server.requests)
+    episodes = raw_episodes(tmp_path / EPISODES)
+    assert requests == 3 and sum(e["llm_calls"] for e in episodes) == 3  # 2 workers, 1 cap
+    assert summary["ray"]["budget"]["calls"] == 3
+    used = [e["usage"]["prompt_tokens"] + e["usage"]["completion_tokens"] for e in episodes]
+    assert summary["ray"]["budget"]["total_tokens"] == sum(used) > 0
+    refused = [e for e in episodes if e["llm_calls"] == 0]
+    assert refused and all("call budget exhausted (3/3)" in e["error"] for e in refused)

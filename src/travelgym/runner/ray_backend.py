@@ -158,8 +158,9 @@ class EpisodePool:
             worker, key = flight.pop(ref)
             try:
                 episode = ray.get(ref)
-            except lost_kinds:
-                idle.append(self._replace(worker, key, attempts[key]))
+            except lost_kinds as exc:
+                why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                idle.append(self._replace(worker, key, attempts[key], why))
                 queue.appendleft(key)
                 continue
             except RayTaskError as exc:  # the episode raised: a bug or a setup error
@@ -171,16 +172,17 @@ class EpisodePool:
             on_episode(episode)
             idle.append(worker)
 
-    def _replace(self, dead: Any, key: tuple[str, int], attempts: int) -> Any:
-        """A fresh worker for one that died holding episode ``key`` (sent ``attempts`` times)."""
+    def _replace(self, dead: Any, key: tuple[str, int], attempts: int, why: str) -> Any:
+        """A fresh worker for one that died holding episode ``key`` (sent ``attempts`` times;
+        ``why``: Ray's first line about it)."""
         self.stats.workers_lost += 1
         self.ray.kill(dead, no_restart=True)
         self.workers.remove(dead)
         if attempts >= MAX_ATTEMPTS:
             raise RayBackendError(f"episode {key[0]} trial {key[1]} lost its Ray worker "
-                                  f"{attempts} times; the saved episodes are intact: fix the "
-                                  "cause (memory? see the Ray logs) and run again with "
-                                  "--resume")  # fmt: skip
+                                  f"{attempts} times (last: {why}); the saved episodes are "
+                                  "intact: fix the cause (memory? travelgym missing on a node? "
+                                  "see the Ray logs) and run again with --resume")  # fmt: skip
         self.stats.episodes_retried += 1
         worker = self._new_worker()
         self.workers.append(worker)
