@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from travelgym.cli.common import data_dir_option, emit_json, option_choices, suite_options
+from travelgym.cli.common import (
+    base_url_option,
+    data_dir_option,
+    emit_json,
+    option_choices,
+    suite_options,
+)
 from travelgym.clikit import OutputPath
 from travelgym.core.registry import capable, require
+
+if TYPE_CHECKING:
+    from travelgym.llm.endpoints import BaseURL
 
 
 def _suites() -> list[str]:
@@ -30,7 +40,7 @@ def _suites() -> list[str]:
               help="These task ids, in this order (comma-separated).")  # fmt: skip
 @click.option("--max-steps", type=click.IntRange(1, 200), default=None,
               help="Steps an annotator may take per task (default: the suite's).")  # fmt: skip
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
+@base_url_option()
 @click.option("--concurrency", type=click.IntRange(1, 512), default=4, show_default=True,
               help="Tasks annotated at a time (LLM annotators).")  # fmt: skip
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=None,
@@ -44,7 +54,7 @@ def _suites() -> list[str]:
               help="The chains JSONL to write (replaced; its manifest beside it).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def chains(annotator: str, suite: str | None, split: str, difficulty: str | None,
-           limit: int | None, ids: str | None, max_steps: int | None, base_url: str | None,
+           limit: int | None, ids: str | None, max_steps: int | None, base_url: BaseURL,
            concurrency: int, timeout_s: float | None, db_seed: int, scale: str | None,
            data_dir: Path | None, out: Path, as_json: bool) -> None:  # fmt: skip
     """Annotate tasks with gold Chain-of-Action trajectories (thoughts, tool calls,

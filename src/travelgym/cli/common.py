@@ -81,6 +81,26 @@ def unsafe_sandbox_option(func):
     )(func)
 
 
+def _base_urls(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]):
+    """``--base-url`` given 0, 1 or more times -> ``None``, the URL, or a tuple of URLs; an empty
+    URL, one that is not http(s) or one given twice is a usage error."""
+    from travelgym.llm.endpoints import base_url_value
+
+    try:
+        return base_url_value(list(value)) if value else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+def base_url_option(help: str = "OpenAI-compatible endpoint (default: env)."):
+    """The ``--base-url`` option: repeatable, for several servers of one model (the client
+    balances its requests over them by requests in flight); the command receives ``None``, one
+    URL, or a tuple of URLs."""
+    return click.option("--base-url", multiple=True, callback=_base_urls, metavar="URL",
+                        help=help + " Repeat it for several servers of one model (balanced by "
+                        "requests in flight).")  # fmt: skip
+
+
 def allow_unsafe_sandbox(flag: bool) -> None:
     """Apply ``--unsafe-sandbox`` (with its warning)."""
     from travelgym import sandbox

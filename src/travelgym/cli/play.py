@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from travelgym.cli.common import (
     allow_unsafe_sandbox,
+    base_url_option,
     data_dir_option,
     suite_argument,
     suite_flags,
@@ -26,6 +27,9 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import OutputPath, RuledCommand, is_used
 from travelgym.core.registry import all_suites, get_suite
+
+if TYPE_CHECKING:
+    from travelgym.llm.endpoints import BaseURL
 
 HUMAN_MODEL = "human:player"  # the agent's model when a person plays it (llm.factory)
 # the value of a suite's user_option that puts a person at the terminal in the user's place:
@@ -91,9 +95,8 @@ def default_out(suite: str, role: str) -> Path:
 @click.option("--agent", default=None, metavar="SPEC",
               help="With --as user: the agent you talk to, KIND[:ARG] as `run` takes it "
               "(default: the suite's first default agent).")  # fmt: skip
-@click.option("--base-url", default=None,
-              help="OpenAI-compatible endpoint of a model the episode uses (an LLM agent or "
-              "user; default: env).")  # fmt: skip
+@base_url_option("OpenAI-compatible endpoint of a model the episode uses (an LLM agent or "
+                 "user; default: env).")  # fmt: skip
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="A suite option, as `travelgym run SUITE` takes it as a flag (max_turns=2, "
               "level=1, ...); repeatable.")  # fmt: skip
@@ -106,7 +109,7 @@ def default_out(suite: str, role: str) -> Path:
 @data_dir_option
 @unsafe_sandbox_option
 @suite_flags("play")
-def play(suite: str, role: str, task_id: str | None, agent: str | None, base_url: str | None,
+def play(suite: str, role: str, task_id: str | None, agent: str | None, base_url: BaseURL,
          settings: tuple[str, ...], seed: int, db_seed: int, out: Path | None,
          data_dir: Path | None, unsafe_sandbox: bool, **flags: Any) -> None:  # fmt: skip
     """Play one episode of SUITE in the terminal, as the agent or as the simulated user; the

@@ -5,13 +5,23 @@ of a stratified sample). The suite comes from the registry (capability ``quality
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from travelgym.cli.common import data_dir_option, emit_json, scale_option, seed_option
+from travelgym.cli.common import (
+    base_url_option,
+    data_dir_option,
+    emit_json,
+    scale_option,
+    seed_option,
+)
 from travelgym.clikit import InputPath, OutputPath
 from travelgym.core.errors import UserError
 from travelgym.core.registry import capable, require
+
+if TYPE_CHECKING:
+    from travelgym.llm.endpoints import BaseURL
 
 SUITE_HELP = "Suite whose tasks are controlled (default: the only one that supports it)."
 
@@ -69,7 +79,7 @@ def register(main: click.Group) -> None:
     default=None,
     help="A chains file: criterion 3 judges each chain's plan (else the witness).",
 )
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint of the LLM backend.")
+@base_url_option("OpenAI-compatible endpoint of the LLM backend.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
 @click.option("--out", type=OutputPath("file"), required=True, help="The QC file (JSONL).")
@@ -78,7 +88,7 @@ def register(main: click.Group) -> None:
 @seed_option
 @data_dir_option
 def assess(backend: str, split: str, limit: int | None, chains: Path | None,
-           base_url: str | None, concurrency: int, suite_name: str | None, out: Path,
+           base_url: BaseURL, concurrency: int, suite_name: str | None, out: Path,
            as_json: bool, scale: str, seed: int, data_dir: Path | None) -> None:  # fmt: skip
     """Score every unfiltered task on the three criteria and give it an operation code."""
     backend = backend.strip()

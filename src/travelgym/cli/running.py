@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from travelgym.cli.common import (
     allow_unsafe_sandbox,
+    base_url_option,
     data_dir_option,
     emit_json,
     option_choices,
@@ -19,6 +21,9 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import OutputPath, RuledCommand, RuledOption, comma_separated, is_used
 from travelgym.core.registry import all_suites
+
+if TYPE_CHECKING:
+    from travelgym.llm.endpoints import BaseURL
 
 LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
 SUITE_FLAGS = ("user", "level", "trials", "max_turns", "personas", "split", "difficulty",
@@ -123,7 +128,33 @@ def _agent_help() -> str:
     help="Each conversation's simulated-user persona: sampled per (seed, task, trial) "
     "(default), the task file's, or every persona type spread evenly over the run.",
 )
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 512),
+    default=8,
+    show_default=True,
+    help="Episodes at once (with --backend ray: at most this many Ray workers).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["asyncio", "ray"]),
+    default="asyncio",
+    show_default=True,
+    help="Where episodes run: this process, or a Ray cluster (the ray extra; this process "
+    "still writes the run directory). See docs/ray.md.",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="ADDR",
+    help="With --backend ray: the cluster to join (default: start a local one).",
+)
+@click.option(
+    "--gpus-per-episode",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="With --backend ray: GPUs each episode's worker holds (hf: models; default 0).",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed.")
 @click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option(
@@ -146,7 +177,7 @@ def _agent_help() -> str:
     help="With --resume: move bad lines of episodes.jsonl to episodes.quarantine.jsonl and run "
     "their episodes again.",
 )
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default: env).")
+@base_url_option()
 @click.option(
     "--max-turns",
     cls=RuledOption,
@@ -223,8 +254,9 @@ def _agent_help() -> str:
 @unsafe_sandbox_option
 @suite_flags("run")
 def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
-        tasks_from: Path | None, concurrency: int, seed: int, db_seed: int, out: Path | None,
-        resume: bool, retry_errors: bool, repair: bool, base_url: str | None, max_calls: int | None,
+        tasks_from: Path | None, concurrency: int, backend: str, ray_address: str | None,
+        gpus_per_episode: float | None, seed: int, db_seed: int, out: Path | None,
+        resume: bool, retry_errors: bool, repair: bool, base_url: BaseURL, max_calls: int | None,
         max_tokens_total: int | None, cache_dir: Path | None, as_json: bool, no_progress: bool,
         data_dir: Path | None, unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
     """Run SUITE's benchmark: every agent's episodes on the chosen tasks, scored by the suite
@@ -235,6 +267,7 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     from travelgym.runner.specs import SpecError, parse_agent_spec
 
     allow_unsafe_sandbox(unsafe_sandbox)
+    _refuse_ray_options_without_ray(backend)
     if repair and not resume:
         raise click.UsageError("--repair works on a run being continued: add --resume")
     chosen, options = suite_options(suite, **flags)
@@ -253,19 +286,30 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     if tasks_from is not None:
         given, check = _tasks_from(tasks_from, chosen, given, db_seed)
     results = {}
-    for spec in specs:
-        cfg = RunConfig(suite, spec.text, out / spec.dirname, options=given, task_ids=task_ids,
-                        limit=limit, concurrency=concurrency, seed=seed, db_seed=db_seed,
-                        data_dir=data_dir, resume=resume, retry_errors=retry_errors,
-                        repair=repair, base_url=base_url, progress=not no_progress and not as_json,
-                        client_options=client, generation=generation,
-                        tasks_check=check)  # fmt: skip
-        try:
-            results[spec.text] = asyncio.run(run_suite(cfg))
-        except ValueError as exc:  # e.g. unknown task ids
-            raise click.ClickException(str(exc)) from exc
-        if not as_json:
-            click.echo(f"{spec.text}: {cfg.finished} episodes in {cfg.out}")
+    connected = False
+    if backend == "ray":  # one cluster for every agent's run (a local one starts once)
+        from travelgym.runner.ray_backend import connect, disconnect
+
+        connected = connect(ray_address)
+    try:
+        for spec in specs:
+            cfg = RunConfig(suite, spec.text, out / spec.dirname, options=given, task_ids=task_ids,
+                            limit=limit, concurrency=concurrency, seed=seed, db_seed=db_seed,
+                            data_dir=data_dir, resume=resume, retry_errors=retry_errors,
+                            repair=repair, base_url=base_url,
+                            progress=not no_progress and not as_json, client_options=client,
+                            generation=generation, tasks_check=check, backend=backend,
+                            ray_address=ray_address,
+                            gpus_per_episode=gpus_per_episode or 0.0)  # fmt: skip
+            try:
+                results[spec.text] = asyncio.run(run_suite(cfg))
+            except ValueError as exc:  # e.g. unknown task ids
+                raise click.ClickException(str(exc)) from exc
+            if not as_json:
+                click.echo(f"{spec.text}: {cfg.finished} episodes in {cfg.out}")
+    finally:
+        if connected:
+            disconnect(connected)
     if as_json:
         hidden = set(chosen.summary_details)
         emit_json({a: {k: v for k, v in r.items() if k not in hidden} for a, r in results.items()})
@@ -305,6 +349,16 @@ def _generation(agent_calls_llm: bool, flags: dict) -> dict:
         return resolve_generation(given["gen_preset"], given["gen_config"], values)
     except GenerationError as exc:
         raise click.UsageError(str(exc), ctx) from None
+
+
+def _refuse_ray_options_without_ray(backend: str) -> None:
+    """A usage error for ``--ray-address`` or ``--gpus-per-episode`` without ``--backend ray``
+    (they would be silently ignored)."""
+    ctx = click.get_current_context()
+    given = [name for name in ("ray_address", "gpus_per_episode") if is_used(ctx, name)]
+    if given and backend != "ray":
+        flag = "--" + given[0].replace("_", "-")
+        raise click.UsageError(f"{flag} applies to --backend ray only", ctx)
 
 
 def _refuse_llm_options_without_llm(calls_llm: bool) -> None:

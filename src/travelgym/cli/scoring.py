@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from travelgym.cli.common import (
+    base_url_option,
     data_dir_option,
     emit_json,
     scale_option,
@@ -16,6 +18,9 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import InputPath, is_used
 from travelgym.core.registry import all_suites, get_suite, suite_names
+
+if TYPE_CHECKING:
+    from travelgym.llm.endpoints import BaseURL
 
 SUITE_FLAGS = ("scale", "judge")  # options of some suites only: refused for the others
 
@@ -85,12 +90,11 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
 @click.option("--judge", default=None, metavar="MODEL",
               help="Also grade every delivered plan with this LLM (the LLM pass rate; suites "
               "with a judge only).")  # fmt: skip
-@click.option("--base-url", default=None,
-              help="OpenAI-compatible endpoint of the --judge model (default: env).")  # fmt: skip
+@base_url_option("OpenAI-compatible endpoint of the --judge model (default: env).")
 @data_dir_option
 @suite_flags("score")
 def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str,
-          judge: str | None, base_url: str | None, data_dir: Path | None,
+          judge: str | None, base_url: BaseURL, data_dir: Path | None,
           **flags) -> None:  # fmt: skip
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
     from travelgym.cli.common import suite_options

@@ -22,7 +22,7 @@ _GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", 
                 "loss_type", "learning_rate", "max_steps", "seed", "temperature", "max_turns",
                 "max_new_tokens", "max_completion_length", "reward", "prompt",
                 "assistant_prefix", "no_memory", "no_penalty", "no_loss_mask", "save_steps",
-                "logging_steps", "bf16", "torch_threads")  # fmt: skip
+                "logging_steps", "bf16", "torch_threads", "rollouts")  # fmt: skip
 
 
 def _owners(setting: str, attr: str = "name") -> str:
@@ -96,6 +96,9 @@ def train() -> None:
 @click.option("--prompt", type=click.Choice(["full", "compact"]), default="full",
               show_default=True, help="compact: a short B2T prompt for small models.")  # fmt: skip
 @click.option("--assistant-prefix", default="", help="Text opening every assistant turn.")
+@click.option("--rollouts", type=click.Choice(["sequential", "batched"]), default="sequential",
+              show_default=True,
+              help="batched: a step's rollouts in lockstep, one batched generate a turn.")  # fmt: skip
 @click.option("--no-memory", is_flag=True,
               help=f"Ablation: no memory module ({_owners('no_memory')}).")  # fmt: skip
 @click.option("--no-penalty", is_flag=True,

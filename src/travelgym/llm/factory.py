@@ -4,6 +4,7 @@ else OpenAI-compatible."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from travelgym.llm.protocol import ChatClient
@@ -19,7 +20,7 @@ HUMAN_PREFIX = "human:"
 
 def make_client(
     spec_model: str,
-    base_url: str | None = None,
+    base_url: str | Sequence[str] | None = None,
     api_key: str | None = None,
     **kwargs: Any,
 ) -> ChatClient:
@@ -32,7 +33,8 @@ def make_client(
     ``human:NAME`` -> :class:`HumanChatClient` (a person at the terminal, ``travelgym play``);
     anything else (``gpt-4o``, ``Qwen/Qwen3-8B`` on a vLLM server) -> :class:`OpenAIChatClient`.
     Other keyword arguments (``timeout_s``, ``max_retries``, ``budget``, ``cache``,
-    ``default_params``, ...) go to the client.
+    ``default_params``, ...) go to the client. ``base_url`` may be several URLs (a list) for the
+    OpenAI-compatible client, which balances over them; LiteLLM takes one.
     """
     if spec_model.startswith(LOCAL_PREFIX):
         from travelgym.llm.local_client import LocalChatClient
@@ -58,6 +60,14 @@ def make_client(
         model = spec_model[len(LITELLM_PREFIX) :]
         if not model:
             raise ValueError(f"empty model name in {spec_model!r}")
+        if base_url is not None and not isinstance(base_url, str):
+            from travelgym.llm.endpoints import parse_base_urls
+
+            urls = parse_base_urls(base_url)
+            if len(urls) > 1:
+                raise ValueError(f"{spec_model}: LiteLLM takes one base URL, not {len(urls)} "
+                                 "(several servers need an OpenAI-compatible model spec)")  # fmt: skip
+            base_url = urls[0] if urls else None
         return LiteLLMChatClient(model, base_url=base_url, api_key=api_key, **kwargs)
     from travelgym.llm.openai_client import OpenAIChatClient
 

@@ -11,22 +11,37 @@ body over :data:`MAX_REPLY_BYTES` is a ``bad_response`` as soon as that is known
 ``Content-Length``, or the bytes read so far): it is never read whole, so neither memory nor a
 slow link turns it into something else. A connection that breaks while the body is read is a
 ``connection`` failure (retried).
+
+``base_url`` may name several servers of one model (a list): each attempt goes to the one with
+the fewest requests in flight, and a server that fails is set aside for a while so that the
+retry goes to another (:mod:`travelgym.llm.endpoints`). Budget, cache and usage are the
+client's, whichever server answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 import random
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import openai
 from openai.resources.chat.completions import AsyncCompletions
 
-from travelgym.llm.base import BaseChatClient
+from travelgym.llm.base import AttemptTimeout, BaseChatClient
 from travelgym.llm.budget import RunBudget
 from travelgym.llm.cache import ResponseCache
+from travelgym.llm.endpoints import (
+    DEFAULT_DOWN_MAX_S,
+    DEFAULT_DOWN_S,
+    Endpoint,
+    EndpointPool,
+    parse_base_urls,
+)
 from travelgym.llm.protocol import LLMError
 from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
 from travelgym.llm.text import load_json_body
@@ -47,6 +62,11 @@ class BodyReadError(Exception):
 
 
 DUMMY_API_KEY = "EMPTY"
+DEFAULT_URL = "api.openai.com"
+#: The endpoint of the attempt being made (set around each attempt, read by ``_request``).
+_ENDPOINT: ContextVar[Endpoint | None] = ContextVar("travelgym_endpoint", default=None)
+#: The attribute naming the server of a failed attempt on its exception (for the message).
+_URL_ATTR = "_travelgym_base_url"
 DEFAULT_TIMEOUT_S = 60.0
 #: The largest reply body accepted (4 MiB: about a million tokens of text, far beyond any
 #: model's output limit); a larger one is refused as ``bad_response``.
@@ -89,13 +109,15 @@ class OpenAIChatClient(BaseChatClient):
     ``timeout_s`` and ``total_timeout_s`` are the deadlines of
     :class:`~travelgym.llm.base.BaseChatClient` (``None``: from the environment, see the module
     docstring). ``sleep`` and ``rng`` make the retry waits injectable (tests pass a no-op
-    sleep).
+    sleep). ``base_url``: one URL or several (a list: one pool, see the module docstring);
+    ``endpoint_down_s`` / ``endpoint_down_max_s`` bound how long a failing server of several is
+    set aside, on ``clock``.
     """
 
     def __init__(
         self,
         model: str | None = None,
-        base_url: str | None = None,
+        base_url: str | Sequence[str] | None = None,
         api_key: str | None = None,
         timeout_s: float | None = None,
         max_retries: int = 5,
@@ -109,6 +131,9 @@ class OpenAIChatClient(BaseChatClient):
         rng: random.Random | None = None,
         default_headers: dict[str, str] | None = None,
         total_timeout_s: float | None = None,
+        endpoint_down_s: float = DEFAULT_DOWN_S,
+        endpoint_down_max_s: float = DEFAULT_DOWN_MAX_S,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         model = model or _env("TRAVELGYM_MODEL")
         if not model:
@@ -130,21 +155,67 @@ class OpenAIChatClient(BaseChatClient):
             sleep=sleep,
             rng=rng,
         )
-        self.base_url = base_url or _env("TRAVELGYM_BASE_URL", "OPENAI_BASE_URL")
+        urls = parse_base_urls(base_url) or parse_base_urls(
+            _env("TRAVELGYM_BASE_URL", "OPENAI_BASE_URL")
+        )
+        #: the servers, in the order given (empty: the SDK's default endpoint)
+        self.base_urls: tuple[str, ...] = urls
+        self.base_url = urls[0] if len(urls) == 1 else None
         key = api_key or _env("TRAVELGYM_API_KEY", "OPENAI_API_KEY")
         if not key:
-            if not self.base_url:
+            if not urls:
                 raise LLMError(
                     "auth", "no API key: set TRAVELGYM_API_KEY or OPENAI_API_KEY, or give base_url"
                 )
             key = DUMMY_API_KEY
-        self._client = openai.AsyncOpenAI(
-            api_key=key,
-            base_url=self.base_url,
-            timeout=timeout_s,
-            max_retries=0,
-            default_headers=default_headers,
-        )
+        endpoints = [
+            Endpoint(url or DEFAULT_URL, openai.AsyncOpenAI(
+                api_key=key, base_url=url, timeout=timeout_s, max_retries=0,
+                default_headers=default_headers))
+            for url in (urls or (None,))
+        ]  # fmt: skip
+        self.pool = EndpointPool(endpoints, down_s=endpoint_down_s, down_max_s=endpoint_down_max_s,
+                                 **({"clock": clock} if clock is not None else {}))  # fmt: skip
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        """The HTTP client of the first (with one URL: the only) server."""
+        return self.pool.endpoints[0].client
+
+    @_client.setter
+    def _client(self, client: openai.AsyncOpenAI) -> None:
+        self.pool.endpoints[0].client = client
+
+    def endpoint_stats(self) -> list[dict[str, Any]]:
+        """Per server: attempts, failed attempts that marked it down, requests in flight now and
+        at most."""
+        return self.pool.stats()
+
+    async def _attempt(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                       params: dict, deadline: float | None) -> Any:  # fmt: skip
+        """One attempt on the server the pool picks; its outcome goes back to the pool."""
+        endpoint = self.pool.acquire()
+        token = _ENDPOINT.set(endpoint)
+        category: str | None = "cancelled"
+        try:
+            result = await super()._attempt(messages, tools, params, deadline)
+            category = None
+            return result
+        except AttemptTimeout as exc:
+            category = "cancelled" if exc.cut_short else "timeout"
+            _name_server(exc, endpoint)
+            raise
+        except LLMError as exc:  # a reply refused as it was read (not retried)
+            category = exc.category
+            raise
+        except Exception as exc:
+            failure = self._classify(exc)
+            category = failure.category if failure is not None else "bug"
+            _name_server(exc, endpoint)
+            raise
+        finally:
+            _ENDPOINT.reset(token)
+            self.pool.release(endpoint, category)
 
     async def _request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, params: dict
@@ -157,7 +228,8 @@ class OpenAIChatClient(BaseChatClient):
             kwargs["tools"] = tools
         if extra:
             kwargs["extra_body"] = {**(kwargs.get("extra_body") or {}), **extra}
-        create = self._client.chat.completions.with_streaming_response.create
+        endpoint = _ENDPOINT.get() or self.pool.endpoints[0]
+        create = endpoint.client.chat.completions.with_streaming_response.create
         async with create(model=self.model, messages=messages, **kwargs) as raw:
             body = await _read_body(raw)
         try:
@@ -166,32 +238,50 @@ class OpenAIChatClient(BaseChatClient):
             raise LLMError("bad_response", f"reply is not JSON: {str(exc)[:200]}") from exc
 
     def _classify(self, exc: BaseException) -> Failure | None:
+        where = getattr(exc, _URL_ATTR, None) or self.base_url or self.pool.endpoints[0].url
         if isinstance(exc, BodyReadError):
-            return Failure("timeout" if exc.timed_out else "connection",
-                           f"{exc} ({self.base_url or 'api.openai.com'})")  # fmt: skip
+            return Failure("timeout" if exc.timed_out else "connection", f"{exc} ({where})")
         if isinstance(exc, openai.APITimeoutError | asyncio.TimeoutError):
-            return Failure("timeout", f"no reply within {self.timeout_s}s")
+            at = f" ({where})" if len(self.pool.endpoints) > 1 else ""
+            return Failure("timeout", f"no reply within {self.timeout_s}s{at}")
         if isinstance(exc, openai.APIConnectionError):
-            return Failure("connection", f"{exc} ({self.base_url or 'api.openai.com'})")
+            return Failure("connection", f"{exc} ({where})")
         if isinstance(exc, openai.APIStatusError):
+            at = f" ({where})" if len(self.pool.endpoints) > 1 else ""
             return Failure(
                 category_for_status(exc.status_code),
-                str(exc)[:500],
+                str(exc)[:500] + at,
                 retry_after_s=parse_retry_after(exc.response.headers),
             )
         if isinstance(exc, openai.OpenAIError):
             return Failure("bad_response", str(exc)[:500])
         return None
 
+    def _classify_attempt(self, exc: BaseException) -> Failure | None:
+        failure = super()._classify_attempt(exc)
+        where = getattr(exc, _URL_ATTR, None)
+        if isinstance(exc, AttemptTimeout) and failure is not None and len(self.pool.endpoints) > 1:
+            failure = Failure(failure.category, f"{failure.message} ({where})",
+                              cut_short=failure.cut_short)  # fmt: skip
+        return failure
+
     async def aclose(self) -> None:
-        """Close the underlying HTTP connection pool."""
-        await self._client.close()
+        """Close the HTTP connection pools (one per server)."""
+        for endpoint in self.pool.endpoints:
+            await endpoint.client.close()
 
     async def __aenter__(self) -> OpenAIChatClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _name_server(exc: BaseException, endpoint: Endpoint) -> None:
+    """Note on ``exc`` the server of the attempt it ended (its message names it)."""
+    # an exception type with slots refuses it: the message then names the first server
+    with contextlib.suppress(AttributeError):
+        setattr(exc, _URL_ATTR, endpoint.url)
 
 
 def _too_big(size: int | str) -> LLMError:

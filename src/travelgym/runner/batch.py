@@ -15,6 +15,7 @@ from typing import Any
 from travelgym import __version__
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import Suite, SuiteRun
+from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
 from travelgym.runner.store import RunStore, read_run
@@ -38,7 +39,8 @@ class RunConfig:
     resume: bool = False
     retry_errors: bool = False
     repair: bool = False
-    base_url: str | None = None
+    # one OpenAI-compatible endpoint, or several serving the same model (a list: balanced)
+    base_url: str | list[str] | tuple[str, ...] | None = None
     progress: bool = True
     client_options: dict[str, Any] = field(default_factory=dict)
     # the agent's generation options (runner.generation.resolve_generation): sent with each call
@@ -47,6 +49,13 @@ class RunConfig:
     # checks the opened run's tasks against where they were read from (``run --tasks-from``)
     # and returns what the manifest records of it; raises a UserError to refuse the run
     tasks_check: Callable[[SuiteRun], dict[str, Any]] | None = None
+    # where episodes run: ``asyncio`` (this process) or ``ray`` (runner.ray_backend: a Ray
+    # cluster at ``ray_address``, a local one by default; each episode holds one CPU and
+    # ``gpus_per_episode`` GPUs); this process writes the run directory either way
+    backend: str = "asyncio"
+    ray_address: str | None = None
+    gpus_per_episode: float = 0.0
+    backend_stats: dict[str, Any] | None = None  # what the Ray backend did (set by the runner)
 
 
 def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> dict[str, Any]:
@@ -64,7 +73,8 @@ def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) ->
         **run.manifest(),
         # an agent without a model sends none: its runs do not differ by them
         "generation": dict(cfg.generation) if spec.calls_llm else {},
-        "base_url": cfg.base_url,
+        # several servers are recorded sorted: the order they were given in changes nothing
+        "base_url": base_url_record(cfg.base_url),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
@@ -73,6 +83,7 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     """Run (or resume) one agent's episodes into ``cfg.out``; return the run's score summary."""
     suite = get_suite(cfg.suite)
     spec = parse_agent_spec(suite, cfg.agent)
+    cfg.base_url = base_url_value(cfg.base_url)  # ValueError: an empty or non-http(s) URL
     options = suite.options(**cfg.options)
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
@@ -95,6 +106,8 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
         await run.aclose()
     summary = suite.summarize(cfg.out)
     summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
+    if cfg.backend_stats is not None:
+        summary["ray"] = cfg.backend_stats
     return summary
 
 
@@ -103,27 +116,26 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
                        integrity: IntegritySession) -> float:  # fmt: skip
     """Run the episodes not ``done`` yet into the open ``store``; return the wall time."""
     pending = [(t, k) for t in run.tasks for k in range(run.trials) if (t.task_id, k) not in done]
-    generation = cfg.generation if spec.calls_llm else None
-    client_options = client_kwargs(cfg.client_options, generation)
-    factory = run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
     progress = _Progress(suite, len(run.tasks) * run.trials, spec.text, cfg.progress)
     if done:
         for e in read_run(cfg.out, suite.name, as_dicts=True).episodes:
             progress.tally.add(e.get("score"), (e.get("usage") or {}).get("total_tokens", 0))
         progress.advance(len(done))
-    gate = asyncio.Semaphore(max(1, cfg.concurrency))
 
-    async def one(task: Any, trial: int) -> None:
-        async with gate:
-            episode = await run.episode(task, factory.make(), trial, cfg.seed)
-            store.append(episode)
-            progress.tally.add(episode.score, episode.usage.total_tokens)
-            progress.advance(1)
+    def save(episode: Any) -> None:  # the one writer, whichever backend ran the episode
+        store.append(episode)
+        progress.tally.add(episode.score, episode.usage.total_tokens)
+        progress.advance(1)
 
     started = time.perf_counter()
     failed = True
     try:
-        await asyncio.gather(*(one(t, k) for t, k in pending))
+        if cfg.backend == "ray":
+            from travelgym.runner.ray_backend import run_on_ray
+
+            cfg.backend_stats = vars(run_on_ray(cfg, run, pending, save))
+        else:
+            await _run_here(spec, cfg, run, pending, save)
         failed = False
     finally:
         wall = time.perf_counter() - started
@@ -135,12 +147,28 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
             # user must see; the integrity log failing on the same disk must not replace it
             if not failed:
                 raise
-        finally:
-            for client in factory.clients:
-                close = getattr(client, "aclose", None)
-                if close is not None:
-                    await close()
     return wall
+
+
+async def _run_here(spec: AgentSpec, cfg: RunConfig, run: SuiteRun, pending: list[tuple[Any, int]],
+                    save: Callable[[Any], None]) -> None:  # fmt: skip
+    """The asyncio backend: ``pending`` episodes in this process, ``cfg.concurrency`` at once."""
+    generation = cfg.generation if spec.calls_llm else None
+    client_options = client_kwargs(cfg.client_options, generation)
+    factory = run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
+    gate = asyncio.Semaphore(max(1, cfg.concurrency))
+
+    async def one(task: Any, trial: int) -> None:
+        async with gate:
+            save(await run.episode(task, factory.make(), trial, cfg.seed))
+
+    try:
+        await asyncio.gather(*(one(t, k) for t, k in pending))
+    finally:
+        for client in factory.clients:
+            close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
 
 
 class _Progress:

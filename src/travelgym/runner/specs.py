@@ -72,9 +72,9 @@ def client_kwargs(options: dict | None, generation: dict | None = None) -> dict:
     return options
 
 
-def make_model_client(model: str, base_url: str | None, client_options: dict | None):
+def make_model_client(model: str, base_url: Any, client_options: dict | None):
     """A chat client for ``model`` (``local:``/``hf:`` prefixes included) with the run's
-    options."""
+    options; ``base_url``: ``None``, one URL, or several (the client balances over them)."""
     from travelgym.llm.factory import make_client
 
     return make_client(model, base_url=base_url, **(client_options or {}))

@@ -35,6 +35,7 @@ from trl import GRPOConfig, GRPOTrainer
 
 from travelgym.core.registry import get_suite
 from travelgym.llm.hf_client import generate_ids, load_model_and_tokenizer, stop_token_ids
+from travelgym.training.batched_rollout import hf_generate_batch, run_rollouts
 from travelgym.training.grpo_config import GRPOSettings
 from travelgym.training.rollout import Rollout, run_rollout
 
@@ -79,6 +80,38 @@ class RolloutRunner:
         self.prompt_fn = self.suite.compact_prompt() if settings.prompt == "compact" else None
         self.pending: list[Rollout] = []
         self.count = 0
+        self.envs: list[Any] = [env]  # batched rollouts: one environment per rollout of a step
+
+    def close(self) -> None:
+        """Close the environments the batched rollouts added (not the one it was given)."""
+        for env in self.envs[1:]:
+            env.close()
+        self.envs = self.envs[:1]
+
+    def _kwargs(self) -> dict[str, Any]:
+        s = self.settings
+        return {"max_turns": s.max_turns, "max_new_tokens": s.max_new_tokens,
+                "max_completion_length": s.max_completion_length,
+                "loss_mask": not s.no_loss_mask, "prompt_fn": self.prompt_fn,
+                "assistant_prefix": s.assistant_prefix}  # fmt: skip
+
+    def batch(self, model: Any, items: list[str]) -> list[Rollout]:
+        """One rollout per item, in lockstep (``rollouts="batched"``): the same seeds and
+        options as :meth:`rollout` one by one, an environment of its own for each."""
+        s = self.settings
+        while len(self.envs) < len(items):
+            self.envs.append(self.suite.grpo_env(s))
+
+        def generate_batch(contexts: list[list[int]], limits: list[int]) -> list[list[int]]:
+            return hf_generate_batch(model, contexts, limits, temperature=s.temperature,
+                                     stop_ids=self.stop_ids,
+                                     pad_id=self.tokenizer.pad_token_id)  # fmt: skip
+
+        seeds = [s.seed + self.count + 1 + i for i in range(len(items))]
+        self.count += len(items)
+        return run_rollouts(self.envs[: len(items)], self.tokenizer, generate_batch, seeds=seeds,
+                            options=[{self.key: item} for item in items],
+                            **self._kwargs())  # fmt: skip
 
     def rollout(self, model: Any, item: str) -> Rollout:
         s = self.settings
@@ -89,11 +122,7 @@ class RolloutRunner:
 
         self.count += 1
         return run_rollout(self.env, self.tokenizer, generate, seed=s.seed + self.count,
-                           options={self.key: item}, max_turns=s.max_turns,
-                           max_new_tokens=s.max_new_tokens,
-                           max_completion_length=s.max_completion_length,
-                           loss_mask=not s.no_loss_mask, prompt_fn=self.prompt_fn,
-                           assistant_prefix=s.assistant_prefix)  # fmt: skip
+                           options={self.key: item}, **self._kwargs())  # fmt: skip
 
     def reward(self, rollout: Rollout) -> float:
         if self.settings.reward == "format":
@@ -110,7 +139,10 @@ class RolloutRunner:
                 torch.no_grad(),
                 torch.autocast(device, torch.bfloat16, enabled=self.settings.bf16),
             ):
-                rollouts = [self.rollout(model, str(p)) for p in prompts]
+                if self.settings.rollouts == "batched":
+                    rollouts = self.batch(model, [str(p) for p in prompts])
+                else:
+                    rollouts = [self.rollout(model, str(p)) for p in prompts]
         finally:
             model.train(training)
         self.pending.extend(rollouts)
@@ -197,6 +229,7 @@ def train_grpo(settings: GRPOSettings, *, echo: bool = True) -> dict[str, Any]:
     curve_path = out / CURVE
     curve_path.unlink(missing_ok=True)
     env, ids = build_env(settings)
+    runner: RolloutRunner | None = None
     try:
         model, tokenizer = load_policy(settings, env)
         runner = RolloutRunner(settings, env, tokenizer)
@@ -209,6 +242,8 @@ def train_grpo(settings: GRPOSettings, *, echo: bool = True) -> dict[str, Any]:
         trainer.save_model(str(out))
         tokenizer.save_pretrained(str(out))
     finally:
+        if runner is not None:
+            runner.close()
         env.close()
     curve = [json.loads(x) for x in curve_path.read_text().splitlines() if x.strip()]
     checkpoints = sorted((str(p) for p in out.glob("checkpoint-*")),

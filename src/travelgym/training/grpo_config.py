@@ -69,6 +69,8 @@ class GRPOSettings(BaseModel):
     reward: Literal["full", "format"] = "full"  # format: a suite's warm-up reward
     prompt: Literal["full", "compact"] = "full"  # compact: a suite's short prompt
     assistant_prefix: str = ""  # opens every assistant turn (e.g. "<think>")
+    # batched: a step's rollouts in lockstep, one batched generate a turn (batched_rollout)
+    rollouts: Literal["sequential", "batched"] = "sequential"
     # ablations (paper Table 4)
     no_memory: bool = False
     no_penalty: bool = False

@@ -110,6 +110,96 @@ def turn_delta(tokenizer: Any, history: list[dict[str, Any]], new: list[dict[str
     return delta
 
 
+class RolloutState:
+    """One rollout as a state machine, so that :func:`run_rollout` (one at a time) and
+    :func:`~travelgym.training.batched_rollout.run_rollouts` (in lockstep) build the same
+    streams: the constructor resets the environment; :meth:`request` is the next generation
+    (``(context_ids, max_new_tokens)``, ``None`` once finished); :meth:`advance` applies the
+    generated ids (one model turn, the environment's step, its delta); :attr:`rollout` is the
+    finished :class:`Rollout`. The keyword arguments are :func:`run_rollout`'s."""
+
+    def __init__(self, env: Any, tokenizer: Any, *, seed: int | None = None,
+                 options: dict[str, Any] | None = None, max_turns: int | None = None,
+                 max_new_tokens: int = 256, max_completion_length: int = 4096,
+                 loss_mask: bool = True, prompt_fn: PromptFn | None = None,
+                 assistant_prefix: str = "",
+                 template_kwargs: dict[str, Any] | None = None) -> None:  # fmt: skip
+        self.env, self.tokenizer = env, tokenizer
+        self.max_turns, self.max_new_tokens = max_turns, max_new_tokens
+        self.max_completion_length, self.loss_mask = max_completion_length, loss_mask
+        self.prefix, self.kwargs = assistant_prefix, dict(template_kwargs or {})
+        self.adapter = chat_adapter(env)
+        messages, self.info = self.adapter.reset(seed, options)
+        if prompt_fn is not None:
+            messages = prompt_fn(messages, env)
+        self.history = [dict(m) for m in messages]
+        text = chat_text(tokenizer, self.history, True, **self.kwargs) + assistant_prefix
+        self.prompt_ids = encode(tokenizer, text)
+        self.stops = set(stop_token_ids(tokenizer))
+        self.completion: list[int] = []
+        self.mask: list[int] = []
+        self.turns, self.reward = 0, 0.0
+        self.rollout: Rollout | None = None
+        self._check_room()
+
+    @property
+    def done(self) -> bool:
+        """Whether the rollout has finished (:attr:`rollout` is set)."""
+        return self.rollout is not None
+
+    def request(self) -> tuple[list[int], int] | None:
+        """``(context_ids, max_new_tokens)`` of the next model turn, or ``None`` when done."""
+        if self.done:
+            return None
+        room = self.max_completion_length - len(self.completion)
+        return self.prompt_ids + self.completion, min(self.max_new_tokens, room)
+
+    def advance(self, new: list[int]) -> None:
+        """Apply one model turn's generated ids: the environment steps, then its delta (the
+        template's text up to the next generation prompt) joins the stream, unless the episode
+        ended or the next turn would not fit."""
+        if self.done:
+            raise RuntimeError("the rollout has finished")
+        tok, new = self.tokenizer, list(new)
+        self.completion += new
+        self.mask += [1] * len(new)
+        self.turns += 1
+        text = self.prefix + tok.decode(new, skip_special_tokens=True)
+        env_messages, self.reward, terminated, truncated = self.adapter.step(text)
+        if terminated or truncated:
+            self.history.append({"role": "assistant", "content": text})
+            self._finish("terminated" if terminated else "truncated", ended=True)
+            return
+        closed = tok.convert_ids_to_tokens(new[-1]) if new and new[-1] in self.stops else None
+        delta_text = turn_delta(tok, self.history, env_messages, closed, **self.kwargs)
+        delta = encode(tok, delta_text + self.prefix)
+        self.history += [{"role": "assistant", "content": text}, *env_messages]
+        if len(self.completion) + len(delta) >= self.max_completion_length:
+            self._finish("token_budget")
+            return
+        self.completion += delta
+        self.mask += [1 if not self.loss_mask else 0] * len(delta)
+        self._check_room()
+
+    def _check_room(self) -> None:
+        """Finish when no model turn is left (``max_turns``) or no token (the budget)."""
+        if self.max_turns is not None and self.turns >= self.max_turns:
+            self._finish("max_turns")
+        elif self.max_completion_length - len(self.completion) <= 0:
+            self._finish("token_budget")
+
+    def _finish(self, stop: Stop, ended: bool = False) -> None:
+        """Score the episode (its terminal reward, or a cut one's) and build the rollout."""
+        if ended:
+            reward, breakdown = self.reward, self.adapter.breakdown()
+        else:
+            reward, breakdown = self.adapter.cut()
+        self.rollout = Rollout(prompt_ids=self.prompt_ids, completion_ids=self.completion,
+                               env_mask=self.mask, reward=float(reward), breakdown=breakdown,
+                               episode=self.env.episode(), turns=self.turns, stop=stop,
+                               info=self.info, messages=self.history)  # fmt: skip
+
+
 def run_rollout(env: Any, tokenizer: Any, generate: GenerateFn, *, seed: int | None = None,
                 options: dict[str, Any] | None = None, max_turns: int | None = None,
                 max_new_tokens: int = 256, max_completion_length: int = 4096,
@@ -121,51 +211,15 @@ def run_rollout(env: Any, tokenizer: Any, generate: GenerateFn, *, seed: int | N
     the opening chat (e.g. a compact prompt); ``assistant_prefix`` opens every assistant turn
     (environment tokens; the message is the prefix plus the generated text);
     ``template_kwargs`` go to the chat template."""
-    kwargs = dict(template_kwargs or {})
-    adapter = chat_adapter(env)
-    messages, info = adapter.reset(seed, options)
-    if prompt_fn is not None:
-        messages = prompt_fn(messages, env)
-    history = [dict(m) for m in messages]
-    prompt_ids = encode(tokenizer, chat_text(tokenizer, history, True, **kwargs) + assistant_prefix)
-    stops = set(stop_token_ids(tokenizer))
-    completion: list[int] = []
-    mask: list[int] = []
-    turns, stop, ended = 0, "max_turns", False
-    reward = 0.0
-    while True:
-        room = max_completion_length - len(completion)
-        if max_turns is not None and turns >= max_turns:
-            break
-        if room <= 0:
-            stop = "token_budget"
-            break
-        new = list(generate(prompt_ids + completion, min(max_new_tokens, room)))
-        completion += new
-        mask += [1] * len(new)
-        turns += 1
-        text = assistant_prefix + tokenizer.decode(new, skip_special_tokens=True)
-        env_messages, reward, terminated, truncated = adapter.step(text)
-        if terminated or truncated:
-            stop, ended = ("terminated" if terminated else "truncated"), True
-            history.append({"role": "assistant", "content": text})
-            break
-        closed = tokenizer.convert_ids_to_tokens(new[-1]) if new and new[-1] in stops else None
-        delta_text = turn_delta(tokenizer, history, env_messages, closed, **kwargs)
-        delta = encode(tokenizer, delta_text + assistant_prefix)
-        history += [{"role": "assistant", "content": text}, *env_messages]
-        if len(completion) + len(delta) >= max_completion_length:
-            stop = "token_budget"
-            break
-        completion += delta
-        mask += [1 if not loss_mask else 0] * len(delta)
-    if ended:
-        breakdown = adapter.breakdown()
-    else:
-        reward, breakdown = adapter.cut()
-    return Rollout(prompt_ids=prompt_ids, completion_ids=completion, env_mask=mask,
-                   reward=float(reward), breakdown=breakdown, episode=env.episode(),
-                   turns=turns, stop=stop, info=info, messages=history)  # fmt: skip
+    state = RolloutState(env, tokenizer, seed=seed, options=options, max_turns=max_turns,
+                         max_new_tokens=max_new_tokens,
+                         max_completion_length=max_completion_length, loss_mask=loss_mask,
+                         prompt_fn=prompt_fn, assistant_prefix=assistant_prefix,
+                         template_kwargs=template_kwargs)  # fmt: skip
+    while (request := state.request()) is not None:
+        state.advance(generate(*request))
+    assert state.rollout is not None
+    return state.rollout
 
 
 def _closing_stop(tokenizer: Any, closing: str) -> tuple[int | None, str]:
