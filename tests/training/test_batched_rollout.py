@@ -34,7 +34,7 @@ def tiny(tiny_dir):
 
 def test_batched_generate_stops_each_sequence_like_single_generation(tiny):
     from travelgym.llm.hf_client import encode, generate_ids
-    from travelgym.training.batched_rollout import hf_generate_batch
+    from travelgym.training.batched_generate import HFBatchGenerator
 
     model, tok, stops = tiny
     texts = ["<think>plan the trip", "<answer>[]", "Beijing day one: the Forbidden City and"]
@@ -48,23 +48,81 @@ def test_batched_generate_stops_each_sequence_like_single_generation(tiny):
     stop_ids = [*stops, extra]
     single = [generate_ids(model, c, n, stop_ids=stop_ids, pad_id=tok.pad_token_id)
               for c, n in zip(contexts, limits, strict=True)]  # fmt: skip
-    batched = hf_generate_batch(model, contexts, limits, stop_ids=stop_ids,
-                                pad_id=tok.pad_token_id)  # fmt: skip
+    batched = HFBatchGenerator(model, stop_ids=stop_ids, pad_id=tok.pad_token_id)(contexts, limits)
     assert batched == single
     assert single[0][-1] == extra and len(single[0]) < limits[0]
     assert all(len(out) <= n for out, n in zip(batched, limits, strict=True))
     assert any(
         len(out) == n and out[-1] not in stop_ids for out, n in zip(batched, limits, strict=True)
     )
-    assert hf_generate_batch(model, [], [], pad_id=tok.pad_token_id) == []
+    assert HFBatchGenerator(model, pad_id=tok.pad_token_id)([], []) == []
+    # a limit of 0 asks for nothing; the others are unaffected
+    assert HFBatchGenerator(model, stop_ids=stop_ids, pad_id=tok.pad_token_id)(
+        contexts, [0, *limits[1:]]
+    ) == [[], *single[1:]]
+    # one sequence at a time (max_batch 1) gives the same tokens as the whole batch
+    one = HFBatchGenerator(model, stop_ids=stop_ids, pad_id=tok.pad_token_id, max_batch=1)
+    assert one(contexts, limits) == single
     with pytest.raises(ValueError, match="pad token"):
-        hf_generate_batch(model, contexts, limits)
+        HFBatchGenerator(model)
+    with pytest.raises(ValueError, match="one max_new_tokens per context"):
+        one(contexts, limits[:2])
+
+
+def test_kept_caches_encode_only_new_tokens_and_change_no_token(tiny):
+    """A second turn whose contexts extend the first turn's (context + reply + more tokens)
+    encodes only the tokens past the stored caches, with the same tokens as encoding all;
+    contexts sharing a prompt encode it once."""
+    from travelgym.llm.hf_client import encode
+    from travelgym.training.batched_generate import HFBatchGenerator
+
+    model, tok, stops = tiny
+    prompt = encode(tok, "Plan a three day trip to Hangzhou with West Lake and tea fields")
+    contexts = [prompt, prompt, encode(tok, "Beijing day one:")]
+    kept = HFBatchGenerator(model, stop_ids=stops, pad_id=tok.pad_token_id)
+    fresh = HFBatchGenerator(model, stop_ids=stops, pad_id=tok.pad_token_id, reuse=False)
+    first = kept(contexts, [6, 6, 6])
+    assert first == fresh(contexts, [6, 6, 6])
+    # the shared prompt is encoded once (the second copy feeds only its last token)
+    assert kept.prefilled == len(prompt) + 1 + len(contexts[2])
+    replies = [encode(tok, t) for t in ("Museum next", "Lake walk", "Train home")]
+    second = [list(c) + out + r for c, out, r in zip(contexts, first, replies, strict=True)]
+    before = kept.prefilled
+    assert kept(second, [5, 5, 5]) == fresh(second, [5, 5, 5])
+    # each second-turn context encodes only its last generated token and its reply; the
+    # second one shares its first reply with the first one, encoded just before it
+    assert kept.prefilled - before == len(replies[0]) + 1 + len(replies[1]) + len(replies[2]) + 1
+    assert fresh.prefilled == sum(map(len, contexts)) + sum(map(len, second))
+    # a context that is not an extension (edited history) still decodes correctly
+    edited = [encode(tok, "Chengdu pandas and hotpot"), second[1][:-2]]
+    assert kept(edited, [4, 4]) == fresh(edited, [4, 4])
+
+
+def test_sampling_is_seeded_and_leaves_the_global_random_state(tiny):
+    import torch
+
+    from travelgym.llm.hf_client import encode
+    from travelgym.training.batched_generate import HFBatchGenerator
+
+    model, tok, stops = tiny
+    contexts = [encode(tok, "Plan a trip"), encode(tok, "Xi'an day two")] * 2
+    state = torch.random.get_rng_state()
+
+    def draw(seed):
+        return HFBatchGenerator(model, temperature=1.0, top_p=0.9, seed=seed, stop_ids=stops,
+                                pad_id=tok.pad_token_id)(contexts, [8] * 4)  # fmt: skip
+
+    a, b, c = draw(3), draw(3), draw(4)
+    assert a == b and a != c
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert all(1 <= len(x) <= 8 for x in a)
 
 
 def test_batched_rollouts_equal_sequential_ones(trips_db, instances, tiny):
     from travelgym.core.registry import get_suite
     from travelgym.llm.hf_client import generate_ids
-    from travelgym.training.batched_rollout import hf_generate_batch, run_rollouts
+    from travelgym.training.batched_generate import HFBatchGenerator
+    from travelgym.training.batched_rollout import run_rollouts
     from travelgym.training.rollout import run_rollout
 
     model, tok, stops = tiny
@@ -82,11 +140,11 @@ def test_batched_rollouts_equal_sequential_ones(trips_db, instances, tiny):
         return generate_ids(model, ids, max_new, stop_ids=stops, pad_id=tok.pad_token_id)
 
     batches: list[int] = []
+    generator = HFBatchGenerator(model, stop_ids=stops, pad_id=tok.pad_token_id)
 
     def generate_batch(contexts, max_new):
         batches.append(len(contexts))
-        return hf_generate_batch(model, contexts, max_new, stop_ids=stops,
-                                 pad_id=tok.pad_token_id)  # fmt: skip
+        return generator(contexts, max_new)
 
     sequential = []
     for limit, seed, option in zip(limits, seeds, options, strict=True):
@@ -100,6 +158,10 @@ def test_batched_rollouts_equal_sequential_ones(trips_db, instances, tiny):
     assert [r.turns for r in sequential] == limits
     # one generate per turn over the rollouts still going: 8, then 5 (those with 2-3 turns), 2
     assert batches == [len(items), sum(n >= 2 for n in limits), sum(n >= 3 for n in limits)]
+    # the later turns encoded only what the kept caches did not hold
+    assert generator.prefilled < sum(len(r.prompt_ids) for r in batched) + sum(
+        len(r.completion_ids) for r in batched
+    )
     for seq, bat, item_id in zip(sequential, batched, items, strict=True):
         assert bat.info.get("instance_id", item_id) == item_id
         assert bat.prompt_ids == seq.prompt_ids

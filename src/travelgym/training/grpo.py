@@ -35,7 +35,8 @@ from trl import GRPOConfig, GRPOTrainer
 
 from travelgym.core.registry import get_suite
 from travelgym.llm.hf_client import generate_ids, load_model_and_tokenizer, stop_token_ids
-from travelgym.training.batched_rollout import hf_generate_batch, run_rollouts
+from travelgym.training.batched_generate import HFBatchGenerator
+from travelgym.training.batched_rollout import run_rollouts
 from travelgym.training.grpo_config import GRPOSettings
 from travelgym.training.rollout import Rollout, run_rollout
 
@@ -102,11 +103,10 @@ class RolloutRunner:
         while len(self.envs) < len(items):
             self.envs.append(self.suite.grpo_env(s))
 
-        def generate_batch(contexts: list[list[int]], limits: list[int]) -> list[list[int]]:
-            return hf_generate_batch(model, contexts, limits, temperature=s.temperature,
-                                     stop_ids=self.stop_ids,
-                                     pad_id=self.tokenizer.pad_token_id)  # fmt: skip
-
+        # a new generator (its KV caches) per call: the weights change every step
+        generate_batch = HFBatchGenerator(model, temperature=s.temperature, seed=s.seed + self.count,
+                                          stop_ids=self.stop_ids,
+                                          pad_id=self.tokenizer.pad_token_id)  # fmt: skip
         seeds = [s.seed + self.count + 1 + i for i in range(len(items))]
         self.count += len(items)
         return run_rollouts(self.envs[: len(items)], self.tokenizer, generate_batch, seeds=seeds,
