@@ -103,3 +103,68 @@ def test_bad_sft_data(tmp_path):
     result = CliRunner().invoke(main, ["train", "sft", str(data), "--model", "tiny",
                                        "--output-dir", str(tmp_path / "out")])  # fmt: skip
     assert result.exit_code == 1 and "data.jsonl:1: not valid JSON" in result.output
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"vllm_mode": "colocate"}, "vllm_mode needs rollouts: batched"),
+    ({"vllm_mode": "server", "rollouts": "batched", "model": "smollm2"}, "checkpoint directory"),
+    ({"vllm_server_base_url": "http://h:8000"}, "vllm_server_base_url: vLLM settings, need vllm_mode"),
+    ({"vllm_mode": "colocate", "rollouts": "batched", "vllm_server_base_url": "http://h:8000"},
+     "vllm_server_base_url: for vllm_mode server, not colocate"),
+    ({"vllm_mode": "server", "rollouts": "batched", "vllm_gpu_memory_utilization": 0.5},
+     "vllm_gpu_memory_utilization: for vllm_mode colocate, not server"),
+    ({"vllm_mode": "colocate", "rollouts": "batched", "vllm_gpu_memory_utilization": 1.5},
+     "vllm_gpu_memory_utilization"),
+    ({"vllm_mode": "cuda", "rollouts": "batched"}, "vllm_mode"),
+])  # fmt: skip
+def test_vllm_settings_are_checked(values, message):
+    with pytest.raises(SettingsError, match=message):
+        load_settings(**values)
+
+
+@pytest.mark.filterwarnings("ignore:.*(gradient|activation)_checkpointing.*:FutureWarning")
+def test_vllm_settings_reach_trls_config(tmp_path):
+    from tests.training.support import need_train_extra
+
+    need_train_extra()
+    from travelgym.training.grpo import grpo_config
+
+    assert not grpo_config(GRPOSettings(output_dir=tmp_path)).use_vllm
+    config = grpo_config(load_settings(output_dir=tmp_path, rollouts="batched",
+                                       vllm_mode="colocate", vllm_gpu_memory_utilization=0.45,
+                                       vllm_max_model_length=20000))  # fmt: skip
+    assert (config.use_vllm, config.vllm_mode, config.vllm_gpu_memory_utilization,
+            config.vllm_max_model_length) == (True, "colocate", 0.45, 20000)  # fmt: skip
+    config = grpo_config(load_settings(output_dir=tmp_path, rollouts="batched",
+                                       vllm_mode="server", vllm_server_base_url="http://h:8001"))  # fmt: skip
+    assert (config.use_vllm, config.vllm_mode, config.vllm_server_base_url) == (
+        True, "server", "http://h:8001")  # fmt: skip
+    assert config.vllm_gpu_memory_utilization == 0.3  # TRL's default, untouched
+
+
+def test_vllm_mode_without_vllm_fails_fast(monkeypatch, tmp_path):
+    """One clear line, before any environment or model is built."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "vllm" else real(name, *a))  # fmt: skip
+    args = ["train", "grpo", "--vllm-mode", "colocate", "--rollouts", "batched",
+            "--output-dir", str(tmp_path / "out")]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert lines == ["Error: vLLM generation needs the vllm package and a CUDA GPU; vllm is not "
+                     "installed (pip install vllm on a GPU machine, or leave --vllm-mode unset)"]  # fmt: skip
+    assert not (tmp_path / "out").exists()  # nothing was written, no model loaded
+    # vllm importable but no CUDA device
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "vllm" else real(name, *a))  # fmt: skip
+    if not extras.missing_modules(("torch",)):
+        import torch
+
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1 and "torch sees no CUDA device" in result.output
+    result = CliRunner().invoke(main, ["train", "grpo", "--vllm-mode", "server"])
+    assert result.exit_code == 1 and "vllm_mode needs rollouts: batched" in result.output

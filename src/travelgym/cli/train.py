@@ -22,7 +22,9 @@ _GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", 
                 "loss_type", "learning_rate", "max_steps", "seed", "temperature", "max_turns",
                 "max_new_tokens", "max_completion_length", "reward", "prompt",
                 "assistant_prefix", "no_memory", "no_penalty", "no_loss_mask", "save_steps",
-                "logging_steps", "bf16", "torch_threads", "rollouts")  # fmt: skip
+                "logging_steps", "bf16", "torch_threads", "rollouts", "vllm_mode",
+                "vllm_server_base_url", "vllm_gpu_memory_utilization",
+                "vllm_max_model_length")  # fmt: skip
 
 
 def _owners(setting: str, attr: str = "name") -> str:
@@ -99,6 +101,15 @@ def train() -> None:
 @click.option("--rollouts", type=click.Choice(["sequential", "batched"]), default="sequential",
               show_default=True,
               help="batched: a step's rollouts in lockstep, one batched generate a turn.")  # fmt: skip
+@click.option("--vllm-mode", type=click.Choice(["colocate", "server"]), default=None,
+              help="Generate with vLLM through TRL (GPU, needs vllm and --rollouts batched): "
+                   "colocate in each training process, or server (trl vllm-serve). Untested.")  # fmt: skip
+@click.option("--vllm-server-base-url", default=None,
+              help="vllm-mode server: the server's URL (default http://0.0.0.0:8000).")  # fmt: skip
+@click.option("--vllm-gpu-memory-utilization", type=click.FloatRange(0, 1, min_open=True),
+              default=None, help="vllm-mode colocate: vLLM's share of GPU memory (TRL: 0.3).")  # fmt: skip
+@click.option("--vllm-max-model-length", type=click.IntRange(min=8), default=None,
+              help="vllm-mode colocate: vLLM's context length (default: the model's).")  # fmt: skip
 @click.option("--no-memory", is_flag=True,
               help=f"Ablation: no memory module ({_owners('no_memory')}).")  # fmt: skip
 @click.option("--no-penalty", is_flag=True,
@@ -132,6 +143,13 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
     _need_extra("travelgym train grpo")
+    if settings.vllm_mode is not None:  # before any model is loaded
+        from travelgym.training.vllm_rollout import require_vllm
+
+        try:
+            require_vllm()
+        except RuntimeError as exc:
+            raise click.ClickException(str(exc)) from None
     from travelgym.training.grpo import train_grpo
 
     result = train_grpo(settings, echo=not as_json)

@@ -71,6 +71,11 @@ class GRPOSettings(BaseModel):
     assistant_prefix: str = ""  # opens every assistant turn (e.g. "<think>")
     # batched: a step's rollouts in lockstep, one batched generate a turn (batched_rollout)
     rollouts: Literal["sequential", "batched"] = "sequential"
+    # vLLM generation through TRL (vllm_rollout; None: transformers generate); names as TRL's
+    vllm_mode: Literal["colocate", "server"] | None = None
+    vllm_server_base_url: str | None = None  # server mode (TRL: host 0.0.0.0, port 8000)
+    vllm_gpu_memory_utilization: float | None = Field(default=None, gt=0.0, le=1.0)  # colocate
+    vllm_max_model_length: int | None = Field(default=None, ge=8)  # colocate
     # ablations (paper Table 4)
     no_memory: bool = False
     no_penalty: bool = False
@@ -105,10 +110,33 @@ class GRPOSettings(BaseModel):
         if used:
             titles = " and ".join(s.title for s in owners)
             raise ValueError(f"{', '.join(used)}: {titles} settings, not for {self.suite}")
+        self._check_vllm()
         if self.batch_size % self.num_generations:
             raise ValueError(f"per_device_batch_size ({self.batch_size}) must be a multiple of "
                              f"num_generations ({self.num_generations})")  # fmt: skip
         return self
+
+    def _check_vllm(self) -> None:
+        """vLLM settings: lockstep rollouts, a checkpoint directory, each option with its mode."""
+        mode = self.vllm_mode
+        if mode is None:
+            given = [n for n in ("vllm_server_base_url", "vllm_gpu_memory_utilization",
+                                 "vllm_max_model_length") if getattr(self, n) is not None]  # fmt: skip
+            if given:
+                raise ValueError(f"{', '.join(given)}: vLLM settings, need vllm_mode")
+            return
+        if self.rollouts != "batched":
+            raise ValueError("vllm_mode needs rollouts: batched (one vLLM call a turn over the "
+                             "step's rollouts)")  # fmt: skip
+        if self.model == "smollm2":
+            raise ValueError("vllm_mode needs a checkpoint directory as model (vLLM loads it by "
+                             "path), not smollm2 (a GGUF file)")  # fmt: skip
+        wrong = (["vllm_gpu_memory_utilization", "vllm_max_model_length"] if mode == "server"
+                 else ["vllm_server_base_url"])  # fmt: skip
+        wrong = [n for n in wrong if getattr(self, n) is not None]
+        if wrong:
+            other = "colocate" if mode == "server" else "server"
+            raise ValueError(f"{', '.join(wrong)}: for vllm_mode {other}, not {mode}")
 
     @property
     def batch_size(self) -> int:
