@@ -111,14 +111,17 @@ class RolloutRunner:
         """One rollout per item, in lockstep (``rollouts="batched"``): the same seeds and
         options as :meth:`rollout` one by one, an environment of its own for each."""
         s = self.settings
-        while len(self.envs) < len(items):
-            self.envs.append(self.suite.grpo_env(s))
-
         # a new generator (its KV caches) per call: the weights change every step
         generate_batch = HFBatchGenerator(model, temperature=s.temperature, seed=s.seed + self.count,
                                           stop_ids=self.stop_ids,
                                           pad_id=self.tokenizer.pad_token_id)  # fmt: skip
-        seeds = [s.seed + self.count + 1 + i for i in range(len(items))]
+        return self._lockstep(items, generate_batch)
+
+    def _lockstep(self, items: list[str], generate_batch: Any) -> list[Rollout]:
+        """:func:`run_rollouts` over the items, an environment of its own for each."""
+        while len(self.envs) < len(items):
+            self.envs.append(self.suite.grpo_env(self.settings))
+        seeds = [self.settings.seed + self.count + 1 + i for i in range(len(items))]
         self.count += len(items)
         return run_rollouts(self.envs[: len(items)], self.tokenizer, generate_batch, seeds=seeds,
                             options=[{self.key: item} for item in items],
@@ -135,13 +138,7 @@ class RolloutRunner:
                                           stop_ids=self.stop_ids,
                                           seed=f"{s.seed}/{trainer.accelerator.process_index}")  # fmt: skip
         ledger = self.vllm.new_step()
-        while len(self.envs) < len(items):
-            self.envs.append(self.suite.grpo_env(s))
-        seeds = [s.seed + self.count + 1 + i for i in range(len(items))]
-        self.count += len(items)
-        rollouts = run_rollouts(self.envs[: len(items)], self.tokenizer, self.vllm, seeds=seeds,
-                                options=[{self.key: item} for item in items],
-                                **self._kwargs())  # fmt: skip
+        rollouts = self._lockstep(items, self.vllm)
         return rollouts, [ledger.completion_logprobs(r.prompt_ids, r.completion_ids)
                           for r in rollouts]  # fmt: skip
 
