@@ -173,3 +173,41 @@ def test_batched_rollouts_equal_sequential_ones(trips_db, instances, tiny):
         assert 0 in bat.env_mask and 1 in bat.env_mask or bat.turns == 1
     with pytest.raises(ValueError, match="distinct environment"):
         run_rollouts([envs[0], envs[0]], tok, generate_batch)
+
+
+def test_sampler_draws_each_token_with_its_probability():
+    """The sampler's inverse-CDF draw: frequencies match the temperature / top-p distribution
+    and tokens outside the nucleus are never drawn."""
+    import torch
+
+    from travelgym.training.batched_generate import HFBatchGenerator
+
+    probs = torch.tensor([0.5, 0.3, 0.15, 0.05, 0.0])
+    logits = torch.log(probs).expand(40_000, -1)
+    for top_p, expected in ((None, probs), (0.7, torch.tensor([0.625, 0.375, 0, 0, 0]))):
+        sampler = HFBatchGenerator(torch.nn.Linear(1, 1), temperature=1.0, top_p=top_p, seed=0,
+                                   pad_id=0)  # fmt: skip
+        drawn = sampler._pick(logits)
+        freq = torch.bincount(drawn, minlength=5).float() / len(drawn)
+        assert torch.allclose(freq, expected, atol=0.01), (top_p, freq)
+        assert int(freq[expected == 0].sum() * len(drawn)) == 0
+
+
+def test_preallocated_cache_layer_grows_and_selects_like_concatenation():
+    import torch
+
+    from travelgym.training.batched_generate import _preallocated_layer
+
+    torch.manual_seed(0)
+    k, v = torch.randn(3, 2, 4, 5), torch.randn(3, 2, 4, 5)
+    layer = _preallocated_layer(k, v, room=1)
+    steps = [(torch.randn(3, 2, n, 5), torch.randn(3, 2, n, 5)) for n in (1, 1, 3)]
+    for nk, nv in steps:  # the second step already overflows the room of 1
+        keys, values = layer.update(nk, nv)
+        k, v = torch.cat([k, nk], dim=2), torch.cat([v, nv], dim=2)
+        assert torch.equal(keys, k) and torch.equal(values, v)
+    assert layer.get_seq_length() == 9
+    layer.batch_select_indices(torch.tensor([2, 0]))
+    assert torch.equal(layer.keys, k[[2, 0]]) and torch.equal(layer.values, v[[2, 0]])
+    layer.update(k[:2, :, :1], v[:2, :, :1])
+    assert layer.get_seq_length() == 10
