@@ -2,7 +2,8 @@
 
 Both paths are ``travelgym train grpo``'s own (:class:`~travelgym.training.grpo.RolloutRunner`:
 ``rollouts="sequential"`` plays one rollout after another with ``generate_ids``;
-``rollouts="batched"`` advances them in lockstep with one left-padded ``generate`` a turn),
+``rollouts="batched"`` advances them in lockstep with one batched generation a turn, each
+context's KV cache kept across turns: ``HFBatchGenerator``),
 with the same settings in one run: Behavior2Trip easy train instances, the compact prompt, a
 group of ``--group`` rollouts per instance, ``--prompts`` instances a step, sampled at
 ``--temperature`` (GRPO's default 1.0). Each path runs ``--repeats`` times, alternating, after
