@@ -27,3 +27,12 @@ def tiny_tokenizer(tiny_dir):
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(tiny_dir)
+
+
+@pytest.fixture(scope="session")
+def b2t_train_instances(trips_database):
+    """The first two Behavior2Trip training instances of the test database."""
+    from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+
+    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
+    return load_instances(paths["train"], check=False)[:2]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from tests.training.support import need_train_extra
-from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 
 pytestmark = pytest.mark.train
@@ -19,9 +18,8 @@ def train_extra():
 
 
 @pytest.fixture(scope="module")
-def instances(trips_database):
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
-    return load_instances(paths["train"], check=False)[:2]
+def instances(b2t_train_instances):
+    return b2t_train_instances
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import pytest
 from tests.training.support import need_train_extra
 from travelgym.llm.hf_client import chat_text, encode
 from travelgym.llm.prompted_tools import to_prompted_messages
-from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
@@ -28,9 +27,8 @@ def train_extra():
 
 
 @pytest.fixture(scope="module")
-def instances(trips_database):
-    paths = ensure_instances(trips_database, trips_database.path.parent.parent)
-    return load_instances(paths["train"], check=False)[:2]
+def instances(b2t_train_instances):
+    return b2t_train_instances
 
 
 def b2t_actions(city: str) -> list[str]:
