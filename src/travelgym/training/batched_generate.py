@@ -90,7 +90,7 @@ class HFBatchGenerator:
                 for i, new in zip(rows, self._chunk(texts, limits, fresh), strict=True):
                     out[i] = new
         # the next turn's contexts extend this turn's: only this call's caches stay useful
-        self._entries = [(t, layers) for t, layers in fresh if self.reuse]
+        self._entries = fresh
         return out
 
     def _chunk(self, texts: list[tuple[int, ...]], limits: list[int],
@@ -116,7 +116,7 @@ class HFBatchGenerator:
         rows = list(range(len(texts)))  # batch row -> sequence
         while True:
             done = [r for r, i in enumerate(rows) if self._finished(outputs[i], limits[i])]
-            for r in done:  # the cache holds the context and every new token but the last
+            for r in done if self.reuse else ():  # the context and all new tokens but the last
                 i = rows[r]
                 fed = lengths[i] + len(outputs[i]) - 1
                 layer_rows = [(k[r : r + 1, :, -fed:].clone(), v[r : r + 1, :, -fed:].clone())
