@@ -120,6 +120,9 @@ def test_all_down_uses_the_one_back_soonest_and_one_server_is_never_set_aside():
         ("http://", "is not an http:// or https:// URL"),
         ("http://host:port/v1", "is not a valid URL"),
         ([A, A + "/"], "is given twice"),
+        # one server however its URL is spelt: host case, the default port
+        (["http://LocalHost/v1", "http://localhost:80/v1/"], "is given twice"),
+        (["HTTPS://h/v1", "https://h:443/v1"], "is given twice"),
         ([], "the list of base URLs is empty"),
         (3, "must be a URL or a list of URLs"),
     ],

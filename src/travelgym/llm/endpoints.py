@@ -57,12 +57,21 @@ def parse_base_urls(value: Any) -> tuple[str, ...]:
     if not items:
         raise ValueError("the list of base URLs is empty")
     urls = tuple(check_base_url(u) for u in items)
-    seen: set[str] = set()
+    seen: set[tuple] = set()
     for url in urls:
-        if url.rstrip("/") in seen:
+        if _server_key(url) in seen:
             raise ValueError(f"base URL {url!r} is given twice")
-        seen.add(url.rstrip("/"))
+        seen.add(_server_key(url))
     return urls
+
+
+def _server_key(url: str) -> tuple:
+    """What names one endpoint: scheme and host without case, the port with its default
+    filled in, the path without a trailing slash (``http://A:80/v1/`` is ``http://a/v1``)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, (parts.hostname or "").lower(), port, parts.path.rstrip("/"), parts.query
 
 
 def base_url_value(value: Any) -> BaseURL:
