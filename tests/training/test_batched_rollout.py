@@ -18,11 +18,6 @@ def train_extra():
 
 
 @pytest.fixture(scope="module")
-def instances(b2t_train_instances):
-    return b2t_train_instances
-
-
-@pytest.fixture(scope="module")
 def tiny(tiny_dir):
     from travelgym.llm.hf_client import load_model_and_tokenizer, stop_token_ids
 
@@ -116,7 +111,8 @@ def test_sampling_is_seeded_and_leaves_the_global_random_state(tiny):
     assert all(1 <= len(x) <= 8 for x in a)
 
 
-def test_batched_rollouts_equal_sequential_ones(trips_db, instances, tiny):
+def test_batched_rollouts_equal_sequential_ones(trips_db, b2t_train_instances, tiny):
+    instances = b2t_train_instances
     from travelgym.core.registry import get_suite
     from travelgym.llm.hf_client import generate_ids
     from travelgym.training.batched_generate import HFBatchGenerator

@@ -68,10 +68,9 @@ class HFBatchGenerator:
         forward = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in forward else "past_key_values"
 
-    def __call__(self, contexts: Sequence[Sequence[int]], max_new_tokens: Sequence[int],
-                 keys: Sequence[Any] | None = None) -> list[list[int]]:  # fmt: skip
-        """New token ids for each context (``keys`` is accepted and unused: contexts are
-        matched to stored caches by their tokens)."""
+    def __call__(self, contexts: Sequence[Sequence[int]],
+                 max_new_tokens: Sequence[int]) -> list[list[int]]:  # fmt: skip
+        """New token ids for each context (matched to stored caches by their tokens)."""
         import torch
 
         if len(contexts) != len(max_new_tokens):
