@@ -266,6 +266,9 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     from travelgym.runner.batch import RunConfig, run_suite
     from travelgym.runner.specs import SpecError, parse_agent_spec
 
+    from travelgym import progress
+
+    progress.set_enabled(not no_progress and not as_json)
     allow_unsafe_sandbox(unsafe_sandbox)
     _refuse_ray_options_without_ray(backend)
     if repair and not resume:

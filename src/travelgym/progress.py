@@ -1,0 +1,61 @@
+"""Progress of data builds (databases, instances, witnesses, quality control, ground truth) on
+stderr, so a first use never waits in silence.
+
+A bar appears only once its step has taken more than :data:`DELAY_S` seconds, so quick
+(cached) steps print nothing. The CLI switches bars off for a command with ``--no-progress``
+or ``--json`` (:func:`set_enabled`); ``TRAVELGYM_NO_PROGRESS=1`` switches them off everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+DELAY_S = 1.0
+_ENABLED: list[bool] = [True]
+
+
+def set_enabled(enabled: bool) -> None:
+    """Show (True) or hide (False) build progress for the rest of this process."""
+    _ENABLED[0] = bool(enabled)
+
+
+def enabled() -> bool:
+    """Whether build progress is shown."""
+    return _ENABLED[0] and os.environ.get("TRAVELGYM_NO_PROGRESS", "") in ("", "0")
+
+
+class Step:
+    """One build step's bar: :meth:`advance` by units done; a no-op when progress is hidden."""
+
+    def __init__(self, desc: str, total: int | None, unit: str) -> None:
+        self._bar: Any = None
+        if enabled():
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=DELAY_S,
+                             dynamic_ncols=True, leave=True)  # fmt: skip
+
+    def advance(self, n: int = 1) -> None:
+        """Count ``n`` more units done."""
+        if self._bar is not None and n:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+@contextmanager
+def step(desc: str, total: int | None = None, unit: str = "it") -> Iterator[Step]:
+    """A bar for one build step (``desc`` says what is built, e.g. "behavior2trip: test
+    instances"), closed when the block ends."""
+    bar = Step(desc, total, unit)
+    try:
+        yield bar
+    finally:
+        bar.close()
