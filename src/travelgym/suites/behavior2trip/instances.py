@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +32,7 @@ from travelgym.suites.behavior2trip.behaviour_pool import (
     Thread,
 )
 from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
-from travelgym.suites.behavior2trip.instance_stats import measures, table2
+from travelgym.suites.behavior2trip.instance_stats import table2
 from travelgym.suites.behavior2trip.instruction import Instruction, make_instruction
 from travelgym.suites.behavior2trip.preferences import (
     Experience,
@@ -50,8 +49,10 @@ from travelgym.suites.behavior2trip.profiles import (
 
 INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
 # 2.0.0: requests without a witness are drawn again; 2.1.0: the default set is filtered by the
-# automatic quality control (quality_filter.py), the unfiltered one is its own file
-INSTANCE_GENERATOR_VERSION = "2.1.0"
+# automatic quality control (quality_filter.py), the unfiltered one is its own file; 3.0.0: a
+# slot left out by the control takes its own next candidate, not an instance beyond the last
+# id (instance_slots.py), so any subset builds alone
+INSTANCE_GENERATOR_VERSION = "3.0.0"
 INSTANCE_SETS = ("filtered", "unfiltered")
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
@@ -130,11 +131,14 @@ def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
 
 
 def generate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str, index: int,
-                      rejections: dict[str, int] | None = None) -> Instance:  # fmt: skip
+                      rejections: dict[str, int] | None = None, candidate: int = 0,
+                      ) -> Instance:  # fmt: skip
     """Instance ``index`` of (split, difficulty): deterministic in its arguments, with a witness
-    plan (a profile whose requests have none is drawn again)."""
+    plan (a profile whose requests have none is drawn again). ``candidate`` ``k > 0`` draws the
+    slot's k-th replacement (:mod:`.instance_slots`) from a key of its own, with the same id."""
     iid = instance_id(split, difficulty, index)
-    d = rng_for(seed, "instance", split, difficulty, index)
+    d = rng_for(seed, "instance", split, difficulty, index,
+                *(("candidate", candidate) if candidate else ()))  # fmt: skip
     rejections = rejections if rejections is not None else {}
     for _ in range(MAX_ATTEMPTS):
         profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections)
@@ -205,9 +209,8 @@ def generate_split(catalog: PoiCatalog, seed: int, split: str, per_difficulty: i
             for diff in DIFFICULTIES for i in range(n)]  # fmt: skip
 
 
-# --- parallel generation -----------------------------------------------------------------------
+# --- generation --------------------------------------------------------------------------------
 
-CHUNK = 400
 _WORKER_CATALOG: dict[str, PoiCatalog] = {}
 
 
@@ -218,79 +221,10 @@ def _catalog_for(db_path: str) -> PoiCatalog:
     return _WORKER_CATALOG[db_path]
 
 
-def _chunk(job: tuple[str, int, str, str, int, int]) -> tuple[list[str], dict[str, int], dict]:
-    """Generate instances ``start..stop`` of one (split, difficulty): JSON lines, rejections and
-    partial sums for the statistics."""
-    db_path, seed, split, diff, start, stop = job
-    catalog = _catalog_for(db_path)
-    rejections: dict[str, int] = {}
-    lines, sums = [], {}
-    for i in range(start, stop):
-        inst = generate_instance(catalog, seed, split, diff, i, rejections)
-        lines.append(inst.model_dump_json())
-        for key, value in measures(inst).items():
-            sums[key] = sums.get(key, 0) + value
-    return lines, rejections, sums
-
-
-def generate_files(db_path: str | os.PathLike[str], seed: int, splits: Sequence[str],
-                   paths: dict[str, Path], workers: int | None = None,
-                   per_difficulty: int | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """Generate ``splits`` in chunks over ``workers`` forked processes (default: the CPU count, at
-    most 4; in this process when other threads run or fork is unavailable) and write each file;
-    returns split -> {sha256, count, rejections, stats}. The output does not depend on the number
-    of workers."""
-    jobs = []
-    for split in splits:
-        n = SPLITS[split] if per_difficulty is None else per_difficulty
-        for diff in DIFFICULTIES:
-            jobs += [(str(db_path), seed, split, diff, lo, min(lo + CHUNK, n))
-                     for lo in range(0, n, CHUNK)]  # fmt: skip
-    workers = min(workers or os.cpu_count() or 1, 4, len(jobs))
-    if workers > 1 and _can_fork():
-        with ProcessPoolExecutor(workers, mp_context=_mp_context()) as pool:
-            results = list(pool.map(_chunk, jobs))
-    else:
-        results = [_chunk(job) for job in jobs]
-    out = {}
-    for split in splits:
-        parts = [(job, res) for job, res in zip(jobs, results, strict=True) if job[2] == split]
-        text = "".join(line + "\n" for _, (lines, _, _) in parts for line in lines)
-        rejections: dict[str, int] = {}
-        sums: dict[str, dict[str, float]] = {}
-        for job, (_, rej, part) in parts:
-            for key, value in rej.items():
-                rejections[key] = rejections.get(key, 0) + value
-            into = sums.setdefault(job[3], {})
-            for key, value in part.items():
-                into[key] = into.get(key, 0) + value
-        path = paths[split]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-        out[split] = {
-            "sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "count": sum(len(lines) for _, (lines, _, _) in parts),
-            "rejections": dict(sorted(rejections.items())),
-            "stats": table2(sums, split),
-        }
-    return out
-
-
-def _mp_context():
-    """``fork``: workers inherit the loaded modules and need no importable ``__main__``."""
-    import multiprocessing as mp
-
-    return mp.get_context("fork")
-
-
-def _can_fork() -> bool:
-    """Forking is safe only without other threads (their locks would be copied mid-use)."""
-    import multiprocessing as mp
-    import threading
-
-    return "fork" in mp.get_all_start_methods() and threading.active_count() == 1
+def slot_keys(split: str, per_difficulty: int | None = None) -> list[tuple[str, str, int]]:
+    """Every slot of ``split`` in file order (Easy, then Medium, then Hard)."""
+    n = SPLITS[split] if per_difficulty is None else per_difficulty
+    return [(split, diff, i) for diff in DIFFICULTIES for i in range(n)]
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -325,6 +259,20 @@ def _expected(db, seed: int, split: str) -> dict[str, Any]:
     }
 
 
+def store_path(data_dir: str | os.PathLike[str] | None = None, scale: str = "small") -> Path:
+    """The store of built slots for a database of ``scale`` (:mod:`.instance_slots`)."""
+    return suite_dir(SUITE, data_dir) / f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}.slots.sqlite"
+
+
+def open_store(db, data_dir: str | os.PathLike[str] | None, seed: int):
+    """The slot store of the instance set of ``db`` and ``seed``."""
+    from travelgym.suites.behavior2trip.instance_slots import SlotStore
+    from travelgym.suites.behavior2trip.quality import RULES_VERSION
+
+    identity = {**_expected(db, seed, "*"), "qc_rules_version": RULES_VERSION}
+    return SlotStore(store_path(data_dir, scale_of(db)), identity)
+
+
 def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
                      seed: int = DEFAULT_INSTANCE_SEED, force: bool = False,
                      workers: int | None = None, splits: Sequence[str] = tuple(SPLITS),
@@ -332,12 +280,18 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     """Write the instance files of ``splits`` (default: train and test) for the database ``db``
     (an object with ``.path`` and ``.metadata``, as ``ensure_database`` returns; its scale names
     the files) unless current files (same versions, seed and database content hash, intact
-    sha256) exist. Returns split -> path for ``splits``. A split is generated on its own, so
-    asking for ``("test",)`` never generates the 9,000 train instances.
+    sha256) exist. Returns split -> path for ``splits``. A split is built on its own, so asking
+    for ``("test",)`` never generates the 9,000 train instances; slots already built (by a run
+    of a few instances, say) are reused, not generated again.
 
-    ``instances="filtered"`` (the default set) also writes the unfiltered file it is filtered
-    from (:mod:`~travelgym.suites.behavior2trip.quality_filter`); its manifest records the QC
-    backend, the counts per operation code and the unfiltered file's sha256."""
+    Both sets are written: the unfiltered file and the default quality-filtered one, whose
+    manifest records the QC backend, the counts per operation code and the unfiltered file's
+    sha256, with the QC records and report beside it
+    (:mod:`~travelgym.suites.behavior2trip.quality_filter`)."""
+    from travelgym.suites.behavior2trip.instance_slots import fill
+    from travelgym.suites.behavior2trip.quality import RULES_VERSION
+    from travelgym.suites.behavior2trip.quality_filter import write_sidecars
+
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:
         raise ValueError(f"unknown split(s): {', '.join(unknown)} (choose train or test)")
@@ -345,26 +299,108 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
         raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
     scale = scale_of(db)
     raw = {split: instances_path(split, data_dir, scale, "unfiltered") for split in splits}
-    expected = {s: {**_expected(db, seed, s), "instances": "unfiltered"} for s in splits}
-    todo = [s for s, p in raw.items() if force or not _is_current(p, expected[s])]
-    if todo:
-        written = generate_files(db.path, seed, todo, raw, workers)
-        for split in todo:
-            write_manifest(raw[split], {**expected[split], **written[split]})
-    if instances == "unfiltered":
-        return raw
-    from travelgym.suites.behavior2trip.quality import RULES_VERSION
-    from travelgym.suites.behavior2trip.quality_filter import filter_files
-
     paths = {split: instances_path(split, data_dir, scale) for split in splits}
-    for split, path in paths.items():
-        want = {**_expected(db, seed, split), "instances": "filtered", "qc_backend": "rules",
-                "qc_rules_version": RULES_VERSION,
-                "unfiltered_sha256": read_manifest(raw[split])["sha256"]}  # fmt: skip
-        if force or split in todo or not _is_current(path, want):
-            written = filter_files(db.path, seed, split, raw[split], path, workers)
-            write_manifest(path, {**want, **written})
-    return paths
+    with open_store(db, data_dir, seed) as store:
+        for split in splits:
+            expected = {**_expected(db, seed, split), "instances": "unfiltered"}
+            if not force and _is_current(raw[split], expected) and _is_current(paths[split], {
+                    **_expected(db, seed, split), "instances": "filtered",
+                    "qc_backend": "rules", "qc_rules_version": RULES_VERSION,
+                    "unfiltered_sha256": read_manifest(raw[split])["sha256"]}):  # fmt: skip
+                continue
+            if force:
+                store.drop(split)
+            keys = slot_keys(split)
+            fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
+            unfiltered = _write(raw[split], (slot.unfiltered for slot in store.iter(keys)))
+            write_manifest(raw[split], {**expected, **unfiltered,
+                                        "rejections": _rejections(store.iter(keys)),
+                                        "stats": _stats(store.iter(keys), split, "unfiltered")})  # fmt: skip
+            filtered = _write(paths[split], (slot.filtered for slot in store.iter(keys)))
+            sidecars = write_sidecars(paths[split], split, store.iter(keys))
+            write_manifest(paths[split], {
+                **_expected(db, seed, split), "instances": "filtered",
+                "unfiltered_sha256": unfiltered["sha256"], **filtered, **sidecars,
+                "stats": _stats(store.iter(keys), split, "filtered")})  # fmt: skip
+    return raw if instances == "unfiltered" else paths
+
+
+def _write(path: Path, lines) -> dict[str, Any]:
+    """Write JSON ``lines`` to ``path`` atomically; its sha256 and count."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    digest, count = hashlib.sha256(), 0
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for line in lines:
+            data = line + "\n"
+            fh.write(data)
+            digest.update(data.encode())
+            count += 1
+    tmp.replace(path)
+    return {"sha256": digest.hexdigest(), "count": count}
+
+
+def _rejections(slots) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for slot in slots:
+        for key, value in slot.info["rejections"].items():
+            total[key] = total.get(key, 0) + value
+    return dict(sorted(total.items()))
+
+
+def _stats(slots, split: str, which: str) -> dict[str, Any]:
+    sums: dict[str, dict[str, float]] = {}
+    for slot in slots:
+        into = sums.setdefault(slot.key[1], {})
+        for key, value in slot.info["measures"][which].items():
+            into[key] = into.get(key, 0) + value
+    return table2(sums, split)
+
+
+def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str | None = None,
+                 limit: int | None = None) -> list[tuple[str, str, int]] | None:  # fmt: skip
+    """The slots a selection needs, in file order (None: the whole split): explicit ids, else
+    the first ``limit`` of ``difficulty``, else (a limit alone) the first ``limit`` of the
+    Easy/Medium/Hard interleaving. Raises ValueError naming ids that are not in the split."""
+    import re
+
+    n = SPLITS[split]
+    if ids:
+        pattern = re.compile(rf"b2t-{split}-(easy|medium|hard)-(\d{{4,}})")
+        keys, unknown = set(), []
+        for iid in ids:
+            found = pattern.fullmatch(iid)
+            if found is None or int(found.group(2)) >= n or iid != instance_id(
+                    split, found.group(1), int(found.group(2))):  # fmt: skip
+                unknown.append(iid)
+            else:
+                keys.add((split, found.group(1), int(found.group(2))))
+        if unknown:
+            raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
+    elif limit is None:
+        return None
+    elif difficulty is not None:
+        keys = {(split, difficulty, i) for i in range(min(limit, n))}
+    else:
+        keys = {(split, DIFFICULTIES[j % 3], j // 3) for j in range(min(limit, 3 * n))}
+    return sorted(keys, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
+
+
+def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,
+                    keys: Sequence[tuple[str, str, int]], seed: int = DEFAULT_INSTANCE_SEED,
+                    instances: str = "filtered", workers: int | None = None,
+                    ) -> tuple[list[str], list[Instance]]:  # fmt: skip
+    """The instances of ``keys`` of ``split`` (JSON lines and parsed, in the order given),
+    building only the slots not built yet: the same bytes as in the full files."""
+    from travelgym.suites.behavior2trip.instance_slots import fill
+
+    if instances not in INSTANCE_SETS:
+        raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
+    with open_store(db, data_dir, seed) as store:
+        fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
+        slots = store.get(keys)
+    lines = [getattr(slots[k], instances) for k in keys]
+    return lines, [Instance.model_validate_json(line) for line in lines]
 
 
 def _is_current(path: Path, expected: dict[str, Any]) -> bool:

@@ -3,6 +3,7 @@ scale it was made for, optionally judged by an LLM (the paper's "LLM" pass rate)
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     stored are kept. The result records ``db_scale`` and ``judge``."""
     from travelgym.core.answers import refuse_nothing_known
     from travelgym.suites.behavior2trip.build import ensure_database
-    from travelgym.suites.behavior2trip.instances import ensure_instances, read_instances
+    from travelgym.suites.behavior2trip.instances import ensure_selected, select_slots
     from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
 
     refuse_other_versions(answers)
@@ -84,11 +85,15 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
         raise UserError(f"{answers}: no answers in it")
     db = ensure_database(scale=scale, seed=seed, data_dir=data_dir)
     refuse_other_database(answers, db)
-    splits = _splits_of(entries)
     instances = {}
     wanted = {e["instance_id"] for e in entries}
-    for path in ensure_instances(db, data_dir, splits=splits, instances=options.instances).values():
-        instances.update({x.instance_id: x for x in read_instances(path, wanted)})
+    for split in _splits_of(entries):
+        keys = []  # only the answered instances are built; an unknown id is reported below
+        for iid in sorted(wanted):
+            with contextlib.suppress(ValueError):
+                keys += select_slots(split, [iid]) or []
+        _, chosen = ensure_selected(db, data_dir, split, keys, instances=options.instances)
+        instances.update({x.instance_id: x for x in chosen})
     refuse_nothing_known(answers, entries, set(instances), "instance_id")
     judge = None
     if options.judge is not None:

@@ -4,6 +4,7 @@ scored by the 32 rule checks."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from pathlib import Path
 from typing import Any, Literal
@@ -80,19 +81,32 @@ class TripOptions(SuiteOptions):
 
 
 def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale: str = "small",
-               instances: str = "filtered"):  # fmt: skip
-    """(database, instances of ``split``, the instance file's sha256) at database ``scale``,
-    built when missing (only this split's instances are generated); ``instances``: the
-    filtered (default) or unfiltered set."""
+               instances: str = "filtered", task_ids: list[str] | None = None,
+               difficulty: str | None = None, limit: int | None = None):  # fmt: skip
+    """(database, instances of ``split``, their sha256) at database ``scale``, built when
+    missing; ``instances``: the filtered (default) or unfiltered set. With ``task_ids`` or a
+    ``limit`` only the chosen instances are built and returned (the same bytes as in the full
+    file); the sha256 is that of their JSON lines in file order, which for the whole split is
+    the instance file's."""
     from travelgym.datafiles import read_manifest
     from travelgym.suites.behavior2trip.build import ensure_database
-    from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+    from travelgym.suites.behavior2trip.instances import (
+        ensure_instances,
+        ensure_selected,
+        load_instances,
+        select_slots,
+    )
 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: choose train or test")
+    keys = select_slots(split, task_ids, difficulty, limit)
     db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
-    path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
-    return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
+    if keys is None:
+        path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
+        return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
+    lines, chosen = ensure_selected(db, data_dir, split, keys, instances=instances)
+    sha = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    return db, chosen, sha
 
 
 def versions() -> dict[str, str]:
@@ -162,7 +176,8 @@ class Behavior2TripRun(SuiteRun):
         from travelgym.suites.behavior2trip.checks import PlanDB
 
         db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale,
-                                        options.instances)  # fmt: skip
+                                        options.instances, task_ids, options.difficulty,
+                                        limit)  # fmt: skip
         self.options = options
         self.tasks = select_instances(instances, task_ids, options.difficulty, limit)
         self.db_path, self.db_hash, self.tasks_sha256 = db.path, db.metadata["content_hash"], sha

@@ -1,0 +1,247 @@
+"""Instances built per slot, on demand: a run of 20 instances generates 20, not 11,400.
+
+Slot ``i`` of (split, difficulty) is the instance with id ``b2t-<split>-<difficulty>-<i>``. Its
+*unfiltered* instance is candidate 0, drawn from the generator key ``(seed, split, difficulty,
+i)``; its *filtered* instance (the default set) is the first candidate ``0, 1, 2, ...`` that the
+rule-based quality control keeps (corrections applied: :mod:`.quality_filter`), candidate
+``k > 0`` drawn from the key ``(seed, split, difficulty, i, "candidate", k)``. A slot depends on
+nothing but its key, the seed and the database, so any subset of slots built alone has the same
+ids and bytes as the same slots of a full build, whatever the order or number of workers.
+
+Built slots are kept in a SQLite store beside the instance files
+(``instances-<scale>-v<format>.slots.sqlite``), keyed by the set's identity (generator and QC
+versions, seed, database content hash) and each row by a sha256 of its content; the full
+instance files (:func:`~travelgym.suites.behavior2trip.instances.ensure_instances`) are
+assembled from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from travelgym import progress
+
+MAX_CANDIDATES = 64  # candidates tried for one slot before the generator gives up
+CHUNK = 8  # slots per job sent to a worker (small: the progress bar moves and loads balance)
+IN_PROCESS_MAX = 24  # at most this many slots to build: no worker processes
+
+
+Key = tuple[str, str, int]  # (split, difficulty, index)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One built slot: the unfiltered and filtered instances (JSON lines) and what it took."""
+
+    key: Key
+    unfiltered: str
+    filtered: str
+    info: dict[str, Any]  # rejections, measures, the QC record and report of each candidate
+
+    def digest(self) -> str:
+        return _digest(self.unfiltered, self.filtered, json.dumps(self.info, sort_keys=True))
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# --- building ----------------------------------------------------------------------------------
+
+
+def build_slot(db_path: str, seed: int, key: Key) -> Slot:
+    """Build one slot in this process (pure in its arguments)."""
+    from travelgym.suites.behavior2trip.instance_stats import measures
+    from travelgym.suites.behavior2trip.instances import _catalog_for, generate_instance
+    from travelgym.suites.behavior2trip.quality_filter import control
+
+    split, difficulty, index = key
+    catalog = _catalog_for(db_path)
+    rejections: dict[str, int] = {}
+    candidates = []
+    first = None
+    for k in range(MAX_CANDIDATES):
+        instance = generate_instance(catalog, seed, split, difficulty, index,
+                                     rejections if k == 0 else None, candidate=k)  # fmt: skip
+        first = first or instance
+        record, kept, report = control(db_path, instance)
+        candidates.append({"qc": record.model_dump_json(), "report": report})
+        if kept is not None:
+            info = {"rejections": dict(sorted(rejections.items())), "candidates": candidates,
+                    "measures": {"unfiltered": measures(first), "filtered": measures(kept)}}  # fmt: skip
+            return Slot(key, first.model_dump_json(), kept.model_dump_json(), info)
+    raise RuntimeError(f"{first.instance_id}: no candidate passed quality control after "
+                       f"{MAX_CANDIDATES} candidates")  # fmt: skip
+
+
+def _chunk(job: tuple[str, int, list[Key]]) -> list[Slot]:
+    db_path, seed, keys = job
+    return [build_slot(db_path, seed, key) for key in keys]
+
+
+def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | None = None,
+                label: str = "behavior2trip: instances") -> Iterator[Slot]:  # fmt: skip
+    """Build ``keys`` (over ``workers`` processes, default every core this process may use;
+    in this process when there are few), yielding slots as they finish (in any order), with a
+    progress bar."""
+    keys = list(keys)
+    if not keys:
+        return
+    workers = min(workers or cpu_count(), -(-len(keys) // CHUNK))
+    with progress.step(f"{label} (witnesses, quality control)", total=len(keys),
+                       unit="inst") as bar:  # fmt: skip
+        if workers <= 1 or len(keys) <= IN_PROCESS_MAX:
+            for key in keys:
+                yield build_slot(str(db_path), seed, key)
+                bar.advance()
+            return
+        jobs = [(str(db_path), seed, keys[lo : lo + CHUNK]) for lo in range(0, len(keys), CHUNK)]
+        with ProcessPoolExecutor(workers, mp_context=_pool_context()) as pool:
+            for slots in pool.map(_chunk, jobs):
+                yield from slots
+                bar.advance(len(slots))
+
+
+def cpu_count() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _pool_context():
+    """``fork`` when no other thread runs (workers inherit the loaded modules), else
+    ``forkserver`` (a fork with threads running could copy their locks mid-use)."""
+    import multiprocessing as mp
+    import threading
+
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return mp.get_context("fork")
+    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+# --- the store ---------------------------------------------------------------------------------
+
+
+class SlotStore:
+    """Built slots of one instance set identity, in a SQLite file (safe to share between
+    processes: each write is one transaction; a row whose digest does not match is rebuilt)."""
+
+    def __init__(self, path: Path, identity: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.identity = _digest(json.dumps(identity, sort_keys=True))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=120, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS slots (identity TEXT NOT NULL, split TEXT NOT NULL, "
+            "difficulty TEXT NOT NULL, idx INTEGER NOT NULL, unfiltered TEXT NOT NULL, "
+            "filtered TEXT NOT NULL, info TEXT NOT NULL, digest TEXT NOT NULL, "
+            "PRIMARY KEY (identity, split, difficulty, idx))"
+        )
+        # slots of another identity (an older generator, another database) are never read again
+        self._conn.execute("DELETE FROM slots WHERE identity != ?", (self.identity,))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> SlotStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, keys: Iterable[Key]) -> dict[Key, Slot]:
+        """The intact stored slots among ``keys``."""
+        out: dict[Key, Slot] = {}
+        by_split: dict[tuple[str, str], list[int]] = {}
+        for split, difficulty, index in keys:
+            by_split.setdefault((split, difficulty), []).append(index)
+        for (split, difficulty), indices in by_split.items():
+            for lo in range(0, len(indices), 500):
+                part = indices[lo : lo + 500]
+                rows = self._conn.execute(
+                    "SELECT idx, unfiltered, filtered, info, digest FROM slots WHERE identity = ? "
+                    f"AND split = ? AND difficulty = ? AND idx IN ({','.join('?' * len(part))})",
+                    (self.identity, split, difficulty, *part),
+                ).fetchall()
+                for idx, unfiltered, filtered, info, digest in rows:
+                    if _digest(unfiltered, filtered, info) == digest:
+                        key = (split, difficulty, idx)
+                        out[key] = Slot(key, unfiltered, filtered, json.loads(info))
+        return out
+
+    def iter(self, keys: Iterable[Key]) -> Iterator[Slot]:
+        """The stored slots of ``keys`` (each (split, difficulty) in index order), streamed;
+        raises LookupError when one is missing or damaged."""
+        groups: dict[tuple[str, str], set[int]] = {}
+        for split, difficulty, index in keys:
+            groups.setdefault((split, difficulty), set()).add(index)
+        for (split, difficulty), wanted in groups.items():
+            rows = self._conn.execute(
+                "SELECT idx, unfiltered, filtered, info, digest FROM slots WHERE identity = ? "
+                "AND split = ? AND difficulty = ? ORDER BY idx",
+                (self.identity, split, difficulty),
+            )
+            seen = 0
+            for idx, unfiltered, filtered, info, digest in rows:
+                if idx not in wanted:
+                    continue
+                if _digest(unfiltered, filtered, info) != digest:
+                    raise LookupError(f"{self.path}: slot {split}/{difficulty}/{idx} is damaged")
+                seen += 1
+                yield Slot((split, difficulty, idx), unfiltered, filtered, json.loads(info))
+            if seen != len(wanted):
+                raise LookupError(f"{self.path}: {len(wanted) - seen} slot(s) of "
+                                  f"{split}/{difficulty} are not built")  # fmt: skip
+
+    def missing(self, keys: Iterable[Key]) -> list[Key]:
+        """The keys among ``keys`` with no intact stored slot, in their order."""
+        keys = list(keys)
+        have = set()
+        for lo in range(0, len(keys), 2000):
+            have |= set(self.get(keys[lo : lo + 2000]))
+        return [k for k in keys if k not in have]
+
+    def put(self, slots: Iterable[Slot]) -> None:
+        rows = [(self.identity, *s.key, s.unfiltered, s.filtered,
+                 json.dumps(s.info, sort_keys=True), s.digest()) for s in slots]  # fmt: skip
+        if rows:
+            with self._conn:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany("INSERT OR REPLACE INTO slots VALUES (?,?,?,?,?,?,?,?)",
+                                       rows)  # fmt: skip
+
+    def drop(self, split: str) -> None:
+        """Forget every stored slot of ``split`` (a forced rebuild)."""
+        self._conn.execute("DELETE FROM slots WHERE identity = ? AND split = ?",
+                           (self.identity, split))  # fmt: skip
+
+
+def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
+         workers: int | None = None, label: str = "behavior2trip: instances") -> int:  # fmt: skip
+    """Build the slots of ``keys`` the store lacks, storing them as they finish (an interrupted
+    build keeps what it made); returns how many were built."""
+    missing = store.missing(keys)
+    batch: list[Slot] = []
+    for slot in build_slots(db_path, seed, missing, workers, label):
+        batch.append(slot)
+        if len(batch) >= 64:
+            store.put(batch)
+            batch = []
+    store.put(batch)
+    return len(missing)
