@@ -1,8 +1,8 @@
 """Progress of data builds (databases, instances, witnesses, quality control, ground truth) on
 stderr, so a first use never waits in silence.
 
-A bar appears only once its step has taken more than :data:`DELAY_S` seconds, so quick
-(cached) steps print nothing. The CLI switches bars off for a command with ``--no-progress``
+A bar appears only once its step has taken more than :data:`DELAY_S` seconds (or
+``TRAVELGYM_PROGRESS_DELAY``), so quick (cached) steps print nothing. The CLI switches bars off for a command with ``--no-progress``
 or ``--json`` (:func:`set_enabled`); ``TRAVELGYM_NO_PROGRESS=1`` switches them off everywhere.
 """
 
@@ -36,7 +36,9 @@ class Step:
         if enabled():
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=DELAY_S,
+            tqdm.monitor_interval = 0  # no monitor thread: builds fork worker processes
+            delay = float(os.environ.get("TRAVELGYM_PROGRESS_DELAY") or DELAY_S)
+            self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=delay,
                              dynamic_ncols=True, leave=True)  # fmt: skip
 
     def advance(self, n: int = 1) -> None:
