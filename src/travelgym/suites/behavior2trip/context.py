@@ -22,9 +22,24 @@ ACCEPT_CONFIDENCE = 88.0  # a fuzzy place name is taken without asking above thi
 SUGGEST_CONFIDENCE = 60.0
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+_NORMALIZED: dict[str, str] = {}
+NORMALIZED_KEPT = 1 << 14  # distinct texts remembered (place names and ids of the database)
+TEXT_KEPT = 200  # longer texts are normalised afresh
+
+
 def normalize(text: str) -> str:
     """Case, accents of punctuation and spacing removed: ``"Xi'an "`` -> ``"xian"``."""
-    return re.sub(r"[\W_]+", "", text.casefold())
+    if type(text) is not str or len(text) > TEXT_KEPT:
+        return _NOT_WORD.sub("", text.casefold())
+    try:
+        return _NORMALIZED[text]
+    except KeyError:
+        pass
+    if len(_NORMALIZED) >= NORMALIZED_KEPT:
+        _NORMALIZED.clear()
+    out = _NORMALIZED[text] = _NOT_WORD.sub("", text.casefold())
+    return out
 
 
 @dataclass

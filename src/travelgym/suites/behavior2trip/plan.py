@@ -23,12 +23,30 @@ MEALS = ("breakfast", "lunch", "dinner")
 IntercityMode = Literal["flight", "train", "bus"]
 
 
+_CLOCK = re.compile(r"\s*(\d{1,2})(?::(\d{2}))?(?::\d{2})?\s*([ap]\.?m\.?)?\s*", re.I)
+_MINUTES: dict[str, int | None] = {}
+MINUTES_KEPT = 4096  # distinct texts remembered (plans and the database use a few hundred)
+
+
 def clock_minutes(text: Any) -> int | None:
     """Minutes after midnight of ``HH:MM`` (also ``H:MM``, ``9:30 AM``, ``21:00:00``,
     ``24:00``); ``None`` when ``text`` is no time of day."""
     if not isinstance(text, str):
         return None
-    m = re.fullmatch(r"\s*(\d{1,2})(?::(\d{2}))?(?::\d{2})?\s*([ap]\.?m\.?)?\s*", text, re.I)
+    if len(text) > 40:
+        return _parse_clock(text)
+    try:
+        return _MINUTES[text]
+    except KeyError:
+        pass
+    if len(_MINUTES) >= MINUTES_KEPT:
+        _MINUTES.clear()
+    out = _MINUTES[text] = _parse_clock(text)
+    return out
+
+
+def _parse_clock(text: str) -> int | None:
+    m = _CLOCK.fullmatch(text)
     if not m or (m.group(2) is None and m.group(3) is None):
         return None
     hour, minute = int(m.group(1)), int(m.group(2) or 0)

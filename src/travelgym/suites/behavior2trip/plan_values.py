@@ -6,10 +6,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
+_NON_KEY = re.compile(r"[^a-z0-9]+")
+_KEYS: dict[object, str] = {}
+KEYS_KEPT = 4096
+
 
 def _key(key: object) -> str:
     """A key as the parser compares it: lower case, runs of other characters as ``_``."""
-    return re.sub(r"[^a-z0-9]+", "_", str(key).lower()).strip("_")
+    if type(key) is not str or len(key) > 100:
+        return _NON_KEY.sub("_", str(key).lower()).strip("_")
+    try:
+        return _KEYS[key]
+    except KeyError:
+        pass
+    if len(_KEYS) >= KEYS_KEPT:
+        _KEYS.clear()
+    out = _KEYS[key] = _NON_KEY.sub("_", key.lower()).strip("_")
+    return out
 
 
 _LOCAL_MODE_WORDS = (

@@ -18,12 +18,17 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 WITNESS_ATTEMPTS = 12  # requests drawn for one profile and trajectory before a new profile
+VERIFIED_KEPT = 16  # instances whose witness verdict is remembered (the QC of a fresh instance)
 
 _CONNECTIONS: dict[tuple[int, str], tuple[sqlite3.Connection, Any, Any]] = {}
+_TOOLS: dict[tuple[int, str], Any] = {}
+# id(instance) -> (instance, plan, failures): the instance is held, so its id is not reused
+_VERIFIED: OrderedDict[int, tuple[Any, str, list[str]]] = OrderedDict()
 
 
 def _open(path: str) -> tuple[sqlite3.Connection, Any, Any]:
@@ -40,25 +45,60 @@ def _open(path: str) -> tuple[sqlite3.Connection, Any, Any]:
     return _CONNECTIONS[key]
 
 
+def _tools(path: str) -> Any:
+    """The oracle's tool session over :func:`_open`'s context, per process and path: each
+    distinct call runs once (the database is read-only), no step is recorded."""
+    from travelgym.suites.behavior2trip.agents.oracle import CachedToolSession
+
+    key = (os.getpid(), path)
+    if key not in _TOOLS:
+        _TOOLS[key] = CachedToolSession(_open(path)[1])
+    return _TOOLS[key]
+
+
 def witness_failures(instance: Any, plan: str | None, pdb: Any) -> list[str]:
     """The applicable checks ``plan`` (plan JSON text) fails on ``instance``, as ``id: reason``
     (every check when there is no plan)."""
     from travelgym.suites.behavior2trip.checks import run_checks
     from travelgym.suites.behavior2trip.plan_parse import parse_plan
 
+    known = _VERIFIED.get(id(instance))
+    if known is not None and known[0] is instance and known[1] == plan:
+        return list(known[2])
     parsed = parse_plan(f"<answer>{plan}</answer>")[0] if plan is not None else None
     return [f"{r.id}: {r.reason}" for r in run_checks(parsed, instance, pdb) if r.passed is False]
+
+
+def _remember(instance: Any, plan: str, failures: list[str]) -> None:
+    """Keep the verdict of ``plan`` on ``instance`` (the quality control of an instance just
+    generated checks its witness again; the checks are pure in the instance and the plan)."""
+    _VERIFIED[id(instance)] = (instance, plan, list(failures))
+    while len(_VERIFIED) > VERIFIED_KEPT:
+        _VERIFIED.popitem(last=False)
+
+
+def _witness_plan(instance: Any, db_path: str) -> tuple[str, list[str]] | None:
+    """The oracle's plan for ``instance`` (plan JSON text) and the checks it fails; None when
+    the oracle gives up."""
+    from travelgym.suites.behavior2trip.agents.oracle import oracle_plan
+
+    conn, context, pdb = _open(db_path)
+    plan = oracle_plan(instance, conn, give_up=True, context=context, session=_tools(db_path))
+    if plan is None:
+        return None
+    return plan, witness_failures(instance, plan, pdb)
 
 
 def find_witness(instance: Any, db_path: str) -> str | None:
     """The oracle's plan for ``instance`` (compact JSON) when it passes every applicable check,
     else None (the oracle gives up at the first day it cannot plan by every rule)."""
-    from travelgym.suites.behavior2trip.agents.oracle import oracle_plan
-
-    conn, context, pdb = _open(db_path)
-    plan = oracle_plan(instance, conn, give_up=True, context=context)
-    if plan is None or witness_failures(instance, plan, pdb):
+    found = _witness_plan(instance, db_path)
+    if found is None or found[1]:
         return None
+    return _compact(found[0])
+
+
+def _compact(plan: str) -> str:
     return json.dumps(json.loads(plan), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -75,6 +115,8 @@ def witnessed(draw_request: Callable[[Any], Any], build: Callable[[Any], Any], d
         instance = build(request)
         plan = find_witness(instance, db_path)
         if plan is not None:
-            return instance.model_copy(update={"witness": plan})
+            found = instance.model_copy(update={"witness": plan})
+            _remember(found, plan, [])  # no check reads the witness field itself
+            return found
         rejections["witness"] = rejections.get("witness", 0) + 1
     return None

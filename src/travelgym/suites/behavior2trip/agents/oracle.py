@@ -18,7 +18,8 @@ import functools
 import heapq
 import math
 import time
-from typing import Any
+from collections import OrderedDict
+from typing import Any, NamedTuple
 
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import Inferred
@@ -292,13 +293,61 @@ class OracleTripAgent:
         return OraclePlanner(request, env, profile.preferences).run()
 
 
-def oracle_plan(instance: Any, conn: Any, give_up: bool = False,
-                context: Any = None) -> str | None:  # fmt: skip
+class _Called(NamedTuple):
+    """What :class:`CachedToolSession` hands back for a call (the record's ``ok`` and the
+    payload the planner reads)."""
+
+    ok: bool
+    payload: Any
+
+
+class CachedToolSession:
+    """A tool session for a planner that needs the tools' answers but no episode: each distinct
+    call (tool name and arguments) runs once and its payload is served again to every later
+    planner (the database is read-only; planners never modify a payload), and no step is
+    recorded. At most ``limit`` payloads are kept, the least recently used dropped first."""
+
+    LIMIT = 2048
+
+    def __init__(self, context: Any, limit: int = LIMIT) -> None:
+        from travelgym.suites.behavior2trip.tools import trips_registry
+
+        self.context, self.limit = context, limit
+        self.registry = trips_registry()
+        self._results: OrderedDict[tuple[str, str], _Called] = OrderedDict()
+
+    def call(self, name: str, arguments: dict[str, Any], call_id: str | None = None) -> _Called:
+        """The tool's answer to ``arguments`` (run on the first such call only)."""
+        key = (name, repr(arguments))  # a dict's repr keeps its order, as the payload does
+        hit = self._results.get(key)
+        if hit is None:
+            result = self.registry.call(name, arguments, self.context)
+            hit = self._results[key] = _Called(result.ok, result.payload())
+            if len(self._results) > self.limit:
+                self._results.popitem(last=False)
+        else:
+            self._results.move_to_end(key)
+        return hit
+
+    def payload(self, record: _Called) -> Any:
+        """The payload of a call's record."""
+        return record.payload
+
+    def begin_step(self, think: str) -> None:
+        """Steps are not recorded."""
+
+    def add_step(self, **fields: Any) -> None:
+        """Steps are not recorded."""
+
+
+def oracle_plan(instance: Any, conn: Any, give_up: bool = False, context: Any = None,
+                session: Any = None) -> str | None:  # fmt: skip
     """The oracle's plan (JSON text) for ``instance`` over a read-only database connection
     (and optionally a shared tools context over it), without an episode around it; with
     ``give_up`` None as soon as a day cannot meet every rule (a quick test of whether the
-    oracle can pass an instance)."""
-    env = TripToolSession(conn, keep_results=False, context=context)
+    oracle can pass an instance). ``session`` (e.g. a :class:`CachedToolSession`) replaces
+    the recording tool session."""
+    env = session or TripToolSession(conn, keep_results=False, context=context)
     planner = OraclePlanner(TripRequest.of(instance), env, instance.profile.preferences, give_up)
     try:
         return planner.run()
@@ -306,4 +355,4 @@ def oracle_plan(instance: Any, conn: Any, give_up: bool = False,
         return None
 
 
-__all__ = ["OraclePlanner", "OracleTripAgent", "oracle_plan", "preferences_of"]
+__all__ = ["CachedToolSession", "OraclePlanner", "OracleTripAgent", "oracle_plan", "preferences_of"]

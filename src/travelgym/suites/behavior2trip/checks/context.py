@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from travelgym.suites.behavior2trip.checks.data import PlanDB, same_name
@@ -63,7 +64,7 @@ class Item:
         """An attraction of the attractions table (or, unresolved, listed as one)."""
         return self.table == "attractions" if self.table else self.kind == "attraction"
 
-    @property
+    @cached_property
     def times(self) -> tuple[int | None, int | None]:
         if isinstance(self.data, Stay):
             t = clock_minutes(self.data.check_in_time)
@@ -71,7 +72,11 @@ class Item:
         return span(self.data.start_time, self.data.end_time)
 
     def names(self) -> set[str]:
-        return {normalize(x) for x in (self.data.id, self.data.name) if x}
+        return set(self._names)
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        return frozenset(normalize(x) for x in (self.data.id, self.data.name) if x)
 
 
 @dataclass
@@ -103,6 +108,8 @@ class DayView:
     items: list[Item] = field(default_factory=list)
     legs: list[Leg] = field(default_factory=list)
     locals: list[Local] = field(default_factory=list)
+    # (len(items) when sorted, the visiting order): items are only ever appended
+    _order: tuple[int, list[Item]] | None = field(default=None, repr=False, compare=False)
 
     def meals(self) -> list[Item]:
         return [i for i in self.items if i.kind in MEALS]
@@ -115,12 +122,15 @@ class DayView:
 
     def ordered(self) -> list[Item]:
         """Items in visiting order: timed ones by start time, then untimed ones as listed."""
-        timed = sorted((i for i in self.items if i.times[0] is not None), key=lambda i: i.times[0])
-        return timed + [i for i in self.items if i.times[0] is None]
+        if self._order is None or self._order[0] != len(self.items):
+            timed = sorted((i for i in self.items if i.times[0] is not None),
+                           key=lambda i: i.times[0])  # fmt: skip
+            self._order = (len(self.items), timed + [i for i in self.items if i.times[0] is None])
+        return list(self._order[1])
 
     def find(self, text: str | None) -> Item | None:
         key = normalize(text or "")
-        return next((i for i in self.items if key and key in i.names()), None)
+        return next((i for i in self.items if key and key in i._names), None)
 
 
 class Context:
