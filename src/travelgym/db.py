@@ -50,18 +50,101 @@ def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
 
 
 def content_hash(conn: sqlite3.Connection, tables: Iterable[tuple[str, str]]) -> str:
-    """SHA-256 over every row of ``tables`` (name, ORDER BY clause) in canonical order.
+    """SHA-256 over every row of ``tables`` (name, ORDER BY clause) in canonical order: per row,
+    its values canonicalised (:func:`_canon`) joined by ``\\x1f``, then ``\\n``.
 
     Table names and order clauses come from the schema module, never from user input.
     """
-    digest = hashlib.sha256()
-    for table, order in tables:
-        digest.update(f"\x1e{table}\x1e".encode())
-        cur = conn.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608 - schema constants
-        for row in cur:
-            digest.update("\x1f".join(_canon(v) for v in row).encode())
-            digest.update(b"\n")
-    return digest.hexdigest()
+    hasher = ContentHasher(conn, tables)
+    for table, _ in tables:
+        hasher.add_table(table)
+    return hasher.hexdigest()
+
+
+class ContentHasher:
+    """:func:`content_hash` computed while a database is built: each table in turn, either read
+    back (:meth:`add_table`) or from the rows being inserted (:meth:`add_rows`), which saves
+    reading a large table back. The rows given must be in the table's hash order and hold what
+    SQLite will return for them (``str``, ``int``, ``float`` or ``None``; an ``int`` in a REAL
+    column is hashed as the ``float`` SQLite stores)."""
+
+    def __init__(self, conn: sqlite3.Connection, tables: Iterable[tuple[str, str]]) -> None:
+        self.conn = conn
+        self.order = dict(tables)
+        self.pending = list(self.order)
+        self.current: str | None = None
+        self.digest = hashlib.sha256()
+
+    def _enter(self, table: str) -> None:
+        if table == self.current:
+            return
+        if not self.pending or self.pending[0] != table:
+            raise ValueError(f"table {table!r} out of hash order (next: {self.pending[:1]})")
+        self.current = self.pending.pop(0)
+        self.digest.update(f"\x1e{table}\x1e".encode())
+
+    def add_table(self, table: str) -> None:
+        """Hash the whole of ``table`` as stored."""
+        self._enter(table)
+        query = f"SELECT * FROM {table} ORDER BY {self.order[table]}"  # noqa: S608
+        cur = self.conn.execute(query)
+        while rows := cur.fetchmany(50_000):
+            self.digest.update(canonical_rows(rows))
+
+    def add_rows(self, table: str, rows: list[tuple]) -> None:
+        """Hash the next ``rows`` of ``table`` (as inserted, in hash order)."""
+        self._enter(table)
+        if rows:
+            reals = self._reals(table)
+            self.digest.update(canonical_rows(rows, reals, strict=True))
+
+    def _reals(self, table: str) -> frozenset[int]:
+        key = f"_reals_{table}"
+        if key not in self.__dict__:
+            info = self.conn.execute(f"PRAGMA table_info({table})").fetchall()
+            self.__dict__[key] = frozenset(
+                cid for cid, _, decl, *_ in info if any(k in decl.upper() for k in _REAL_AFFINITY)
+            )
+        return self.__dict__[key]
+
+    def hexdigest(self) -> str:
+        if self.pending:
+            raise ValueError(f"tables not hashed: {', '.join(self.pending)}")
+        return self.digest.hexdigest()
+
+
+_REAL_AFFINITY = ("REAL", "FLOA", "DOUB")  # SQLite's type affinity rules
+_PLAIN = frozenset({str, int, float, type(None)})
+
+
+def canonical_rows(rows: list[tuple], reals: frozenset[int] = frozenset(),
+                   strict: bool = False) -> bytes:  # fmt: skip
+    """The bytes :func:`content_hash` digests for ``rows``, column by column (one conversion per
+    distinct float, none per string). ``reals``: indexes of REAL columns, whose ints are
+    hashed as floats; ``strict``: refuse values SQLite would not return as they are."""
+    columns = [
+        _canon_column(col, i in reals, strict) for i, col in enumerate(zip(*rows, strict=True))
+    ]
+    return "".join(["\x1f".join(row) + "\n" for row in zip(*columns, strict=True)]).encode()
+
+
+def _canon_column(col: tuple, real: bool, strict: bool) -> Iterable[str]:
+    kinds = set(map(type, col))
+    if strict and not kinds <= _PLAIN:
+        raise TypeError(f"cannot hash values of types {sorted(k.__name__ for k in kinds)}")
+    if real and int in kinds:
+        col = tuple(float(v) if type(v) is int else v for v in col)
+        kinds = set(map(type, col))
+    if kinds == {str}:
+        return col
+    if kinds == {int}:
+        return map(str, col)
+    if kinds == {float}:
+        # 0.0 == -0.0 would share one memo entry: canonicalise such columns one by one
+        memo = {v: repr(round(v, 6)) for v in set(col)}
+        if 0.0 not in memo and all(v == v for v in memo):
+            return map(memo.__getitem__, col)
+    return map(_canon, col)
 
 
 def _canon(value: object) -> str:

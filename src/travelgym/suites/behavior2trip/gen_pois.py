@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from travelgym.db import ContentHasher
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.gen_common import city_slug, offset, rng
@@ -30,35 +32,45 @@ from travelgym.suites.behavior2trip.gen_poi_specs import (
     walking_level,
 )
 from travelgym.suites.behavior2trip.schema import ID_PREFIXES, POI_TABLES
+from travelgym.suites.behavior2trip.vocab import CITIES
 
 Row = dict[str, Any]
 
 
-def insert_city_pois(
-    conn: sqlite3.Connection, seed: int, city: str, geo: dict, counts: dict[str, int]
-) -> None:
-    """Generate and insert the four POI tables of ``city``."""
-    makers = {"hotels": _hotel, "restaurants": _restaurant, "attractions": _attraction,
-              "entertainment": _entertainment}  # fmt: skip
-    for table, make in makers.items():
-        r = rng(seed, table, city)
-        place = _Place(r, city, geo)
-        rows = [make(r, place, i) for i in range(counts[table])]
-        if table == "hotels":
-            _repair_facilities(rows)
-        if table == "attractions":
-            _repair_walking(r, rows)
-        if table != "attractions":  # Table 6 gives attractions no rating rank
-            _rank(rows, "secondary_category")
-        id_col = POI_TABLES[table]
-        start = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
-        for k, row in enumerate(rows, start=start + 1):
-            row[id_col] = f"{ID_PREFIXES[table]}{k:05d}"
-        cols = [id_col] + [c for c in rows[0] if c != id_col]
-        conn.executemany(
-            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-            [tuple(row[c] for c in cols) for row in rows],
-        )
+def city_pois(seed: int, table: str, city: str, geo: dict, count: int) -> list[Row]:
+    """Generate ``count`` rows of one POI ``table`` for ``city`` (ids not yet assigned)."""
+    make = {"hotels": _hotel, "restaurants": _restaurant, "attractions": _attraction,
+            "entertainment": _entertainment}[table]  # fmt: skip
+    r = rng(seed, table, city)
+    place = _Place(r, city, geo)
+    rows = [make(r, place, i) for i in range(count)]
+    if table == "hotels":
+        _repair_facilities(rows)
+    if table == "attractions":
+        _repair_walking(r, rows)
+    if table != "attractions":  # Table 6 gives attractions no rating rank
+        _rank(rows, "secondary_category")
+    return rows
+
+
+def insert_pois(conn: sqlite3.Connection, seed: int, geo: dict, counts: dict[str, dict[str, int]],
+                hasher: ContentHasher, advance=lambda n: None) -> None:  # fmt: skip
+    """Generate and insert the four POI tables, table by table (their hash order), each city in
+    turn; ids run on across cities. ``advance(n)`` is told of each finished city table."""
+    for table, id_col in POI_TABLES.items():
+        cols = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+        assert cols[0] == id_col
+        prefix, start = ID_PREFIXES[table], 0
+        for city in CITIES:
+            rows = city_pois(seed, table, city, geo, counts[table][city])
+            values = [
+                (f"{prefix}{k:05d}", *(row[c] for c in cols[1:]))
+                for k, row in enumerate(rows, start=start + 1)
+            ]
+            start += len(rows)
+            conn.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(cols))})", values)
+            hasher.add_rows(table, values)
+            advance(1)
 
 
 class _Place:
@@ -114,11 +126,22 @@ class _Place:
 
 
 def _pick(r: np.random.Generator, options, p=None):
-    return options[int(r.choice(len(options), p=p))]
+    """``options[r.choice(len(options), p=p)]`` drawing the same numbers, without ``choice``'s
+    per-call checks: ``integers`` without ``p``, one uniform against the normalised cdf with."""
+    if p is None:
+        return options[int(r.integers(len(options)))]
+    return options[int(_cdf(tuple(p)).searchsorted(r.random(), side="right"))]
+
+
+@lru_cache(maxsize=4096)
+def _cdf(p: tuple[float, ...]) -> np.ndarray:
+    cdf = np.asarray(p, dtype=np.float64).cumsum()
+    cdf /= cdf[-1]
+    return cdf
 
 
 def _rating(r: np.random.Generator, mean: float) -> float:
-    return round(float(np.clip(r.normal(mean, 0.3), 2.5, 5.0)), 1)
+    return round(min(max(float(r.normal(mean, 0.3)), 2.5), 5.0), 1)
 
 
 def _reviews(r: np.random.Generator, rating: float) -> tuple[int, str]:
@@ -212,19 +235,24 @@ MAIN_MEAL_CUISINES = frozenset(
 )
 
 
+@lru_cache(maxsize=128)
+def _cuisine_p(city: str, main_meal: bool) -> tuple[float, ...]:
+    """The cuisine probabilities of a city's restaurants (only main-meal cuisines or all)."""
+    weights = np.array([CUISINE_WEIGHTS.get((city, c), 1.0) for c in vocab.CUISINES])
+    if main_meal:
+        weights = weights * np.array([c in MAIN_MEAL_CUISINES for c in vocab.CUISINES])
+    return tuple((weights / weights.sum()).tolist())
+
+
 def _restaurant(r: np.random.Generator, place: _Place, i: int) -> Row:
     n_c, n_p = len(vocab.CUISINES), len(vocab.PRICE_LEVELS)
     envs = vocab.DINING_ENVIRONMENTS
-    weights = np.array([CUISINE_WEIGHTS.get((place.city, c), 1.0) for c in vocab.CUISINES])
     k = i - n_c - n_p - len(envs)  # the main-meal coverage block, below
     cover = 0 <= k < MAIN_MEAL_COVER * n_p * len(envs)
     if i < n_c:
         cuisine = vocab.CUISINES[i]
-    elif cover:
-        w = weights * np.array([c in MAIN_MEAL_CUISINES for c in vocab.CUISINES])
-        cuisine = _pick(r, vocab.CUISINES, w / w.sum())
     else:
-        cuisine = _pick(r, vocab.CUISINES, weights / weights.sum())
+        cuisine = _pick(r, vocab.CUISINES, _cuisine_p(place.city, cover))
     brands, subs = cat.RESTAURANT_BRANDS[cuisine]
     name = place.unique(place.branch_names(_pick(r, brands)))
     row = place.common(name)

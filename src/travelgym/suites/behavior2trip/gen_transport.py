@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from functools import lru_cache
 
 import numpy as np
 
+from travelgym.db import ContentHasher
 from travelgym.geo import haversine_km
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, rng
@@ -34,11 +36,17 @@ _LHASA_RAIL = {"Beijing", "Shanghai", "Guangzhou", "Chengdu", "Chongqing", "Xi'a
 _DATE_OBJS = [dt.date.fromisoformat(d) for d in DATES]
 
 
-def insert_transport(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> None:
-    _insert_flights(conn, seed, scale, geo)
-    _insert_trains(conn, seed, scale, geo)
-    _insert_buses(conn, seed, geo)
+def insert_transport(conn: sqlite3.Connection, seed: int, scale: str, geo: dict,
+                     hasher: ContentHasher, advance=lambda n: None) -> None:  # fmt: skip
+    """Generate and insert flights, trains, buses and weather (their hash order); ``advance(n)``
+    is told of each finished table but weather."""
+    _insert_flights(conn, seed, scale, geo, hasher)
+    advance(1)
+    hasher.add_rows("trains", _insert_trains(conn, seed, scale, geo))
+    advance(1)
+    hasher.add_rows("buses", _insert_buses(conn, seed, geo))
     _insert_weather(conn, seed, geo)
+    hasher.add_table("weather")
 
 
 def _km(geo: dict, a: str, b: str) -> float:
@@ -66,10 +74,25 @@ def _airline_weights(a: str, b: str) -> np.ndarray:
     return arr / arr.sum()
 
 
+@lru_cache(maxsize=1024)
+def _airline_cdf(a: str, b: str) -> np.ndarray:
+    """The cdf ``Generator.choice`` builds from :func:`_airline_weights`."""
+    cdf = _airline_weights(a, b).cumsum()
+    cdf /= cdf[-1]
+    return cdf
+
+
+def _pick_index(r: np.random.Generator, cdf: np.ndarray) -> int:
+    """``r.choice(len(cdf), p=p)`` for the ``cdf`` of ``p``: the same single uniform draw."""
+    return int(cdf.searchsorted(r.random(), side="right"))
+
+
 # ------------------------------------------------------------------------------------ flights
 
 
-def _insert_flights(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> None:
+def _insert_flights(
+    conn: sqlite3.Connection, seed: int, scale: str, geo: dict, hasher: ContentHasher
+) -> None:
     fly = [c for c in CITIES if cat.CITY_INFO[c].airports]
     routes = [(a, b) for a in fly for b in fly if a != b and _km(geo, a, b) >= MIN_FLIGHT_KM]
     weights = [cat.CITY_INFO[a].tier * cat.CITY_INFO[b].tier for a, b in routes]
@@ -84,16 +107,25 @@ def _insert_flights(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) 
     flight_id = 0
     for (a, b), k in zip(routes, counts, strict=True):
         r = rng(seed, "flights", a, b)
-        rows = []
+        rows: list[tuple] = []
         for _ in range(k):
-            rows_for, flight_id = _schedule_rows(r, a, b, geo, terminals, numbers, flight_id)
-            rows += rows_for
+            flight_id = _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, rows)
         conn.executemany(f"INSERT INTO flights VALUES ({', '.join('?' * 34)})", rows)
+        hasher.add_rows("flights", rows)
 
 
-def _schedule_rows(r, a, b, geo, terminals, numbers, flight_id):
+_DEMAND = np.array([_demand(day) for day in _DATE_OBJS])
+# ISO dates 0 and 1 days after each date of the window (a flight lands on the next day at most)
+_ARR_DATES = [[(day + dt.timedelta(days=k)).isoformat() for day in _DATE_OBJS] for k in (0, 1)]
+_NOT_OPERATING = 0.94
+
+
+def _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, rows):
+    """Append the rows of one flight schedule (each operating date, each cabin) to ``rows`` and
+    return the last flight id. The draws are those of one date at a time in generator 1.0;
+    the fares of all dates are computed at once with the same float operations."""
     ia, ib = cat.CITY_INFO[a], cat.CITY_INFO[b]
-    code, airline, _ = cat.AIRLINES[int(r.choice(len(cat.AIRLINES), p=_airline_weights(a, b)))]
+    code, airline, _ = cat.AIRLINES[_pick_index(r, _airline_cdf(a, b))]
     numbers[code] = numbers.get(code, 1000) + int(r.integers(1, 12))
     number = f"{code}{numbers[code]}"
     dep_ap = ia.airports[0 if len(ia.airports) == 1 or r.random() < 0.6 else 1]
@@ -122,36 +154,47 @@ def _schedule_rows(r, a, b, geo, terminals, numbers, flight_id):
     t_arr = terminals[arr_ap][int(r.integers(len(terminals[arr_ap])))]
     surcharge = 60.0 if km <= 800 else 120.0
     arr_min = dep_min + duration
-    operates = r.random(len(DATES)) < 0.94
-    noise = r.lognormal(0, 0.15, size=(len(DATES), 2))
+    op = np.flatnonzero(r.random(len(DATES)) < _NOT_OPERATING)
+    noise = r.lognormal(0, 0.15, size=(len(DATES), 2))[op]
+    demand = _DEMAND[op]
     fixed = (number, airline, code, city_slug(a), city_slug(b), a, b, ia.city_code, ib.city_code,
              pa["name"], pb["name"], dep_ap, arr_ap)  # fmt: skip
-    rows = []
-    for d, day in enumerate(_DATE_OBJS):
-        if not operates[d]:
-            continue
-        arr_date = (day + dt.timedelta(days=arr_min // 1440)).isoformat()
-        cabins = [
-            (
-                "Economy Class",
-                full_y,
-                min(1.0, max(0.3, route_discount * _demand(day) * noise[d, 0])),
-            )
-        ]
-        if business:
-            cabins.append(
-                ("Business Class", full_c, min(1.0, max(0.6, 0.8 * _demand(day) * noise[d, 1])))
-            )
-        for cabin, full_fare, disc in cabins:
-            disc = round(disc, 2)
-            fare = round(full_fare * disc, -1)
-            child = round(full_fare * 0.5, -1)
+    timing = (hhmm(dep_min), hhmm(arr_min), duration, t_dep, t_arr, aircraft)
+    dep_dates = [DATES[d] for d in op.tolist()]
+    arr_dates = _ARR_DATES[arr_min // 1440]
+    arr_dates = [arr_dates[d] for d in op.tolist()]
+    cabins = [_cabin_fares("Economy Class", full_y, route_discount * demand, noise[:, 0], 0.3,
+                           surcharge)]  # fmt: skip
+    if business:
+        cabins.append(
+            _cabin_fares("Business Class", full_c, 0.8 * demand, noise[:, 1], 0.6, surcharge)
+        )
+    tail = (on_time, meal, codeshare)
+    for k in range(len(dep_dates)):
+        for cabin, codes, fares, totals, discs, child in cabins:
             flight_id += 1
-            rows.append((flight_id, *fixed, DATES[d], arr_date, hhmm(dep_min), hhmm(arr_min),
-                         duration, t_dep, t_arr, aircraft, cabin, _cabin_code(cabin, disc),
-                         fare, child, fare + surcharge + 50.0, child + surcharge / 2, surcharge,
-                         50.0, disc, on_time, meal, codeshare))  # fmt: skip
-    return rows, flight_id
+            rows.append((flight_id, *fixed, dep_dates[k], arr_dates[k], *timing, cabin, codes[k],
+                         fares[k], child, totals[k], child + surcharge / 2, surcharge, 50.0,
+                         discs[k], *tail))  # fmt: skip
+    return flight_id
+
+
+def _cabin_fares(cabin: str, full_fare: float, base: np.ndarray, noise: np.ndarray,
+                 floor: float, surcharge: float) -> tuple:  # fmt: skip
+    """(cabin, codes, fares, adult totals, discounts, child fare) of one cabin on each operating
+    date: the discount ``min(1, max(floor, base * noise))`` to 2 decimals, the fare to 10 CNY.
+    A clamped discount was a Python float in generator 1.0, whose fare Python's ``round``
+    rounded (numpy's otherwise): those fares are rounded again the Python way."""
+    raw = base * noise
+    low = raw <= floor
+    high = ~low & (raw >= 1.0)
+    discs = np.round(np.where(low, floor, np.where(high, 1.0, raw)), 2).tolist()
+    fares = np.round(full_fare * np.array(discs), -1).tolist()
+    for j in np.flatnonzero(low | high).tolist():
+        fares[j] = round(full_fare * discs[j], -1)
+    codes = [_cabin_code(cabin, d) for d in discs]
+    totals = [f + surcharge + 50.0 for f in fares]
+    return cabin, codes, fares, totals, discs, round(full_fare * 0.5, -1)
 
 
 def _cabin_code(cabin: str, discount: float) -> str:
@@ -178,7 +221,7 @@ def rail_modes(a: str, b: str, km: float) -> tuple[bool, bool]:
     return km <= 2300, km <= 3200
 
 
-def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> None:
+def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> list[tuple]:
     pairs, weights = [], []
     for a in CITIES:
         for b in CITIES:
@@ -222,6 +265,7 @@ def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -
                          (dep + minutes) // 1440, minutes, f"{minutes // 60}h {minutes % 60:02d}m",
                          second, first, lowest, seats_json))  # fmt: skip
     conn.executemany(f"INSERT INTO trains VALUES ({', '.join('?' * 18)})", rows)
+    return rows
 
 
 def _pick_regular(r: np.random.Generator) -> str:
@@ -236,7 +280,7 @@ def _station(r: np.random.Generator, city: str, fast: bool) -> str:
     return stations[1 + int(r.integers(len(stations) - 1))]
 
 
-def _insert_buses(conn: sqlite3.Connection, seed: int, geo: dict) -> None:
+def _insert_buses(conn: sqlite3.Connection, seed: int, geo: dict) -> list[tuple]:
     rows, bus_id = [], 0
     for a in CITIES:
         for b in CITIES:
@@ -255,6 +299,7 @@ def _insert_buses(conn: sqlite3.Connection, seed: int, geo: dict) -> None:
                              hhmm(dep), hhmm(dep + minutes), (dep + minutes) // 1440, minutes,
                              round(road_km * 0.35 + 10)))  # fmt: skip
     conn.executemany(f"INSERT INTO buses VALUES ({', '.join('?' * 13)})", rows)
+    return rows
 
 
 # ------------------------------------------------------------------------------------ weather

@@ -16,11 +16,19 @@ import math
 import sqlite3
 from pathlib import Path
 
-from travelgym.db import atomic_build, content_hash
+from travelgym import progress
+from travelgym.db import ContentHasher, atomic_build, content_hash
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import gen_pois, gen_transport
 from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, offset, rng
-from travelgym.suites.behavior2trip.schema import DATES, DDL, INDEXES, SCHEMA_VERSION, TABLE_ORDER
+from travelgym.suites.behavior2trip.schema import (
+    DATES,
+    DDL,
+    INDEXES,
+    POI_TABLES,
+    SCHEMA_VERSION,
+    TABLE_ORDER,
+)
 from travelgym.suites.behavior2trip.vocab import CITIES
 
 GENERATOR_VERSION = "1.2.0"  # 1.2.0: fast food opens at 06:00 (breakfast before an early leg)
@@ -57,22 +65,35 @@ def check_scale(scale: str) -> str:
 
 
 def build_database(path: str | Path, seed: int = DEFAULT_SEED, scale: str = DEFAULT_SCALE) -> dict:
-    """Generate the whole database at ``path`` (atomically) and return its metadata."""
+    """Generate the whole database at ``path`` (atomically) and return its metadata.
+
+    The content hash is computed while the tables are written (from the rows inserted, in hash
+    order), so the large tables are never read back."""
     check_scale(scale)
-    with atomic_build(path) as conn:
+    counts = poi_counts(scale)
+    n_steps = len(POI_TABLES) * len(CITIES) + 3
+    with (
+        progress.step("behavior2trip: database", total=n_steps, unit="step") as bar,
+        atomic_build(path) as conn,
+    ):
         conn.executescript(DDL)
+        hasher = ContentHasher(conn, TABLE_ORDER)
         geo = _insert_reference(conn, seed)
-        counts = poi_counts(scale)
-        for city in CITIES:
-            gen_pois.insert_city_pois(conn, seed, city, geo, {t: counts[t][city] for t in counts})
-        gen_transport.insert_transport(conn, seed, scale, geo)
+        for table in ("cities", "airports", "stations"):
+            hasher.add_table(table)
+        gen_pois.insert_pois(conn, seed, geo, counts, hasher, bar.advance)
+        gen_transport.insert_transport(conn, seed, scale, geo, hasher, bar.advance)
         conn.executescript(INDEXES)
-        meta = finalize_metadata(conn, seed, scale)
+        bar.advance()
+        meta = finalize_metadata(conn, seed, scale, hasher.hexdigest())
     return meta
 
 
-def finalize_metadata(conn: sqlite3.Connection, seed: int, scale: str) -> dict[str, str]:
-    """Write the metadata table (versions, seed, scale, content hash) and return it."""
+def finalize_metadata(
+    conn: sqlite3.Connection, seed: int, scale: str, digest: str | None = None
+) -> dict[str, str]:
+    """Write the metadata table (versions, seed, scale, content hash) and return it; ``digest``
+    is the content hash when already known."""
     meta = {
         "suite": "behavior2trip",
         "schema_version": SCHEMA_VERSION,
@@ -81,7 +102,7 @@ def finalize_metadata(conn: sqlite3.Connection, seed: int, scale: str) -> dict[s
         "scale": scale,
         "source": "generated",
         "date_range": f"{DATES[0]}..{DATES[-1]}",
-        "content_hash": content_hash(conn, TABLE_ORDER),
+        "content_hash": digest or content_hash(conn, TABLE_ORDER),
     }
     conn.executemany("INSERT INTO metadata(key, value) VALUES (?, ?)", sorted(meta.items()))
     return meta
