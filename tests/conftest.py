@@ -1,92 +1,236 @@
-"""Shared fixtures: one built COMPASS database per test session (about 3 s) and one small
-Behavior2Trip database (a few seconds)."""
+"""Shared fixtures: the test data, built once per machine.
+
+The COMPASS database and ground truth and the Behavior2Trip database and instance files are a
+pure function of the generators' versions and seeds, so they live in one content-addressed data
+directory shared by every test session: ``$TRAVELGYM_TEST_CACHE/<key>/`` when that variable is
+set, else ``<pytest cache dir>/d/travelgym-data/<key>/`` (``.pytest_cache`` beside
+``pyproject.toml``; ``-p no:cacheprovider`` falls back to a per-session temporary directory).
+``<key>`` hashes :func:`data_key`: a version bump lands in a fresh directory, never over data
+another checkout still uses. The fixtures only call the public ``ensure_*`` functions (which
+skip whatever their manifests say is current), each under an exclusive ``flock`` of the
+directory so that concurrent sessions build once and wait for each other, and log what a build
+changed to ``builds.jsonl`` there (``tests/test_data_cache.py`` checks a second session builds
+nothing).
+
+The shared directory is read-only to tests: a test that damages, deletes or rewrites data files
+works on a private copy (:func:`private_data_dir`). At the end of the session every data file
+(:func:`guarded`) the fixtures saw after their builds must be unchanged (same inode, size and
+mtime), or the session fails naming them.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
 import pytest
 
+CACHE_ENV = "TRAVELGYM_TEST_CACHE"
+CACHE_LAYOUT = "1"  # this file's layout of the cache directory
+BUILD_LOG = "builds.jsonl"
+
+
+def data_key() -> dict[str, object]:
+    """Everything the cached files are a function of: generator and format versions, seeds."""
+    from travelgym.suites.behavior2trip import generate as b2t_generate
+    from travelgym.suites.behavior2trip import instances as b2t_instances
+    from travelgym.suites.behavior2trip import quality as b2t_quality
+    from travelgym.suites.behavior2trip import schema as b2t_schema
+    from travelgym.suites.compass import generate as compass_generate
+    from travelgym.suites.compass import schema as compass_schema
+    from travelgym.suites.compass import taskgen as compass_taskgen
+    from travelgym.suites.compass import tasks as compass_tasks
+
+    return {
+        "layout": CACHE_LAYOUT,
+        "compass": {
+            "generator_version": compass_generate.GENERATOR_VERSION,
+            "schema_version": compass_schema.SCHEMA_VERSION,
+            "task_generator_version": compass_taskgen.TASK_GENERATOR_VERSION,
+            "task_format_version": compass_tasks.TASK_FORMAT_VERSION,
+            "ground_truth_format_version": compass_tasks.GROUND_TRUTH_FORMAT_VERSION,
+            "tasks_sha256": hashlib.sha256(compass_tasks.PACKAGE_TASKS.read_bytes()).hexdigest(),
+            "seed": 0,
+        },
+        "behavior2trip": {
+            "generator_version": b2t_generate.GENERATOR_VERSION,
+            "schema_version": b2t_schema.SCHEMA_VERSION,
+            "scale": "small",
+            "seed": 0,
+            "instance_format_version": b2t_instances.INSTANCE_FORMAT_VERSION,
+            "instance_generator_version": b2t_instances.INSTANCE_GENERATOR_VERSION,
+            "instance_seed": b2t_instances.DEFAULT_INSTANCE_SEED,
+            "qc_rules_version": b2t_quality.RULES_VERSION,
+            "qc_format_version": b2t_quality.QC_FORMAT_VERSION,
+        },
+    }
+
+
+def data_key_hash() -> str:
+    text = json.dumps(data_key(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cache_root(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where content-addressed test data directories live (see the module docstring)."""
+    if os.environ.get(CACHE_ENV):
+        root = Path(os.environ[CACHE_ENV]).expanduser()
+        root.mkdir(parents=True, exist_ok=True)
+        return root.resolve()
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        return Path(cache.mkdir("travelgym-data")).resolve()
+    return tmp_path_factory.mktemp("travelgym-data")
+
+
+@contextlib.contextmanager
+def exclusive(directory: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``directory/.lock`` (released when the process dies)."""
+    with open(directory / ".lock", "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+SIDE_FILES = ("-wal", "-shm", "-journal", ".tmp")  # SQLite's (a reader may touch them), temporaries
+
+
+def snapshot(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """relative path -> (inode, size, mtime_ns) of every file under ``directory`` (the lock,
+    the build log, SQLite's -wal/-shm/-journal files and temporaries left out)."""
+    out = {}
+    for path in directory.rglob("*"):
+        if path.name in (".lock", BUILD_LOG) or path.name.endswith(SIDE_FILES):
+            continue
+        if not path.is_file():
+            continue
+        st = path.stat()
+        out[str(path.relative_to(directory))] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def guarded(name: str) -> bool:
+    """Files no test may change once built: the data files tests read (JSONL files, their
+    manifests and reports, the databases). Not the suites' own caches of lazily built parts
+    (such as a store of instances), which may legitimately grow during a session."""
+    return name.endswith((".jsonl", ".json")) or name.endswith(
+        ("compass-seed0.sqlite", "behavior2trip-small-seed0.sqlite")
+    )
+
+
+class TestData:
+    """The session's view of the shared data directory: builds under the lock, logged."""
+
+    __test__ = False  # not a test class
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.seen: dict[str, tuple[int, int, int]] = {}
+
+    def build(self, what: str, make: Callable[[], object]) -> object:
+        """``make()`` under the directory's lock; what it changed goes to ``builds.jsonl``."""
+        with exclusive(self.directory):
+            before = snapshot(self.directory)
+            start = time.perf_counter()
+            result = make()
+            after = snapshot(self.directory)
+            changed = sorted(k for k, v in after.items() if before.get(k) != v)
+            entry = {"pid": os.getpid(), "what": what, "changed": changed,
+                     "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip
+            with open(self.directory / BUILD_LOG, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(entry, sort_keys=True) + "\n")
+            self.seen.update(after)
+        return result
+
 
 @pytest.fixture(scope="session")
-def compass_db(tmp_path_factory):
-    """Path to a full COMPASS database built with the default seed."""
+def test_data(request, tmp_path_factory) -> Iterator[TestData]:
+    """The content-addressed shared data directory of this checkout's generator versions."""
+    directory = cache_root(request.config, tmp_path_factory) / data_key_hash()
+    directory.mkdir(parents=True, exist_ok=True)
+    key_file = directory / "key.json"
+    if not key_file.exists():
+        tmp = directory / f"key.json.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(data_key(), indent=2, sort_keys=True) + "\n")
+        tmp.replace(key_file)
+    data = TestData(directory)
+    yield data
+    now = snapshot(directory)
+    damaged = sorted(k for k, v in data.seen.items() if now.get(k) != v and guarded(k))
+    if damaged:
+        pytest.fail(f"tests changed or deleted shared test data in {directory} (work on a "
+                    f"private_data_dir copy instead): {damaged}", pytrace=False)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def compass_db(test_data) -> Path:
+    """Path to the full COMPASS database built with the default seed, its ground truth beside
+    it (``<data dir>/compass/``)."""
     from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
 
-    data_dir = tmp_path_factory.mktemp("data")
-    return ensure_database(seed=0, data_dir=data_dir).path
+    def make():
+        db = ensure_database(seed=0, data_dir=test_data.directory)
+        ensure_ground_truth(seed=0, data_dir=test_data.directory)
+        return db.path
+
+    return test_data.build("compass", make)
 
 
 @pytest.fixture(scope="session")
-def trips_database(tmp_path_factory):
-    """The default (small, seed 0) Behavior2Trip database as ``ensure_database`` returns it."""
+def trips_database(test_data):
+    """The default (small, seed 0) Behavior2Trip database as ``ensure_database`` returns it,
+    with the test split's instance files (filtered and unfiltered) beside it."""
     from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.instances import ensure_instances
 
-    return ensure_database(data_dir=tmp_path_factory.mktemp("trips-data"))
+    def make():
+        db = ensure_database(data_dir=test_data.directory)
+        ensure_instances(db, test_data.directory, splits=("test",))
+        return db
+
+    return test_data.build("behavior2trip", make)
 
 
 @pytest.fixture(scope="session")
-def trips_db(trips_database):
+def trips_db(trips_database) -> Path:
     """Path to the default (small, seed 0) Behavior2Trip database."""
     return trips_database.path
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _instance_files_generated_once(tmp_path_factory):
-    """Behavior2Trip's instance files are a pure function of the database file, the seed, the
-    split and its size (``test_instances`` checks that, calling ``generate_files`` itself): many
-    tests build them in data directories of their own, so within this process a split is
-    generated once per database file and copied wherever ``ensure_instances`` asks for it
-    again. The copy goes through the same manifest and sha256 checks as a generated file."""
-    import hashlib
-    import shutil
+@pytest.fixture(scope="session")
+def trips_instances(test_data, trips_database) -> dict[str, Path]:
+    """Both splits' (train and test) default instance files in the shared data directory."""
+    from travelgym.suites.behavior2trip.instances import ensure_instances
 
-    import travelgym.suites.behavior2trip.instances as instances
+    return test_data.build(
+        "behavior2trip-train", lambda: ensure_instances(trips_database, test_data.directory)
+    )
 
-    real = instances.generate_files
-    cache = tmp_path_factory.mktemp("instance-cache")
-    known: dict[tuple, tuple[object, dict]] = {}
 
-    def file_key(path) -> str:
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
-
-    def generate_files(db_path, seed, splits, paths, workers=None, per_difficulty=None):
-        base = (file_key(db_path), seed, per_difficulty)
-        missing = [s for s in splits if (*base, s) not in known]
-        if missing:
-            where = {s: cache / f"{len(known)}-{s}.jsonl" for s in missing}
-            written = real(db_path, seed, missing, where, workers, per_difficulty)
-            for split in missing:
-                known[(*base, split)] = (where[split], written[split])
-        out = {}
-        for split in splits:
-            source, written = known[(*base, split)]
-            paths[split].parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, paths[split])
-            out[split] = written
-        return out
-
-    instances.generate_files = generate_files
-    # the quality filter (the default set) is a pure function of the same inputs: cached alike
-    import travelgym.suites.behavior2trip.quality_filter as quality_filter
-
-    real_filter = quality_filter.filter_files
-    filtered: dict[tuple, tuple[object, dict]] = {}
-
-    def filter_files(db_path, seed, split, source, out, workers=None):
-        key = (file_key(db_path), seed, split, file_key(source))
-        if key not in filtered:
-            where = cache / f"filtered-{len(filtered)}-{split}.jsonl"
-            filtered[key] = (where, real_filter(db_path, seed, split, source, where, workers))
-        where, written = filtered[key]
-        out.parent.mkdir(parents=True, exist_ok=True)
-        for side in (lambda p: p, quality_filter.qc_path, quality_filter.report_path):
-            shutil.copyfile(side(where), side(out))
-        return written
-
-    quality_filter.filter_files = filter_files
-    yield
-    instances.generate_files = real
-    quality_filter.filter_files = real_filter
+def private_data_dir(target: Path, source: Path, suites: Sequence[str] = ("compass",
+                     "behavior2trip"), link: Callable[[Path], bool] = lambda p: False) -> Path:  # fmt: skip
+    """Copy the shared data directory's ``suites`` sub-directories into ``target`` (a data
+    directory a test may damage); files for which ``link(path)`` is true are hard-linked
+    instead (only for files the test never writes)."""
+    for suite in suites:
+        if not (source / suite).is_dir():
+            continue
+        (target / suite).mkdir(parents=True, exist_ok=True)
+        for path in (source / suite).iterdir():
+            if path.is_file():
+                dest = target / suite / path.name
+                if link(path):
+                    os.link(path, dest)
+                else:
+                    shutil.copy2(path, dest)
+    return target

@@ -8,7 +8,6 @@ the copy is then changed in a way the content hash of the tables does not see (t
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -76,19 +75,16 @@ def test_compass_tampering_between_sessions_is_shown_by_score_and_report(compass
 @pytest.fixture(scope="module")
 def trips_data(trips_database, tmp_path_factory) -> Path:
     """A data directory with a private copy of the trips database and its instance files."""
+    from tests.conftest import private_data_dir
     from travelgym.suites.behavior2trip.instances import ensure_instances
 
     shared = trips_database.path.parent
     ensure_instances(trips_database, shared.parent, splits=("test",))
     data = tmp_path_factory.mktemp("trips-tamper") / "data"
-    (data / shared.name).mkdir(parents=True)
-    for path in shared.iterdir():
-        target = data / shared.name / path.name
-        if path == trips_database.path:
-            shutil.copyfile(path, target)
-        else:
-            os.link(path, target)  # instance files: read only, not copied (100+ MB)
-    return data
+    # instance files: read only, hard-linked, not copied (100+ MB); the rest copied
+    return private_data_dir(
+        data, shared.parent, (shared.name,), link=lambda p: p.suffix == ".jsonl"
+    )
 
 
 def test_behavior2trip_tampering_during_a_session_is_logged_and_scored(trips_data, trips_database,

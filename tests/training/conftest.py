@@ -30,7 +30,7 @@ def tiny_tokenizer(tiny_dir):
 
 
 @pytest.fixture(scope="session")
-def b2t_train_instances(trips_database):
+def b2t_train_instances(trips_database, trips_instances):
     """The first two Behavior2Trip training instances of the test database."""
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 

@@ -29,7 +29,7 @@ def train_extra():
 
 
 @pytest.fixture(scope="module")
-def trips_data(trips_database):
+def trips_data(trips_database, trips_instances):
     data = trips_database.path.parent.parent
     ensure_instances(trips_database, data)
     return data

@@ -25,7 +25,7 @@ N_SCRIPTED = 100  # the Must-show run: 100 train instances (about a minute on on
 
 
 @pytest.fixture(scope="module")
-def data_dir(trips_database):
+def data_dir(trips_database, trips_instances):
     directory = trips_database.path.parent.parent
     paths = ensure_instances(trips_database, directory, splits=("train",))
     return directory, {x.instance_id: x for x in load_instances(paths["train"], check=False)}

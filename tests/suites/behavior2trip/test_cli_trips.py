@@ -62,7 +62,7 @@ def test_tools_lists_the_9_tools():
 
 
 @pytest.fixture(scope="module")
-def instance_data(trips_database, monkeypatch_module):
+def instance_data(trips_database, trips_instances, monkeypatch_module):
     """The session's data directory with its instance files, as ``$TRAVELGYM_DATA_DIR``."""
     from travelgym.suites.behavior2trip.instances import ensure_instances
 

@@ -58,7 +58,10 @@ def test_every_task_of_another_seed_is_valid_on_its_database(data_dir, other_tas
         assert within_credit_bound(truth), (task.task_id, truth.credited)
 
 
-def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks):
+def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks, tmp_path):
+    from tests.conftest import private_data_dir
+
+    data_dir = private_data_dir(tmp_path / "data", data_dir, ("compass",))  # damaged below
     path = task_file_for(OTHER_SEED, data_dir)
     original = path.read_bytes()
     manifest = path.with_name(path.stem + ".manifest.json")
