@@ -21,24 +21,41 @@ import time
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
+from travelgym.geo import EARTH_RADIUS_KM
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import Inferred
 from travelgym.suites.behavior2trip.agents.schedule import (
+    DAY_END,
+    DAY_START,
+    MAX_IDLE,
+    MIN_GAP,
     RELAXED_MEAL_MINUTES,
     WINDOWS,
     Stop,
-    solve_day,
+    _bounds,
+    _stretch,
 )
 from travelgym.suites.behavior2trip.agents.scripted import (
     ARRIVAL_TEMPLATES,
     FULL_DAY,
+    LOCAL_DAILY_LIMIT,
     MAX_LEGS_TRIED,
+    PRICE_UNIT,
     Planner,
+    _fallback_times,
+    _hours,
     _since,
 )
-from travelgym.suites.behavior2trip.agents.scripted_plan import DayDraft
-from travelgym.suites.behavior2trip.agents.scripted_search import daytime
+from travelgym.suites.behavior2trip.agents.scripted_plan import DayDraft, Pick
+from travelgym.suites.behavior2trip.agents.scripted_search import (
+    PARTY_PER_CAR,
+    WALK_MAX_MINUTES,
+    daytime,
+    km,
+)
+from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.preferences import Preferences
+from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 
 def preferences_of(prefs: Preferences) -> Inferred:
@@ -150,6 +167,71 @@ def _ideal_times(seq: list[tuple], leg: dict[str, Any], arrival: bool) -> tuple 
     )
 
 
+_FAR = 1 << 40  # no such edge
+
+
+def solve_day(stops: list[Stop], relaxed: bool = False) -> bool:
+    """:func:`~travelgym.suites.behavior2trip.agents.schedule.solve_day` (the same times, the
+    same verdict), solved on the network's shape instead of by Bellman-Ford: every constraint
+    ties a time point to midnight or to the next point of the day, so the shortest paths are
+    one sweep forwards and one backwards, and a negative cycle is a pair of neighbours or a
+    path out of midnight and back."""
+    n = len(stops)
+    m = 2 * n  # point 2i: stop i starts, 2i + 1: it ends (schedule's node k + 1)
+    up, down = [_FAR] * m, [_FAR] * m  # edges midnight -> k, k -> midnight
+    fwd, bwd = [_FAR] * m, [_FAR] * m  # edges k -> k + 1, k + 1 -> k
+    for i, stop in enumerate(stops):
+        (lo, hi), (dmin, dmax) = _bounds(stop, relaxed)
+        s, e = 2 * i, 2 * i + 1
+        up[s] = min(up[s], hi)
+        down[s] = min(down[s], -lo)
+        fwd[s] = min(fwd[s], dmax)
+        bwd[s] = min(bwd[s], -dmin)
+        if stop.hours is not None:
+            down[s] = min(down[s], -stop.hours[0])
+            up[e] = min(up[e], stop.hours[1])
+        if stop.kind in ("lunch", "dinner", "attraction"):
+            up[e] = min(up[e], DAY_END)
+        if i + 1 < n:
+            bwd[e] = min(bwd[e], -max(MIN_GAP, stop.travel))
+            nxt = stops[i + 1]
+            if stop.kind == "breakfast":
+                up[e + 1] = min(up[e + 1], DAY_START + MAX_IDLE)
+            elif nxt.kind != "hotel" or stop.kind != "dinner":
+                fwd[e] = min(fwd[e], MAX_IDLE)
+    if any(fwd[k] + bwd[k] < 0 for k in range(m - 1)):
+        return False
+    earliest = _chain_distances(down, up, bwd, fwd)  # the reversed network: minus the earliest
+    if earliest is None:
+        return False
+    latest = _chain_distances(up, down, fwd, bwd)
+    first_leg = next((i for i, x in enumerate(stops) if x.fixed is not None), -1)
+    for i, stop in enumerate(stops):
+        if i < first_leg:
+            stop.start, stop.end = latest[2 * i], latest[2 * i + 1]
+        else:
+            stop.start, stop.end = -earliest[2 * i], -earliest[2 * i + 1]
+    _stretch(stops, relaxed)
+    return True
+
+
+def _chain_distances(out: list[int], back: list[int], fwd: list[int],
+                     bwd: list[int]) -> list[int] | None:  # fmt: skip
+    """Shortest distances from midnight over edges midnight -> k (``out``), k -> k + 1
+    (``fwd``) and k + 1 -> k (``bwd``); None when a path returns to midnight (``back``: edges
+    k -> midnight) shorter than zero. Neighbouring pairs must hold no negative cycle."""
+    m = len(out)
+    ahead, behind = list(out), list(out)
+    for k in range(1, m):
+        ahead[k] = min(ahead[k], ahead[k - 1] + fwd[k - 1])
+    for k in range(m - 2, -1, -1):
+        behind[k] = min(behind[k], behind[k + 1] + bwd[k])
+    dist = [min(a, b) for a, b in zip(ahead, behind, strict=True)]
+    if any(d + b < 0 for d, b in zip(dist, back, strict=True)):
+        return None
+    return dist
+
+
 NEAREST = 12  # POIs of each pool that weigh in a hotel's centrality
 
 
@@ -158,6 +240,82 @@ def _flat_km(a: dict, b: dict) -> float:
     dy = a["lat"] - b["lat"]
     dx = (a["lon"] - b["lon"]) * math.cos(math.radians(a["lat"]))
     return 111.2 * math.hypot(dx, dy)
+
+
+def _spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> float:
+    """A hotel's distance to the places its days need: over each pool (coordinates), the sum
+    of the :data:`NEAREST` smallest :func:`_flat_km` (the same floats, in the same order)."""
+    lat, lon = hotel["lat"], hotel["lon"]
+    scale = math.cos(math.radians(lat))
+    hypot = math.hypot
+    return sum(sum(heapq.nsmallest(NEAREST, [111.2 * hypot((lon - x) * scale, lat - y)
+                                             for y, x in pool]))
+               for pool in pools if pool)  # fmt: skip
+
+
+_SPREADS: dict[tuple, float] = {}
+_ESTIMATES: dict[tuple, dict[str, Any]] = {}
+MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
+
+
+def _remembered(memo: dict, key: tuple, make: Any) -> Any:
+    """``memo[key]``, made by ``make()`` on a miss (the memo is emptied when full)."""
+    try:
+        return memo[key]
+    except KeyError:
+        pass
+    if len(memo) >= MEMO_KEPT:
+        memo.clear()
+    value = memo[key] = make()
+    return value
+
+
+def _nearest(fits: list[tuple], anchor: dict | None, home: list[float] | None,
+             pull: float) -> dict:  # fmt: skip
+    """The row of :meth:`OraclePlanner._table` entries ``fits`` with the lowest
+    :meth:`Planner._score` (the first on a tie), ``home`` the rows' km from the hotel:
+    :func:`~travelgym.geo.haversine_km` inlined, the same operations in the same order."""
+    near = bool(anchor)
+    if near:
+        lat, lon = anchor["lat"], anchor["lon"]
+        p1 = math.radians(lat)
+        c1 = math.cos(p1)
+        radians, sin, asin, sqrt = math.radians, math.sin, math.asin, math.sqrt
+    best, low = None, math.inf
+    for row, _, _, i, p2, c2, spend, rating in fits:
+        if near:
+            dp, dl = p2 - p1, radians(row["lon"] - lon)
+            a = sin(dp / 2) ** 2 + c1 * c2 * sin(dl / 2) ** 2
+            distance = 2 * EARTH_RADIUS_KM * asin(min(1.0, sqrt(a)))
+        else:
+            distance = 0.0
+        if home is not None:
+            distance += pull * home[i]
+        score = distance + spend - rating
+        if best is None or score < low:
+            best, low = row, score
+    return best
+
+
+def _estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
+    """:meth:`~travelgym.suites.behavior2trip.agents.scripted_search.Toolbox.route` between
+    two known coordinates (MapGuide's formula, no call), remembered per process; read-only."""
+
+    def make() -> dict[str, Any]:
+        routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
+                             Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
+        walk = next((r for r in routes if r["mode"] == "Walking"), None)
+        if walk and walk["minutes"] <= WALK_MAX_MINUTES:
+            best = walk
+        else:
+            best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
+                       key=lambda r: r["minutes"])  # fmt: skip
+        cars = math.ceil(travellers / PARTY_PER_CAR)
+        cost = best["cost"] * (cars if best["mode"] == "Taxi" else travellers)
+        return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
+
+    key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
+    return _remembered(_ESTIMATES, key, make)
 
 
 class Unplannable(Exception):
@@ -194,7 +352,14 @@ class OraclePlanner(Planner):
 
     def meal_pools(self, city: str) -> dict[str, list[dict]]:
         """Main meals only at the preferred price level and environment, when stated; the
-        preferred cuisine's restaurants kept for one meal a day (not spent on a second)."""
+        preferred cuisine's restaurants kept for one meal a day (not spent on a second).
+        Made once per city (the preferences and the searches do not change)."""
+        memo = self.__dict__.setdefault("_meals_of", {})
+        if city not in memo:
+            memo[city] = self._meal_pools(city)
+        return memo[city]
+
+    def _meal_pools(self, city: str) -> dict[str, list[dict]]:
         pools = super().meal_pools(city)
         if pools["level"] or (self.prefs.restaurant or {}).keys() & {"price_level", "environment"}:
             pools["any"] = pools["level"]
@@ -212,7 +377,17 @@ class OraclePlanner(Planner):
         return [tiers[0], [r for r in tiers[-1] if r["id"] not in keep] or tiers[-1]]
 
     def legs(self, origin: str, destination: str, date: str) -> list[dict[str, Any]]:
-        """Daytime legs of the preferred mode only (when one is preferred)."""
+        """Daytime legs of the preferred mode only (when one is preferred); made once per
+        route, date, mode and seat (by the session's memo when it has one: read-only)."""
+        memo = getattr(self.env, "memo", None)
+        if memo is None:
+            memo = self.__dict__.setdefault("_legs_of", {})
+        key = ("legs", origin, destination, date, self.prefs.mode, self.prefs.seat)
+        if key not in memo:
+            memo[key] = self._legs(origin, destination, date)
+        return memo[key]
+
+    def _legs(self, origin: str, destination: str, date: str) -> list[dict[str, Any]]:
         legs = [g for g in super().legs(origin, destination, date) if daytime(g)]
         if self.prefs.mode is None:
             return legs
@@ -233,6 +408,67 @@ class OraclePlanner(Planner):
             return self.locate(city, leg["from_place"]) or super().anchor(near, city)
         return super().anchor(near, city)
 
+    def choose(self, kind: str, city: str, hint: int, near: Pick | None, used: set[str],
+               has_pref: dict[str, bool], pull: float) -> Pick | None:  # fmt: skip
+        """:meth:`Planner.choose` over each pool's rows read once (:meth:`_table`): the same
+        pick, the same scores."""
+        anchor = self.anchor(near, city)
+        preferred: list[list[dict]] = []
+        if kind == "attraction":
+            if city not in self.sights:
+                self.sights[city] = self.attraction_pools(city)
+            *preferred, others = self.sights[city]
+            pools = [others, self.fun]
+            need, price, flag = (hint, hint + (180 if hint >= 14 * 60 else 90)), "ticket_price", kind
+        else:
+            meals = self.meal_pools(city)
+            if kind == "breakfast":
+                pools, need, flag = [meals["breakfast"]], (hint, hint + 45), None
+            else:
+                preferred = [meals["cuisine"], meals["weak"]]
+                pools, need, flag = [meals["level"], meals["any"]], (hint, hint + 60), "meal"
+            price = "price_per_person"
+        if flag and not has_pref[flag]:
+            pools = preferred + pools
+        home = self.hotel if city == self.dest else None
+        lo, hi = need
+        for pool in pools:
+            table = self._table(pool, price)
+            fits = [t for t in table if t[1] not in used
+                    and (t[2] is None or (t[2][0] <= lo and hi <= t[2][1]))]  # fmt: skip
+            if not fits:
+                continue
+            home_km = None if home is None else self._home_km(pool, home)
+            best = _nearest(fits, anchor, home_km, pull)
+            if flag and any(pool is t for t in preferred):
+                has_pref[flag] = True  # today's preferred (or likely preferred) one
+            return Pick("entertainment" if pool is self.fun else kind, city, best)
+        return None
+
+    def _table(self, pool: list[dict], price: str) -> list[tuple]:
+        """Per row of ``pool``: the row, its id, opening minutes, index, radians of its
+        latitude and their cosine, and the price and rating terms of :meth:`Planner._score`."""
+        memo = self.__dict__.setdefault("_tables", {})
+        key = (id(pool), price, self.thrift)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not pool:
+            rows = []
+            for i, r in enumerate(pool):
+                p2 = math.radians(r["lat"])
+                rows.append((r, r["id"], _hours(r), i, p2, math.cos(p2),
+                             self.thrift * (r.get(price) or 0) / PRICE_UNIT, r["rating"] / 10))  # fmt: skip
+            hit = memo[key] = (pool, rows)  # the pool is held: its id stays its own
+        return hit[1]
+
+    def _home_km(self, pool: list[dict], hotel: dict) -> list[float]:
+        """``km(hotel, row)`` of each row of ``pool``."""
+        memo = self.__dict__.setdefault("_home_kms", {})
+        key = (id(pool), hotel["lat"], hotel["lon"])
+        hit = memo.get(key)
+        if hit is None or hit[0] is not pool:
+            hit = memo[key] = (pool, [km(hotel, r) for r in pool])
+        return hit[1]
+
     def choose_hotel(self) -> dict[str, Any] | None:
         """The most central hotel (nearest to the restaurants and attractions the days need)
         among the affordable ones of the baseline's tier."""
@@ -244,12 +480,54 @@ class OraclePlanner(Planner):
         meals = self.meal_pools(self.dest)
         sights = self.sights[self.dest]
         pools = [meals["level"] or meals["any"], meals["breakfast"], sights[0] or sights[-1]]
+        where = tuple(tuple((r["lat"], r["lon"]) for r in p) for p in pools)
 
         def spread(hotel: dict) -> float:
-            return sum(sum(heapq.nsmallest(NEAREST, (_flat_km(hotel, r) for r in p)))
-                       for p in pools if p)  # fmt: skip
+            key = (hotel["lat"], hotel["lon"], where)
+            return _remembered(_SPREADS, key, lambda: _spread(hotel, where))
 
         return min(by_price[:keep], key=spread)
+
+    def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
+        """:meth:`Planner.time` with :func:`solve_day` on the network's shape and the local
+        legs between known coordinates remembered (:func:`_estimate`)."""
+        stops, locals_ = [], []
+        prev = start
+        for pick in picks:
+            hours = _hours(pick.row) if pick.row is not None and pick.kind != "hotel" else None
+            stop = Stop(pick.kind if pick.kind != "entertainment" else "attraction", ref=pick,
+                        hours=hours)  # fmt: skip
+            if pick.leg is not None:
+                stop.fixed = (pick.leg["dep"], pick.leg["arr"])
+            if pick.kind in ("attraction", "entertainment"):
+                stop.longest = int(max(90, 1.5 * 60 * (pick.row.get("duration_hours") or 2)))
+            if prev is not None and prev.city_out == pick.city:
+                a, b = self.coords(prev, out=True), self.coords(pick, out=False)
+                if a is None or b is None:
+                    route = self.box.route(pick.city, prev.place_out, pick.place_in)
+                else:
+                    route = _estimate(pick.city, a, b, self.box.travellers)
+                after = len(stops) - 1 if stops else None  # leaves when that stop ends
+                locals_.append({"from": prev.label_out, "to": pick.label_in, "after": after,
+                                "before": len(stops), "city": pick.city, "origin": prev.place_out,
+                                "target": pick.place_in, **route})  # fmt: skip
+                if stops:
+                    stops[-1].travel = route["minutes"]
+                elif stop.hours is not None or stop.kind == "breakfast":  # leave at 06:00 or later
+                    lo, hi = stop.hours or (0, 2 * 24 * 60)
+                    stop.hours = (max(lo, 6 * 60 + route["minutes"]), hi)
+            elif stops:
+                stops[-1].travel = 0
+            stops.append(stop)
+            prev = pick
+        timed = solve_day(stops) or solve_day(stops, relaxed=True)
+        if not timed:
+            _fallback_times(stops)
+        if stops and stops[-1].kind == "hotel":  # check in once the day is over
+            stops[-1].start = stops[-1].end = max(stops[-1].start, 18 * 60)
+        draft = DayDraft(stops, locals_, timed)
+        draft.local_ok = draft.local_minutes <= LOCAL_DAILY_LIMIT
+        return draft
 
     def full_day(self) -> DayDraft:
         """The first template and pull meeting every rule, else the baseline's day."""
