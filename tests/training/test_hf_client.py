@@ -84,7 +84,7 @@ class ScriptedLM:
         import torch
 
         self.inputs.append(inputs[0].tolist())
-        return torch.cat([inputs, torch.tensor([self.tokens])], dim=1)
+        return torch.cat([inputs, torch.tensor([self.tokens], device=inputs.device)], dim=1)
 
 
 def test_prompted_tool_calls_are_parsed(client, tiny_dir):
