@@ -6,6 +6,11 @@ phases with ``perf_counter`` and the parent takes the wall time (interpreter sta
 CPU time and peak RSS of the child and its worker processes from ``os.wait4``.
 
     python benchmarks/instances_behavior2trip.py [--repeats 1] [--workers N] [--target-s 120]
+        [--reference [REV]]
+
+With ``--reference`` the same build also runs once on the code of git revision REV (default:
+the commit before issue 31's speed work; ``benchmarks/reference.py``) in the same session, and
+the report gives the CPU-seconds and peak-memory ratios of the instance phase (now/reference).
 
 Prints a JSON summary, then markdown tables (timings; Table 2 statistics). Exits 1 when the
 median total exceeds the target (120 s), 2 when a build fails.
@@ -38,11 +43,14 @@ def child(data_dir: str, workers: int | None) -> None:
     t1 = time.perf_counter()
     db = ensure_database(data_dir=data_dir)
     t2 = time.perf_counter()
+    cpu_before = _cpu()
     paths = ensure_instances(db, data_dir, workers=workers)
     t3 = time.perf_counter()
+    instances_cpu = _cpu() - cpu_before
     stats = instance_stats(data_dir, db=db, generate=False)
     print(json.dumps({
         "import_s": t1 - t0, "db_s": t2 - t1, "instances_s": t3 - t2,
+        "instances_cpu_s": instances_cpu,
         "db_mib": db.path.stat().st_size / 2**20, "db_content_hash": db.metadata["content_hash"],
         "files": {s: {"mib": p.stat().st_size / 2**20, "sha256": stats["splits"][s]["sha256"],
                       "count": stats["splits"][s]["count"]} for s, p in paths.items()},
@@ -50,7 +58,19 @@ def child(data_dir: str, workers: int | None) -> None:
     }))  # fmt: skip
 
 
-def run_once(workers: int | None) -> dict[str, Any]:
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the generator's workers)."""
+    import resource
+
+    own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_once(workers: int | None, src: Path | None = None) -> dict[str, Any]:
+    """One build in a fresh child process and data directory, on this checkout's code or on
+    that of ``src`` (a reference revision's src directory)."""
+    from reference import env_for
+
     with tempfile.TemporaryDirectory(prefix="tg-b2t-bench-") as tmp:
         cmd = [sys.executable, __file__, "--child", tmp]
         if workers:
@@ -58,7 +78,7 @@ def run_once(workers: int | None) -> dict[str, Any]:
         out_path = Path(tmp) / "child.out"
         with out_path.open("wb") as out:
             start = time.perf_counter()
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env_for(src))
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - start
         text = out_path.read_text()
@@ -85,7 +105,7 @@ def summarise(runs: list[dict[str, Any]], target: float, workers: int | None) ->
     return {
         "benchmark": "behavior2trip_instances",
         "repeats": len(runs),
-        "workers": workers or min(os.cpu_count() or 1, 4),
+        "workers": workers or os.cpu_count(),
         "machine": {
             "cpus": os.cpu_count(),
             "platform": platform.platform(),
@@ -96,6 +116,7 @@ def summarise(runs: list[dict[str, Any]], target: float, workers: int | None) ->
         "db_build_s": stat("db_s"),
         "instances_s": stat("instances_s"),
         "cpu_s": stat("cpu_s"),
+        "instances_cpu_s": stat("instances_cpu_s"),
         "peak_rss_mib": stat("peak_rss_mib"),
         "instances_per_s": round(11_400 / statistics.median(r["instances_s"] for r in runs), 1),
         "db_mib": round(first["db_mib"], 2),
@@ -111,7 +132,9 @@ def summarise(runs: list[dict[str, Any]], target: float, workers: int | None) ->
 def markdown(summary: dict[str, Any]) -> str:
     rows = [("Total wall time, fresh process (s)", "total_wall_s"), ("Imports (s)", "import_s"),
             ("Database build (s)", "db_build_s"), ("All 11,400 instances (s)", "instances_s"),
-            ("CPU time, all processes (s)", "cpu_s"), ("Peak RSS (MiB)", "peak_rss_mib")]  # fmt: skip
+            ("CPU time, all processes (s)", "cpu_s"),
+            ("CPU time, instances with witnesses and QC (s)", "instances_cpu_s"),
+            ("Peak RSS (MiB)", "peak_rss_mib")]  # fmt: skip
     lines = ["| measure | median | min | max |", "| --- | ---: | ---: | ---: |"]
     for name, key in rows:
         s = summary[key]
@@ -135,6 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="builds to time (default 1)")
     parser.add_argument("--workers", type=int, default=None, help="generator processes")
     parser.add_argument("--target-s", type=float, default=TARGET_S, help="median total target")
+    parser.add_argument(
+        "--reference",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REV",
+        help="also build once on git revision REV (default: before issue 31)",
+    )
     parser.add_argument("--child", metavar="DATA_DIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -148,6 +179,18 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     summary = summarise(runs, args.target_s, args.workers)
+    if args.reference is not None:
+        from reference import BEFORE_ISSUE_31, reference_src
+
+        rev = args.reference or BEFORE_ISSUE_31
+        ref = run_once(args.workers, reference_src(rev))
+        summary["reference"] = {"rev": rev, **{k: round(ref[k], 2) for k in (
+            "wall_s", "cpu_s", "instances_s", "instances_cpu_s", "peak_rss_mib")}}  # fmt: skip
+        summary["ratio_now_to_reference"] = {
+            k: round(summary[k]["median"] / ref[k], 3) for k in ("instances_cpu_s", "peak_rss_mib")
+        } | {  # fmt: skip
+            "total_wall_s": round(summary["total_wall_s"]["median"] / ref["wall_s"], 3)
+        }
     print(json.dumps(summary, indent=2))
     print()
     print(markdown(summary))

@@ -4,7 +4,6 @@ and its hidden profile, Table 2 statistics within 15 %, determinism, instruction
 from __future__ import annotations
 
 import datetime as dt
-import os
 
 import pytest
 
@@ -23,7 +22,6 @@ from travelgym.suites.behavior2trip.instances import (
     SPLITS,
     ensure_instances,
     file_sha256,
-    generate_files,
     generate_instance,
     instance_pool,
     instances_path,
@@ -42,7 +40,7 @@ def data_dir(trips_database):
 
 
 @pytest.fixture(scope="module")
-def built(trips_database, data_dir):
+def built(trips_database, trips_instances, data_dir):
     # how long this takes is measured in benchmarks/b2t_witness.py, not asserted here
     return ensure_instances(trips_database, data_dir), None
 
@@ -141,23 +139,35 @@ def test_manifest_statistics_match_the_file(built):
     assert split_stats(test, "test") == read_manifest(paths["test"])["stats"]
 
 
-def test_generation_is_deterministic(trips_db, tmp_path):
-    runs = []
-    for name, workers, seed in (("a", 1, 7), ("b", 2, 7), ("c", 1, 8)):
-        paths = {"test": tmp_path / name / "instances-test.jsonl"}
-        runs.append(
-            generate_files(trips_db, seed, ["test"], paths, workers, per_difficulty=12)["test"]
-        )
-    assert runs[0]["sha256"] == runs[1]["sha256"] != runs[2]["sha256"]
-    assert runs[0]["count"] == 36
+def test_generation_is_deterministic(trips_db, monkeypatch):
+    """A slot is a function of its key, the seed and the database alone: the same bytes built
+    in this process or over worker processes, in any order; another seed gives others."""
+    from travelgym.suites.behavior2trip import instance_slots
+
+    keys = [("test", diff, i) for diff in DIFFICULTIES for i in range(3)]
+    alone = {s.key: s for s in instance_slots.build_slots(trips_db, 7, keys, workers=1)}
+    monkeypatch.setattr(instance_slots, "IN_PROCESS_MAX", 0)
+    monkeypatch.setattr(instance_slots, "CHUNK", 2)
+    pooled = {s.key: s for s in instance_slots.build_slots(trips_db, 7, keys[::-1], workers=2)}
+    assert alone == pooled and len(alone) == 9
+    other = next(instance_slots.build_slots(trips_db, 8, keys[:1], workers=1))
+    assert other.unfiltered != alone[keys[0]].unfiltered
     cat = PoiCatalog.from_database(trips_db)
     assert generate_instance(cat, 7, "test", "hard", 3) == generate_instance(
         cat, 7, "test", "hard", 3
     )
 
 
-def test_ensure_instances_reuses_and_repairs(built, trips_database, data_dir):
-    paths, _ = built
+def test_ensure_instances_reuses_and_repairs(built, trips_database, data_dir, tmp_path):
+    from tests.conftest import private_data_dir
+
+    # a private copy of the data directory (this test damages a file); the train files, which
+    # it never writes, hard-linked
+    data_dir = private_data_dir(tmp_path / "data", data_dir, ("behavior2trip",),
+                                link=lambda p: "-train" in p.name and p.suffix == ".jsonl")  # fmt: skip
+    paths = {
+        split: data_dir / path.relative_to(path.parents[1]) for split, path in built[0].items()
+    }
     test = paths["test"]
     before = test.stat().st_mtime_ns
     assert ensure_instances(trips_database, data_dir) == paths
@@ -169,21 +179,28 @@ def test_ensure_instances_reuses_and_repairs(built, trips_database, data_dir):
         next(iter_instances(test))
     ensure_instances(trips_database, data_dir)  # a damaged file is regenerated
     assert file_sha256(test) == original
-    os.utime(test)
 
 
-def test_one_split_is_generated_alone_and_scales_never_share_files(trips_database, tmp_path):
+def test_one_split_is_generated_alone_and_scales_never_share_files(built, trips_database,
+                                                                  data_dir, tmp_path):  # fmt: skip
+    import shutil
+
     from travelgym.suites.behavior2trip.build import BuiltDatabase
+    from travelgym.suites.behavior2trip.instances import open_store, slot_keys, store_path
 
+    # the built slots are reused (a copy of the store), so this assembles files, builds nothing
+    store_path(tmp_path).parent.mkdir(parents=True)
+    shutil.copyfile(store_path(data_dir), store_path(tmp_path))
     paths = ensure_instances(trips_database, tmp_path, splits=("test",))
     assert list(paths) == ["test"]
     assert paths["test"].exists() and not instances_path("train", tmp_path).exists()
-    # a full-scale database's instances go to their own files (never over the small ones)
+    assert file_sha256(paths["test"]) == file_sha256(built[0]["test"])
+    # a full-scale database's instances go to files and a store of their own
     full = BuiltDatabase(trips_database.path, {**trips_database.metadata, "scale": "full"}, False)
     assert instances_path("test", tmp_path, "full") != paths["test"]
-    assert ensure_instances(full, tmp_path, splits=("test",))["test"].name.startswith(
-        "instances-full-"
-    )
+    assert store_path(tmp_path, "full") != store_path(tmp_path)
+    with open_store(full, tmp_path, 2024) as store:
+        assert store.missing(slot_keys("test", 2)) == slot_keys("test", 2)
     assert read_manifest(paths["test"])["db_scale"] == "small"
     with pytest.raises(ValueError, match="unknown split"):
         ensure_instances(trips_database, tmp_path, splits=("dev",))

@@ -167,12 +167,14 @@ def test_the_default_test_set_is_filtered_to_the_paper_counts(trips_database):
     counts = {d: sum(x.difficulty == d for x in instances) for d in ("easy", "medium", "hard")}
     assert counts == {d: SPLITS["test"] for d in counts} and meta["count"] == 2400
     assert len({x.instance_id for x in instances}) == 2400
-    # the gap left by removals is filled with instances drawn beyond the first 800 per level
+    # a slot whose first candidate was left out took its own next candidate: same ids
+    assert {x.instance_id for x in instances} == {x.instance_id for x in load_instances(raw)}
     removed = meta["qc_counts"]["delete"] + meta["qc_counts"]["mark_incomplete"]
-    beyond = [x for x in instances if int(x.instance_id.rsplit("-", 1)[1]) >= SPLITS["test"]]
-    assert len(beyond) == removed
     report = json.loads(report_path(path).read_text())
     assert report["unfiltered"]["counts"] == meta["qc_counts"]
     assert len(report["unfiltered"]["removed"]) == removed
+    replaced = {r["instance_id"] for r in report["replaced"]}
+    assert replaced == {r["instance_id"] for r in report["unfiltered"]["removed"]}
+    assert sum(meta["extra_candidates"].values()) >= removed
     records = qc_path(path).read_text().splitlines()
     assert len(records) >= 2400 + removed

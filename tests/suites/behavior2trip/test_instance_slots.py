@@ -1,0 +1,115 @@
+"""Builds proportional to the request: a run of a few instances builds only those, with the same
+bytes as the full build, and shows its progress on stderr."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from travelgym.datafiles import read_manifest
+from travelgym.suites.behavior2trip.instances import (
+    SPLITS,
+    ensure_instances,
+    ensure_selected,
+    open_store,
+    select_slots,
+    slot_keys,
+    store_path,
+)
+
+
+def _with_database(trips_database, where: Path) -> Path:
+    """A fresh data directory holding a copy of the session's database and nothing else."""
+    suite = where / "behavior2trip"
+    suite.mkdir(parents=True)
+    for path in trips_database.path.parent.iterdir():
+        if path.name.startswith(trips_database.path.name):  # the file and its manifest
+            shutil.copyfile(path, suite / path.name)
+    return where
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "travelgym.cli", *args], capture_output=True,
+                          text=True, env=env, timeout=600)  # fmt: skip
+
+
+def test_a_limit_run_builds_only_its_instances_byte_identical_to_the_full_build(
+        trips_database, tmp_path):  # fmt: skip
+    full = ensure_instances(trips_database, trips_database.path.parents[1], splits=("test",))
+    full_lines = {json.loads(line)["instance_id"]: line
+                  for line in full["test"].read_text(encoding="utf-8").splitlines()}  # fmt: skip
+    fresh = _with_database(trips_database, tmp_path / "data")
+    out = tmp_path / "runs"
+    done = _cli("run", "behavior2trip", "--limit", "7", "--data-dir", str(fresh), "--out",
+                str(out), "--no-progress", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run_dir = out / "scripted"
+    ids = [json.loads(line)["instance_id"]
+           for line in (run_dir / "episodes.jsonl").read_text().splitlines()]  # fmt: skip
+    keys = select_slots("test", limit=7)
+    assert sorted(ids) == sorted(f"b2t-test-{d}-{i:04d}" for _, d, i in keys)
+    # only the 7 slots were built: the store holds nothing else and no instance file exists
+    with open_store(trips_database, fresh, 2024) as store:
+        assert len(store.missing(slot_keys("test"))) == 3 * SPLITS["test"] - 7
+    assert not list((fresh / "behavior2trip").glob("instances-*.jsonl"))
+    # their bytes are the full build's, and the run records the sha256 of exactly those lines
+    lines, _ = ensure_selected(trips_database, fresh, "test", keys)
+    assert lines == [full_lines[f"b2t-test-{d}-{i:04d}"] for _, d, i in keys]
+    sha = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    assert json.loads((run_dir / "manifest.json").read_text())["tasks_sha256"] == sha
+
+
+def test_the_whole_split_has_the_file_sha256(trips_database):
+    from travelgym.suites.behavior2trip.suite import load_split
+
+    data_dir = trips_database.path.parents[1]
+    path = ensure_instances(trips_database, data_dir, splits=("test",))["test"]
+    _, instances, sha = load_split("test", data_dir=data_dir)
+    assert sha == read_manifest(path)["sha256"] and len(instances) == 3 * SPLITS["test"]
+
+
+def test_selections_name_their_slots():
+    assert select_slots("test") is None  # the whole split
+    assert select_slots("test", limit=4) == [("test", "easy", 0), ("test", "easy", 1),
+                                             ("test", "medium", 0), ("test", "hard", 0)]  # fmt: skip
+    assert select_slots("test", difficulty="hard", limit=2) == [("test", "hard", 0),
+                                                                ("test", "hard", 1)]  # fmt: skip
+    assert select_slots("train", ["b2t-train-medium-2999", "b2t-train-easy-0003"]) == [
+        ("train", "easy", 3), ("train", "medium", 2999)]  # fmt: skip
+    for bad in ("b2t-test-easy-0800", "b2t-train-easy-0001", "b2t-test-easy-1", "nope"):
+        with pytest.raises(ValueError, match="unknown instance id"):
+            select_slots("test", [bad])
+
+
+def test_a_damaged_stored_slot_is_built_again(trips_database, tmp_path):
+    import sqlite3
+
+    keys = select_slots("test", limit=2)
+    before, _ = ensure_selected(trips_database, tmp_path, "test", keys)
+    conn = sqlite3.connect(store_path(tmp_path))
+    conn.execute("UPDATE slots SET filtered = replace(filtered, 'easy', 'hard') WHERE idx = 0")
+    conn.commit()
+    conn.close()
+    with open_store(trips_database, tmp_path, 2024) as store:
+        assert store.missing(keys) == [k for k in keys if k[2] == 0]
+    after, _ = ensure_selected(trips_database, tmp_path, "test", keys)
+    assert after == before
+
+
+@pytest.mark.parametrize("flag", [None, "--no-progress"])
+def test_a_first_use_build_shows_its_progress_on_stderr(trips_database, tmp_path, flag):
+    fresh = _with_database(trips_database, tmp_path / "data")
+    env = dict(os.environ, TRAVELGYM_PROGRESS_DELAY="0")
+    env.pop("TRAVELGYM_NO_PROGRESS", None)
+    done = _cli("run", "behavior2trip", "--limit", "2", "--data-dir", str(fresh), "--out",
+                str(tmp_path / "runs"), *([flag] if flag else []), env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = "behavior2trip: test instances (witnesses, quality control)" in done.stderr
+    assert shown == (flag is None), done.stderr
