@@ -98,6 +98,11 @@ class ContentHasher:
             reals = self._reals(table)
             self.digest.update(canonical_rows(rows, reals, strict=True))
 
+    def add_canonical(self, table: str, data: bytes) -> None:
+        """Hash the next rows of ``table`` given as :func:`canonical_rows` made them."""
+        self._enter(table)
+        self.digest.update(data)
+
     def _reals(self, table: str) -> frozenset[int]:
         key = f"_reals_{table}"
         if key not in self.__dict__:

@@ -9,10 +9,13 @@ Climate normals (October / November mean highs and lows, rain share) calibrate t
 
 from __future__ import annotations
 
+import csv
+import importlib.util
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from travelgym.suites.behavior2trip.vocab import CITIES
 
@@ -423,8 +426,7 @@ WIND_DIRECTIONS = ("North", "Northeast", "East", "Southeast", "South", "Southwes
 @lru_cache(maxsize=1)
 def city_coordinates() -> dict[str, tuple[float, float]]:
     """City name -> (lat, lon) of its centre, read from pyecharts' bundled coordinate table."""
-    path = resources.files("pyecharts") / "datasets" / "city_coordinates.json"
-    table = json.loads(path.read_text(encoding="utf-8"))
+    table = json.loads(_package_file("pyecharts", "datasets", "city_coordinates.json"))
     out = {}
     for name, info in CITY_INFO.items():
         lon, lat = table.get(info.name_zh + "市") or table[info.name_zh]
@@ -432,12 +434,29 @@ def city_coordinates() -> dict[str, tuple[float, float]]:
     return out
 
 
+def _package_file(package: str, *parts: str) -> str:
+    """The text of a data file of an installed ``package``, found without importing it
+    (importing pyecharts takes longer than reading the table)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return (resources.files(package).joinpath(*parts)).read_text(encoding="utf-8")
+    return Path(spec.submodule_search_locations[0], *parts).read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def airport_records() -> dict[str, dict]:
-    """IATA code -> {name, city, lat, lon} for every airport of a catalogue city (airportsdata)."""
-    import airportsdata
+    """IATA code -> {name, city, lat, lon} for every airport of a catalogue city (airportsdata).
 
-    table = airportsdata.load("IATA")
+    Reads airportsdata's table as ``airportsdata.load("IATA")`` does (the last row of a code
+    wins), parsing only the rows of the codes needed."""
+    wanted = {code for info in CITY_INFO.values() for code in info.airports}
+    table: dict[str, dict] = {}
+    lines = _package_file("airportsdata", "airports.csv").splitlines()
+    header = next(csv.reader(lines[:1]))
+    rows = [line for line in lines[1:] if line.split(",", 2)[1].strip('"') in wanted]
+    for values in csv.reader(rows, quoting=csv.QUOTE_NONNUMERIC):
+        row = dict(zip(header, values, strict=True))
+        table[row["iata"]] = row
     out = {}
     for name, info in CITY_INFO.items():
         for code in info.airports:

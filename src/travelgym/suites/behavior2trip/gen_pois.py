@@ -9,13 +9,11 @@ some hotels and absent at others. The rest are drawn from city-dependent distrib
 from __future__ import annotations
 
 import json
-import sqlite3
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from travelgym.db import ContentHasher
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.gen_common import city_slug, offset, rng
@@ -31,7 +29,7 @@ from travelgym.suites.behavior2trip.gen_poi_specs import (
     star_weights,
     walking_level,
 )
-from travelgym.suites.behavior2trip.schema import ID_PREFIXES, POI_TABLES
+from travelgym.suites.behavior2trip.schema import ID_PREFIXES, POI_TABLES, table_columns
 from travelgym.suites.behavior2trip.vocab import CITIES
 
 Row = dict[str, Any]
@@ -53,24 +51,30 @@ def city_pois(seed: int, table: str, city: str, geo: dict, count: int) -> list[R
     return rows
 
 
-def insert_pois(conn: sqlite3.Connection, seed: int, geo: dict, counts: dict[str, dict[str, int]],
-                hasher: ContentHasher, advance=lambda n: None) -> None:  # fmt: skip
-    """Generate and insert the four POI tables, table by table (their hash order), each city in
-    turn; ids run on across cities. ``advance(n)`` is told of each finished city table."""
-    for table, id_col in POI_TABLES.items():
-        cols = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-        assert cols[0] == id_col
-        prefix, start = ID_PREFIXES[table], 0
+PoiJob = tuple[int, str, str, dict, int, int]
+
+
+def poi_jobs(seed: int, geo: dict, counts: dict[str, dict[str, int]]) -> list[PoiJob]:
+    """One job per POI table and city, in hash order (table by table, each city in turn; ids
+    run on across cities), for :func:`poi_values`."""
+    jobs = []
+    for table in POI_TABLES:
+        start = 0
         for city in CITIES:
-            rows = city_pois(seed, table, city, geo, counts[table][city])
-            values = [
-                (f"{prefix}{k:05d}", *(row[c] for c in cols[1:]))
-                for k, row in enumerate(rows, start=start + 1)
-            ]
-            start += len(rows)
-            conn.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(cols))})", values)
-            hasher.add_rows(table, values)
-            advance(1)
+            jobs.append((seed, table, city, geo, counts[table][city], start))
+            start += counts[table][city]
+    return jobs
+
+
+def poi_values(seed: int, table: str, city: str, geo: dict, count: int, start: int) -> list[tuple]:
+    """The rows of one job of :func:`poi_jobs` as tuples in the table's column order, ids
+    numbered from ``start + 1``."""
+    cols = table_columns(table)
+    prefix = ID_PREFIXES[table]
+    return [
+        (f"{prefix}{k:05d}", *(row[c] for c in cols[1:]))
+        for k, row in enumerate(city_pois(seed, table, city, geo, count), start=start + 1)
+    ]
 
 
 class _Place:

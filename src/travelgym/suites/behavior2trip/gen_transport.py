@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -36,15 +37,12 @@ _LHASA_RAIL = {"Beijing", "Shanghai", "Guangzhou", "Chengdu", "Chongqing", "Xi'a
 _DATE_OBJS = [dt.date.fromisoformat(d) for d in DATES]
 
 
-def insert_transport(conn: sqlite3.Connection, seed: int, scale: str, geo: dict,
-                     hasher: ContentHasher, advance=lambda n: None) -> None:  # fmt: skip
-    """Generate and insert flights, trains, buses and weather (their hash order); ``advance(n)``
-    is told of each finished table but weather."""
-    _insert_flights(conn, seed, scale, geo, hasher)
-    advance(1)
-    hasher.add_rows("trains", _insert_trains(conn, seed, scale, geo))
-    advance(1)
-    hasher.add_rows("buses", _insert_buses(conn, seed, geo))
+def insert_small_transport(conn: sqlite3.Connection, seed: int, geo: dict,
+                           hasher: ContentHasher) -> None:  # fmt: skip
+    """Generate, insert and hash buses and weather, the last tables of the hash order."""
+    rows = bus_rows(seed, geo)
+    conn.executemany(f"INSERT INTO buses VALUES ({', '.join('?' * 13)})", rows)
+    hasher.add_rows("buses", rows)
     _insert_weather(conn, seed, geo)
     hasher.add_table("weather")
 
@@ -90,9 +88,8 @@ def _pick_index(r: np.random.Generator, cdf: np.ndarray) -> int:
 # ------------------------------------------------------------------------------------ flights
 
 
-def _insert_flights(
-    conn: sqlite3.Connection, seed: int, scale: str, geo: dict, hasher: ContentHasher
-) -> None:
+def _routes(scale: str, geo: dict) -> list[tuple[str, str, int]]:
+    """(from, to, number of schedules) of every flight route, in generation order."""
     fly = [c for c in CITIES if cat.CITY_INFO[c].airports]
     routes = [(a, b) for a in fly for b in fly if a != b and _km(geo, a, b) >= MIN_FLIGHT_KM]
     weights = [cat.CITY_INFO[a].tier * cat.CITY_INFO[b].tier for a, b in routes]
@@ -102,28 +99,67 @@ def _insert_flights(
         if scale == "full"
         else [max(1, round(k / SMALL_FLIGHT_SCHEDULE_DIVISOR)) for k in full]
     )
+    return [(a, b, k) for (a, b), k in zip(routes, counts, strict=True)]
+
+
+FlightJob = tuple[int, dict, list[tuple[str, str, int]], dict[str, int], int]
+SCHEDULES_PER_JOB = 80  # about 9,000 rows
+
+
+def flight_job_routes(scale: str, geo: dict) -> list[list[tuple[str, str, int]]]:
+    """The routes of each flight job: whole routes, about :data:`SCHEDULES_PER_JOB` schedules
+    a job (known without drawing anything, so the number of jobs is known up front)."""
+    chunks: list[list[tuple[str, str, int]]] = [[]]
+    schedules = 0
+    for a, b, k in _routes(scale, geo):
+        chunks[-1].append((a, b, k))
+        schedules += k
+        if schedules >= SCHEDULES_PER_JOB:
+            chunks.append([])
+            schedules = 0
+    return [c for c in chunks if c]
+
+
+def flight_jobs(
+    seed: int, geo: dict, chunks: list[list[tuple[str, str, int]]]
+) -> Iterator[FlightJob]:
+    """The jobs of :func:`flight_rows` for ``chunks``, one at a time: flight numbers and ids
+    run on across routes, so each job's start comes from making (only) the draws of the
+    routes before it."""
     terminals = geo["terminals"]
     numbers: dict[str, int] = {}
     flight_id = 0
-    for (a, b), k in zip(routes, counts, strict=True):
+    for chunk in chunks:
+        yield seed, geo, chunk, dict(numbers), flight_id
+        for a, b, k in chunk:
+            r = rng(seed, "flights", a, b)
+            for _ in range(k):
+                flight_id = _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, None)
+
+
+def flight_rows(seed: int, geo: dict, routes: list[tuple[str, str, int]],
+                numbers: dict[str, int], flight_id: int) -> list[tuple]:  # fmt: skip
+    """The flights rows of ``routes`` (a job of :func:`flight_jobs`), in flight id order."""
+    numbers = dict(numbers)
+    rows: list[tuple] = []
+    for a, b, k in routes:
         r = rng(seed, "flights", a, b)
-        rows: list[tuple] = []
         for _ in range(k):
-            flight_id = _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, rows)
-        conn.executemany(f"INSERT INTO flights VALUES ({', '.join('?' * 34)})", rows)
-        hasher.add_rows("flights", rows)
+            flight_id = _schedule_rows(r, a, b, geo, geo["terminals"], numbers, flight_id, rows)
+    return rows
 
 
 _DEMAND = np.array([_demand(day) for day in _DATE_OBJS])
 # ISO dates 0 and 1 days after each date of the window (a flight lands on the next day at most)
 _ARR_DATES = [[(day + dt.timedelta(days=k)).isoformat() for day in _DATE_OBJS] for k in (0, 1)]
-_NOT_OPERATING = 0.94
+_OPERATES = 0.94
 
 
 def _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, rows):
     """Append the rows of one flight schedule (each operating date, each cabin) to ``rows`` and
-    return the last flight id. The draws are those of one date at a time in generator 1.0;
-    the fares of all dates are computed at once with the same float operations."""
+    return the last flight id; with ``rows`` None only draw (the same numbers). The draws are
+    those of generator 1.0; the fares of all dates are computed at once with the same float
+    operations as its loop over dates."""
     ia, ib = cat.CITY_INFO[a], cat.CITY_INFO[b]
     code, airline, _ = cat.AIRLINES[_pick_index(r, _airline_cdf(a, b))]
     numbers[code] = numbers.get(code, 1000) + int(r.integers(1, 12))
@@ -154,8 +190,10 @@ def _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, rows):
     t_arr = terminals[arr_ap][int(r.integers(len(terminals[arr_ap])))]
     surcharge = 60.0 if km <= 800 else 120.0
     arr_min = dep_min + duration
-    op = np.flatnonzero(r.random(len(DATES)) < _NOT_OPERATING)
+    op = np.flatnonzero(r.random(len(DATES)) < _OPERATES)
     noise = r.lognormal(0, 0.15, size=(len(DATES), 2))[op]
+    if rows is None:
+        return flight_id + len(op) * (2 if business else 1)
     demand = _DEMAND[op]
     fixed = (number, airline, code, city_slug(a), city_slug(b), a, b, ia.city_code, ib.city_code,
              pa["name"], pb["name"], dep_ap, arr_ap)  # fmt: skip
@@ -197,6 +235,7 @@ def _cabin_fares(cabin: str, full_fare: float, base: np.ndarray, noise: np.ndarr
     return cabin, codes, fares, totals, discs, round(full_fare * 0.5, -1)
 
 
+@lru_cache(maxsize=1024)
 def _cabin_code(cabin: str, discount: float) -> str:
     if cabin == "Business Class":
         return "C" if discount >= 0.9 else "D" if discount >= 0.75 else "I"
@@ -221,7 +260,8 @@ def rail_modes(a: str, b: str, km: float) -> tuple[bool, bool]:
     return km <= 2300, km <= 3200
 
 
-def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -> list[tuple]:
+def train_rows(seed: int, scale: str, geo: dict) -> list[tuple]:
+    """Every trains row, in train id order."""
     pairs, weights = [], []
     for a in CITIES:
         for b in CITIES:
@@ -264,7 +304,6 @@ def _insert_trains(conn: sqlite3.Connection, seed: int, scale: str, geo: dict) -
                          city_slug(b), a, b, st_a, st_b, hhmm(dep), hhmm(dep + minutes),
                          (dep + minutes) // 1440, minutes, f"{minutes // 60}h {minutes % 60:02d}m",
                          second, first, lowest, seats_json))  # fmt: skip
-    conn.executemany(f"INSERT INTO trains VALUES ({', '.join('?' * 18)})", rows)
     return rows
 
 
@@ -280,7 +319,8 @@ def _station(r: np.random.Generator, city: str, fast: bool) -> str:
     return stations[1 + int(r.integers(len(stations) - 1))]
 
 
-def _insert_buses(conn: sqlite3.Connection, seed: int, geo: dict) -> list[tuple]:
+def bus_rows(seed: int, geo: dict) -> list[tuple]:
+    """Every buses row, in bus id order."""
     rows, bus_id = [], 0
     for a in CITIES:
         for b in CITIES:
@@ -298,7 +338,6 @@ def _insert_buses(conn: sqlite3.Connection, seed: int, geo: dict) -> list[tuple]
                              f"{a} Long-distance Bus Station", f"{b} Long-distance Bus Station",
                              hhmm(dep), hhmm(dep + minutes), (dep + minutes) // 1440, minutes,
                              round(road_km * 0.35 + 10)))  # fmt: skip
-    conn.executemany(f"INSERT INTO buses VALUES ({', '.join('?' * 13)})", rows)
     return rows
 
 

@@ -11,23 +11,32 @@ same rows, and the content hash proves it. Every categorical value comes from
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sqlite3
 from pathlib import Path
 
 from travelgym import progress
-from travelgym.db import ContentHasher, atomic_build, content_hash
+from travelgym.db import ContentHasher, atomic_build, canonical_rows, content_hash
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import gen_pois, gen_transport
-from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, offset, rng
+from travelgym.suites.behavior2trip.gen_common import (
+    allocate,
+    build_workers,
+    city_slug,
+    offset,
+    ordered_map,
+    rng,
+    worker_pool,
+)
 from travelgym.suites.behavior2trip.schema import (
     DATES,
     DDL,
     INDEXES,
-    POI_TABLES,
     SCHEMA_VERSION,
     TABLE_ORDER,
+    real_columns,
 )
 from travelgym.suites.behavior2trip.vocab import CITIES
 
@@ -67,26 +76,60 @@ def check_scale(scale: str) -> str:
 def build_database(path: str | Path, seed: int = DEFAULT_SEED, scale: str = DEFAULT_SCALE) -> dict:
     """Generate the whole database at ``path`` (atomically) and return its metadata.
 
-    The content hash is computed while the tables are written (from the rows inserted, in hash
-    order), so the large tables are never read back."""
+    The large tables are generated in jobs (a POI table of one city, a run of flight routes,
+    the trains) over worker processes, each job returning its rows and their canonical bytes;
+    this process writes them and digests the bytes in hash order, so no table is read back
+    for the content hash but the small ones."""
     check_scale(scale)
     counts = poi_counts(scale)
-    n_steps = len(POI_TABLES) * len(CITIES) + 3
-    with (
-        progress.step("behavior2trip: database", total=n_steps, unit="step") as bar,
-        atomic_build(path) as conn,
-    ):
-        conn.executescript(DDL)
-        hasher = ContentHasher(conn, TABLE_ORDER)
-        geo = _insert_reference(conn, seed)
-        for table in ("cities", "airports", "stations"):
-            hasher.add_table(table)
-        gen_pois.insert_pois(conn, seed, geo, counts, hasher, bar.advance)
-        gen_transport.insert_transport(conn, seed, scale, geo, hasher, bar.advance)
-        conn.executescript(INDEXES)
-        bar.advance()
-        meta = finalize_metadata(conn, seed, scale, hasher.hexdigest())
+    with worker_pool(build_workers()) as pool:
+        geo, reference = _reference(seed)
+        chunks = gen_transport.flight_job_routes(scale, geo)
+        pois = gen_pois.poi_jobs(seed, geo, counts)
+        jobs = itertools.chain(
+            (("poi", job) for job in pois),
+            (("flights", job) for job in gen_transport.flight_jobs(seed, geo, chunks)),
+            [("trains", (seed, scale, geo))],
+        )
+        total = len(pois) + len(chunks) + 3
+        with (
+            progress.step("behavior2trip: database", total=total, unit="part") as bar,
+            atomic_build(path) as conn,
+        ):
+            conn.executescript(DDL)
+            hasher = ContentHasher(conn, TABLE_ORDER)
+            for table, rows in reference.items():
+                _insert(conn, table, rows)
+                hasher.add_table(table)
+            for table, rows, canonical in ordered_map(_job, jobs, pool):
+                _insert(conn, table, rows)
+                hasher.add_canonical(table, canonical)
+                bar.advance()
+            gen_transport.insert_small_transport(conn, seed, geo, hasher)
+            bar.advance()
+            conn.executescript(INDEXES)
+            bar.advance()
+            meta = finalize_metadata(conn, seed, scale, hasher.hexdigest())
+            bar.advance()
     return meta
+
+
+def _job(job: tuple[str, tuple]) -> tuple[str, list[tuple], bytes]:
+    """Run one generation job (in a worker): its table, rows and their canonical bytes."""
+    kind, args = job
+    if kind == "poi":
+        table, rows = args[1], gen_pois.poi_values(*args)
+    elif kind == "flights":
+        table, rows = "flights", gen_transport.flight_rows(*args)
+    else:
+        table, rows = "trains", gen_transport.train_rows(*args)
+    return table, rows, canonical_rows(rows, real_columns(table), strict=True)
+
+
+def _insert(conn: sqlite3.Connection, table: str, rows: list[tuple]) -> None:
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)  # noqa: S608
 
 
 def finalize_metadata(
@@ -108,8 +151,8 @@ def finalize_metadata(
     return meta
 
 
-def _insert_reference(conn: sqlite3.Connection, seed: int) -> dict:
-    """Insert cities, airports and stations; return the geography the other tables need."""
+def _reference(seed: int) -> tuple[dict, dict[str, list[tuple]]]:
+    """The geography the other tables need, and the rows of cities, airports and stations."""
     coords = cat.city_coordinates()
     airports = cat.airport_records()
     geo: dict = {
@@ -153,7 +196,4 @@ def _insert_reference(conn: sqlite3.Connection, seed: int) -> dict:
             slat, slon = offset(lat, lon, float(r.uniform(2.0, 12.0)), float(r.uniform(0, 6.28)))
             station_rows.append((s, city_slug(name), kind, slat, slon))
             geo["stations"][name][s] = (slat, slon)
-    conn.executemany(f"INSERT INTO cities VALUES ({', '.join('?' * 11)})", city_rows)
-    conn.executemany("INSERT INTO airports VALUES (?, ?, ?, ?, ?, ?)", airport_rows)
-    conn.executemany("INSERT INTO stations VALUES (?, ?, ?, ?, ?)", station_rows)
-    return geo
+    return geo, {"cities": city_rows, "airports": airport_rows, "stations": station_rows}

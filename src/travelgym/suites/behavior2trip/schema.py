@@ -11,6 +11,8 @@ after midnight; ``24:00`` means midnight. Dates are ``YYYY-MM-DD`` inside :data:
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
+from functools import cache
 
 SCHEMA_VERSION = "2"
 
@@ -265,3 +267,26 @@ TABLE_ORDER: tuple[tuple[str, str], ...] = (
     ("buses", "bus_id"),
     ("weather", "city_id, date"),
 )
+
+
+@cache
+def _columns(table: str) -> tuple[tuple[str, str], ...]:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(DDL)
+        return tuple((row[1], row[2]) for row in conn.execute(f"PRAGMA table_info({table})"))
+    finally:
+        conn.close()
+
+
+def table_columns(table: str) -> list[str]:
+    """The column names of ``table``, in table order."""
+    return [name for name, _ in _columns(table)]
+
+
+def real_columns(table: str) -> frozenset[int]:
+    """Indexes of the REAL columns of ``table`` (SQLite's type affinity rules)."""
+    return frozenset(
+        i for i, (_, decl) in enumerate(_columns(table))
+        if any(k in decl.upper() for k in ("REAL", "FLOA", "DOUB"))
+    )  # fmt: skip
