@@ -386,6 +386,17 @@ def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str |
     return sorted(keys, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
 
 
+def known_slots(split: str, ids) -> list[tuple[str, str, int]]:
+    """The slots of those ``ids`` that name an instance of ``split`` (others are left out)."""
+    keys = []
+    for iid in sorted(set(ids)):
+        try:
+            keys += select_slots(split, [iid]) or []
+        except ValueError:
+            continue
+    return keys
+
+
 def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,
                     keys: Sequence[tuple[str, str, int]], seed: int = DEFAULT_INSTANCE_SEED,
                     instances: str = "filtered", workers: int | None = None,

@@ -3,7 +3,6 @@ scale it was made for, optionally judged by an LLM (the paper's "LLM" pass rate)
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +74,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     stored are kept. The result records ``db_scale`` and ``judge``."""
     from travelgym.core.answers import refuse_nothing_known
     from travelgym.suites.behavior2trip.build import ensure_database
-    from travelgym.suites.behavior2trip.instances import ensure_selected, select_slots
+    from travelgym.suites.behavior2trip.instances import ensure_selected, known_slots
     from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
 
     refuse_other_versions(answers)
@@ -88,10 +87,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     instances = {}
     wanted = {e["instance_id"] for e in entries}
     for split in _splits_of(entries):
-        keys = []  # only the answered instances are built; an unknown id is reported below
-        for iid in sorted(wanted):
-            with contextlib.suppress(ValueError):
-                keys += select_slots(split, [iid]) or []
+        keys = known_slots(split, wanted)  # an unknown id is refused below
         _, chosen = ensure_selected(db, data_dir, split, keys, instances=options.instances)
         instances.update({x.instance_id: x for x in chosen})
     refuse_nothing_known(answers, entries, set(instances), "instance_id")

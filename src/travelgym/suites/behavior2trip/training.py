@@ -63,7 +63,6 @@ Gate = Literal["format", "delivered"]
 SFT_MIN_SCORE = 1.0  # a delivered plan that passes the Format gate and scores R_total >= 1
 FORMAT_CHECK = "format.json"
 INVALID_ACTION_PENALTY = -1.0
-_INSTANCE_ID = re.compile(r'"instance_id"\s*:\s*"([^"]+)"')
 
 
 class RewardBreakdown(BaseModel):
@@ -254,23 +253,25 @@ def run_instance(source: Any, instance_id: str) -> Any:
     found = source.cache.get("instances")
     if found is None:
         from travelgym.suites.behavior2trip.build import ensure_database
-        from travelgym.suites.behavior2trip.instances import Instance, ensure_instances
+        from travelgym.suites.behavior2trip.instances import (
+            INSTANCE_SETS,
+            ensure_selected,
+            known_slots,
+        )
 
         seed = int(source.manifest.get("db_seed", 0))
         scale = source.manifest.get("db_scale") or "small"
         db = ensure_database(scale=scale, seed=seed, data_dir=source.data_dir)
         split = source.manifest.get("split")
         splits = (split,) if split in ("train", "test") else ("train", "test")
-        paths = ensure_instances(db, source.data_dir, splits=splits)
-        wanted = {e.get("instance_id", e.get("task_id")) for e in source.episodes}
+        wanted = sorted({e.get("instance_id", e.get("task_id")) for e in source.episodes})
+        which = source.manifest.get("instances")
+        which = which if which in INSTANCE_SETS else "filtered"
         found = source.cache["instances"] = {}
-        for path in [paths[split]] if split in paths else paths.values():
-            with open(path, encoding="utf-8") as fh:
-                for line in fh:
-                    match = _INSTANCE_ID.search(line, 0, 200)
-                    if match and match.group(1) in wanted:
-                        x = Instance.model_validate_json(line)
-                        found[x.instance_id] = x
+        for one in splits:  # only this run's instances are built
+            keys = known_slots(one, wanted)  # an unknown id is refused below
+            _, chosen = ensure_selected(db, source.data_dir, one, keys, instances=which)
+            found.update({x.instance_id: x for x in chosen})
     if instance_id not in found:
         raise ReplayError(f"{source.dir}: unknown instance {instance_id!r}")
     return found[instance_id]

@@ -77,7 +77,8 @@ class TripTrainingEnv(SyncAPI):
         instances."""
         from travelgym.suites.behavior2trip.suite import load_split, select_instances
 
-        db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None, scale)
+        db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None, scale,
+                                      difficulty=difficulty, limit=limit)  # fmt: skip
         return cls(db, select_instances(instances, None, difficulty, limit), **kwargs)
 
     def _reset_state(self) -> None:
