@@ -18,11 +18,12 @@ assembled from it.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,11 +108,18 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
                 yield build_slot(str(db_path), seed, key)
                 bar.advance()
             return
-        jobs = [(str(db_path), seed, keys[lo : lo + CHUNK]) for lo in range(0, len(keys), CHUNK)]
+        jobs = iter([(str(db_path), seed, keys[lo : lo + CHUNK])
+                     for lo in range(0, len(keys), CHUNK)])  # fmt: skip
         with ProcessPoolExecutor(workers, mp_context=_pool_context()) as pool:
-            for slots in pool.map(_chunk, jobs):
-                yield from slots
-                bar.advance(len(slots))
+            # a bounded number of jobs in flight: finished slots never pile up in memory
+            running = {pool.submit(_chunk, job) for job in itertools.islice(jobs, 2 * workers)}
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    slots = future.result()
+                    yield from slots
+                    bar.advance(len(slots))
+                running |= {pool.submit(_chunk, job) for job in itertools.islice(jobs, len(done))}
 
 
 def cpu_count() -> int:
