@@ -77,12 +77,13 @@ def test_a_run_of_older_checks_is_refused_not_rescored(golden):
 
 
 def test_a_run_of_older_instances_is_refused_not_rescored(golden):
-    """``runs/behavior2trip_small_instances_2_0_0`` was written on the instance generator 2.0.0,
-    before the quality-controlled default set (2.1.0 removed ``b2t-test-medium-0000`` and
-    corrected some profiles): ``score`` refuses to re-score it against the installed instances,
-    naming both versions, instead of silently changing what its figures mean."""
-    old = RUNS / "behavior2trip_small_instances_2_0_0"
+    """``runs/behavior2trip_small_instances_2_1_0`` was written on the instance generator 2.1.0,
+    before instances were built per slot (3.0.0 gave ``b2t-test-medium-0000``, which quality
+    control removes, its own next candidate instead of taking ``b2t-test-medium-0001``):
+    ``score`` refuses to re-score it against the installed instances, naming both versions,
+    instead of silently changing what its figures mean."""
+    old = RUNS / "behavior2trip_small_instances_2_1_0"
     result = invoke("score", old, "--json", data_dir=golden.data_dir("behavior2trip"), ok=False)
     assert result.exit_code != 0
-    assert "2/2.0.0" in result.output and "2/2.1.0" in result.output
+    assert "2/2.1.0" in result.output and "2/3.0.0" in result.output
     assert "refused" in result.output
