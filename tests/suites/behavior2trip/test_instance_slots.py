@@ -81,6 +81,7 @@ def test_selections_name_their_slots():
                                              ("test", "medium", 0), ("test", "hard", 0)]  # fmt: skip
     assert select_slots("test", difficulty="hard", limit=2) == [("test", "hard", 0),
                                                                 ("test", "hard", 1)]  # fmt: skip
+    assert select_slots("test", difficulty="easy") == [("test", "easy", i) for i in range(800)]
     assert select_slots("train", ["b2t-train-medium-2999", "b2t-train-easy-0003"]) == [
         ("train", "easy", 3), ("train", "medium", 2999)]  # fmt: skip
     for bad in ("b2t-test-easy-0800", "b2t-train-easy-0001", "b2t-test-easy-1", "nope"):

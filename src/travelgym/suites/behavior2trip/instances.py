@@ -360,8 +360,8 @@ def _stats(slots, split: str, which: str) -> dict[str, Any]:
 def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str | None = None,
                  limit: int | None = None) -> list[tuple[str, str, int]] | None:  # fmt: skip
     """The slots a selection needs, in file order (None: the whole split): explicit ids, else
-    the first ``limit`` of ``difficulty``, else (a limit alone) the first ``limit`` of the
-    Easy/Medium/Hard interleaving. Raises ValueError naming ids that are not in the split."""
+    the first ``limit`` (default all) of ``difficulty``, else (a limit alone) the first
+    ``limit`` of the Easy/Medium/Hard interleaving. Raises ValueError naming ids that are not in the split."""
     import re
 
     n = SPLITS[split]
@@ -377,10 +377,10 @@ def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str |
                 keys.add((split, found.group(1), int(found.group(2))))
         if unknown:
             raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
+    elif difficulty is not None:
+        keys = {(split, difficulty, i) for i in range(n if limit is None else min(limit, n))}
     elif limit is None:
         return None
-    elif difficulty is not None:
-        keys = {(split, difficulty, i) for i in range(min(limit, n))}
     else:
         keys = {(split, DIFFICULTIES[j % 3], j // 3) for j in range(min(limit, 3 * n))}
     return sorted(keys, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
