@@ -16,7 +16,7 @@ import numpy as np
 
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import vocab
-from travelgym.suites.behavior2trip.gen_common import city_slug, offset, rng
+from travelgym.suites.behavior2trip.gen_common import city_slug, draws, offset, rng
 from travelgym.suites.behavior2trip.gen_poi_specs import (
     ATTRACTION_SPECS,
     CUISINE_HOURS,
@@ -39,7 +39,7 @@ def city_pois(seed: int, table: str, city: str, geo: dict, count: int) -> list[R
     """Generate ``count`` rows of one POI ``table`` for ``city`` (ids not yet assigned)."""
     make = {"hotels": _hotel, "restaurants": _restaurant, "attractions": _attraction,
             "entertainment": _entertainment}[table]  # fmt: skip
-    r = rng(seed, table, city)
+    r = draws(rng(seed, table, city))
     place = _Place(r, city, geo)
     rows = [make(r, place, i) for i in range(count)]
     if table == "hotels":

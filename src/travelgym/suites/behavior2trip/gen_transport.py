@@ -21,7 +21,7 @@ import numpy as np
 from travelgym.db import ContentHasher
 from travelgym.geo import haversine_km
 from travelgym.suites.behavior2trip import catalog as cat
-from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, rng
+from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, draws, rng
 from travelgym.suites.behavior2trip.gen_train_fares import RouteFares, seat_columns, seats_sold
 from travelgym.suites.behavior2trip.schema import DATES
 from travelgym.suites.behavior2trip.vocab import CITIES
@@ -132,7 +132,7 @@ def flight_jobs(
     for chunk in chunks:
         yield seed, geo, chunk, dict(numbers), flight_id
         for a, b, k in chunk:
-            r = rng(seed, "flights", a, b)
+            r = draws(rng(seed, "flights", a, b))
             for _ in range(k):
                 flight_id = _schedule_rows(r, a, b, geo, terminals, numbers, flight_id, None)
 
@@ -143,7 +143,7 @@ def flight_rows(seed: int, geo: dict, routes: list[tuple[str, str, int]],
     numbers = dict(numbers)
     rows: list[tuple] = []
     for a, b, k in routes:
-        r = rng(seed, "flights", a, b)
+        r = draws(rng(seed, "flights", a, b))
         for _ in range(k):
             flight_id = _schedule_rows(r, a, b, geo, geo["terminals"], numbers, flight_id, rows)
     return rows
@@ -275,10 +275,10 @@ def train_rows(seed: int, scale: str, geo: dict) -> list[tuple]:
     serial = {"G": 1, "D": 1, "Z": 1, "T": 1, "K": 1}
     rows, train_id = [], 0
     for (a, b, km, (hsr, regular)), k in zip(pairs, counts, strict=True):
-        r = rng(seed, "trains", a, b)
+        r = draws(rng(seed, "trains", a, b))
         rail_km = km * 1.25
         # fares from their own stream, so the timetable is the one of generator 1.0
-        fare_r = rng(seed, "train_fares", a, b)
+        fare_r = draws(rng(seed, "train_fares", a, b))
         route_fares = RouteFares(fare_r, rail_km)
         for j in range(k):
             fast = hsr and (not regular or j == 0 or r.random() < (0.8 if km < 1500 else 0.5))
