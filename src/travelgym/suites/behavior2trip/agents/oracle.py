@@ -614,8 +614,12 @@ class CachedToolSession:
         """One call through the registry; MapGuide's four place names (text the registry
         passes on unchanged) go to the tool directly, its content errors as the registry
         reports them, anything else through the registry."""
-        if name == "MapGuide" and set(arguments) == _MAPGUIDE_ARGS and all(
-            type(v) is str and v.isprintable() and _encodable(v) for v in arguments.values()
+        if (
+            name == "MapGuide"
+            and set(arguments) == _MAPGUIDE_ARGS
+            and all(
+                type(v) is str and v.isprintable() and _encodable(v) for v in arguments.values()
+            )
         ):
             from travelgym.toolkit import ContentError
             from travelgym.toolkit.errors import ErrorCategory, ToolResult
