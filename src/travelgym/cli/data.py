@@ -58,11 +58,15 @@ def suites(as_json: bool) -> None:
 @scale_option
 @click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
 @data_dir_option
 @suite_flags("build")
-def build(suite: str, seed: int, scale: str, force: bool, as_json: bool, data_dir: Path | None,
-          **flags) -> None:  # fmt: skip
+def build(suite: str, seed: int, scale: str, force: bool, as_json: bool, no_progress: bool,
+          data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Build SUITE's database where it is missing or stale, and print where it is."""
+    from travelgym import progress
+
+    progress.set_enabled(not no_progress and not as_json)
     chosen, options = suite_options(suite, scale=scale, **flags)
     result = chosen.build(options, seed, data_dir, force=force)
     if as_json:
@@ -220,14 +224,17 @@ def list_tasks(suite: str, level: int | None, split: str | None, difficulty: str
 @suite_argument("solve")
 @click.option("--task", "task_ids", multiple=True, help="Only this task (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of ground truths.")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
 @seed_option
 @data_dir_option
-def solve(
-    suite: str, task_ids: tuple[str, ...], as_json: bool, seed: int, data_dir: Path | None
-) -> None:
-    """Compute (or reuse) the exact ground truth of every task and print it."""
+def solve(suite: str, task_ids: tuple[str, ...], as_json: bool, no_progress: bool, seed: int,
+          data_dir: Path | None) -> None:  # fmt: skip
+    """Compute (or reuse) the exact ground truth of every task (or of the --task ones) and
+    print it."""
+    from travelgym import progress
     from travelgym.core.errors import UserError
 
+    progress.set_enabled(not no_progress and not as_json)
     chosen = require(suite, "solve")
     try:
         path, truths = chosen.solve(list(task_ids), seed, data_dir)

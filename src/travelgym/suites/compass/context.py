@@ -1,13 +1,17 @@
-"""Per-episode state of the COMPASS tools: a read-only connection, lookup indexes, a notebook."""
+"""Per-episode state of the COMPASS tools: a read-only connection, lookup indexes, a notebook,
+and a cache of what the tools computed from the rows (:class:`ToolCache`), which the episodes of
+one run share."""
 
 from __future__ import annotations
 
 import json
 import os
 import sqlite3
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
+from typing import Any, TypeVar
 
 from rapidfuzz import fuzz, process, utils
 
@@ -16,6 +20,55 @@ from travelgym.toolkit import ContentError, ToolContext
 
 MIN_CONFIDENCE = 60.0  # fuzzy matches below this are not offered
 ACCEPT_CONFIDENCE = 85.0  # a park or hotel name is taken without asking above this
+SEARCH_CACHE_ENTRIES = 2048  # full result lists of paged searches kept (least recently used out)
+
+T = TypeVar("T")
+
+
+class ToolCache:
+    """What the tools computed from a read-only database, by arguments: lookup tables (parks,
+    places, hotel names, a park's room configurations) and the full, sorted result lists of the
+    paged searches, so that paging through a search, or repeating it in a later episode, does
+    not query and rebuild it again. Only pure functions of the rows go in (never episode state
+    such as the notebook); callers treat what comes out as read-only.
+
+    A context gets a cache of its own by default; a run passes one cache to all its episodes
+    (:meth:`for_database` keeps the last one per database content, so the default run's three
+    agents share it too). Search lists are bounded (``search_entries``), lookups are small.
+    """
+
+    _last: tuple[tuple[str, str], ToolCache] | None = None
+
+    def __init__(self, search_entries: int = SEARCH_CACHE_ENTRIES) -> None:
+        self.lookups: dict[Hashable, Any] = {}
+        self._searches: OrderedDict[Hashable, Any] = OrderedDict()
+        self._search_entries = search_entries
+
+    @classmethod
+    def for_database(cls, path: str | os.PathLike[str], content_hash: str) -> ToolCache:
+        """The shared cache of the database at ``path`` with ``content_hash`` (the last one
+        made in this process when both match, else a new one that replaces it)."""
+        key = (str(Path(path).resolve()), content_hash)
+        if cls._last is None or cls._last[0] != key:
+            cls._last = (key, cls())
+        return cls._last[1]
+
+    def lookup(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A lookup table, computed once."""
+        if key not in self.lookups:
+            self.lookups[key] = compute()
+        return self.lookups[key]
+
+    def search(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A search's full result list, computed once while it stays among the most recent."""
+        found = self._searches.get(key)
+        if found is None:
+            found = self._searches[key] = compute()
+            if len(self._searches) > self._search_entries:
+                self._searches.popitem(last=False)
+        else:
+            self._searches.move_to_end(key)
+        return found
 
 
 @dataclass
@@ -35,6 +88,7 @@ class CompassContext(ToolContext):
 
     conn: sqlite3.Connection
     notebook: list[str] = field(default_factory=list)
+    cache: ToolCache = field(default_factory=ToolCache)
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str]) -> CompassContext:
@@ -43,15 +97,21 @@ class CompassContext(ToolContext):
     def close(self) -> None:
         self.conn.close()
 
-    @cached_property
+    @property
     def parks(self) -> dict[str, dict]:
+        return self.cache.lookup("parks", self._parks)
+
+    def _parks(self) -> dict[str, dict]:
         cur = self.conn.execute("SELECT * FROM parks ORDER BY park_id")
         cols = [d[0] for d in cur.description]
         return {r[0]: dict(zip(cols, r, strict=True)) for r in cur}
 
-    @cached_property
+    @property
     def places(self) -> list[Place]:
         """Every name an agent may use for a location: parks, aliases, towns, airports."""
+        return self.cache.lookup("places", self._places)
+
+    def _places(self) -> list[Place]:
         out: list[Place] = []
         for park in self.parks.values():
             pid, lat, lon = park["park_id"], park["lat"], park["lon"]
@@ -66,13 +126,14 @@ class CompassContext(ToolContext):
                 out.append(Place(label, name, "airport", code, None, lat, lon))
         return out
 
-    @cached_property
+    @property
     def _place_labels(self) -> list[str]:
-        return [p.label for p in self.places]
+        return self.cache.lookup("place_labels", lambda: [p.label for p in self.places])
 
-    @cached_property
+    @property
     def _hotel_names(self) -> dict[int, str]:
-        return dict(self.conn.execute("SELECT hotel_id, name FROM hotels ORDER BY hotel_id"))
+        return self.cache.lookup("hotel_names", lambda: dict(
+            self.conn.execute("SELECT hotel_id, name FROM hotels ORDER BY hotel_id")))  # fmt: skip
 
     def match_places(self, query: str, limit: int = 5) -> list[tuple[Place, float]]:
         """Fuzzy matches of ``query`` against every place label, best first, one per place."""
@@ -116,28 +177,28 @@ class CompassContext(ToolContext):
         )
 
     def park_configs(self, park_id: str) -> dict[int, dict]:
-        """Static attributes of every room configuration at a park (cached per context)."""
-        cache = self.__dict__.setdefault("_park_configs", {})
-        if park_id not in cache:
-            cur = self.conn.execute(
-                """SELECT c.config_id, h.hotel_id, h.name AS hotel_name, h.star_rating,
-                          h.review_score, h.review_count, h.distance_km, h.is_pet_friendly,
-                          h.has_parking, r.room_type, r.bed_configuration, r.max_occupancy,
-                          c.rate_name
-                     FROM hotels h JOIN rooms r ON r.hotel_id = h.hotel_id
-                     JOIN room_configs c ON c.room_id = r.room_id
-                    WHERE h.park_id = ? ORDER BY c.config_id""",
-                (park_id,),
-            )
-            cols = [d[0] for d in cur.description][1:]
-            cache[park_id] = {
-                row[0]: {
-                    k: (bool(v) if k.startswith(("is_", "has_")) else v)
-                    for k, v in zip(cols, row[1:], strict=True)
-                }
-                for row in cur
+        """Static attributes of every room configuration at a park (cached)."""
+        return self.cache.lookup(("park_configs", park_id), lambda: self._park_configs(park_id))
+
+    def _park_configs(self, park_id: str) -> dict[int, dict]:
+        cur = self.conn.execute(
+            """SELECT c.config_id, h.hotel_id, h.name AS hotel_name, h.star_rating,
+                      h.review_score, h.review_count, h.distance_km, h.is_pet_friendly,
+                      h.has_parking, r.room_type, r.bed_configuration, r.max_occupancy,
+                      c.rate_name
+                 FROM hotels h JOIN rooms r ON r.hotel_id = h.hotel_id
+                 JOIN room_configs c ON c.room_id = r.room_id
+                WHERE h.park_id = ? ORDER BY c.config_id""",
+            (park_id,),
+        )
+        cols = [d[0] for d in cur.description][1:]
+        return {
+            row[0]: {
+                k: (bool(v) if k.startswith(("is_", "has_")) else v)
+                for k, v in zip(cols, row[1:], strict=True)
             }
-        return cache[park_id]
+            for row in cur
+        }
 
     def match_hotels(self, query: str, limit: int = 5) -> list[tuple[int, str, float]]:
         """Fuzzy matches of ``query`` against hotel names: (hotel_id, name, confidence)."""

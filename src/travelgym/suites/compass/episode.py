@@ -17,6 +17,7 @@ from typing import Any
 from travelgym.llm.protocol import LLMError, Repair, count_repairs
 from travelgym.llm.text import serialisable
 from travelgym.suites.compass.agents.base import Agent, AgentReply
+from travelgym.suites.compass.context import ToolCache
 from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.scoring import PlanScore, score_plan
 from travelgym.suites.compass.solver import Ranking
@@ -31,19 +32,21 @@ class CompassSession:
     """One conversation's state: the tool environment, the user simulator and the
     :class:`Episode` being recorded. It is over when the user accepts, an error ends it, or the
     user has spoken ``max_turns`` times. The user takes ``persona`` (default: the task's), and
-    the episode records it."""
+    the episode records it. The tools share ``tool_cache`` (a run's :class:`ToolCache`) when
+    given."""
 
     def __init__(self, task: Task, user_backend: UserBackend, conn: sqlite3.Connection,
                  truth: GroundTruth, *, agent_name: str, seed: int = 0, trial: int = 0,
                  max_turns: int = DEFAULT_MAX_TURNS, user_name: str = "template",
-                 keep_results: bool = True, persona: Persona | None = None) -> None:  # fmt: skip
+                 keep_results: bool = True, persona: Persona | None = None,
+                 tool_cache: ToolCache | None = None) -> None:  # fmt: skip
         self.started = time.perf_counter()
         self.task, self.conn, self.truth, self.max_turns = task, conn, truth, max_turns
         persona = persona if persona is not None else task.persona
         self.episode = Episode(episode_id=f"{task.task_id}#{trial}", task_id=task.task_id,
                                trial=trial, agent=agent_name, user=user_name, seed=seed,
                                persona=persona.model_dump())  # fmt: skip
-        self.env = CompassToolSession(conn, keep_results=keep_results)
+        self.env = CompassToolSession(conn, keep_results=keep_results, cache=tool_cache)
         self.user = UserSimulator(task, user_backend, conn, seed=seed, max_turns=max_turns,
                                   trial=trial, persona=persona)  # fmt: skip
         self.said: UserReply | None = None
@@ -143,13 +146,14 @@ async def run_episode(
     max_turns: int = DEFAULT_MAX_TURNS,
     user_name: str = "template",
     persona: Persona | None = None,
+    tool_cache: ToolCache | None = None,
 ) -> Episode:
     """Run one conversation (the user with ``persona``, default the task's) and score its
-    final recommendation."""
+    final recommendation; the tools share ``tool_cache`` when given (see :class:`ToolCache`)."""
     session = CompassSession(task, user_backend, conn, truth, agent_name=agent.name, seed=seed,
                              trial=trial, max_turns=max_turns, user_name=user_name,
                              keep_results=not agent.reads_dialogue_acts,
-                             persona=persona)  # fmt: skip
+                             persona=persona, tool_cache=tool_cache)  # fmt: skip
     try:
         agent.start(session.env)
         said = await session.open()

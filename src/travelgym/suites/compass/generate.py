@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from travelgym import progress
 from travelgym.db import atomic_build, content_hash
 from travelgym.geo import driving_km, haversine_km
 from travelgym.suites.compass import calibration as cal
@@ -44,15 +45,22 @@ def _rng(seed: int, component: str) -> np.random.Generator:
 
 
 def build_database(path: str | Path, seed: int = DEFAULT_SEED) -> dict[str, str]:
-    """Generate the whole database at ``path`` (atomically) and return its metadata."""
-    with atomic_build(path) as conn:
-        conn.executescript(DDL)
-        _insert_reference(conn)
-        _insert_hotels(conn, seed)
-        _insert_flights(conn, seed)
-        _insert_permits(conn, seed)
-        conn.executescript(INDEXES)
+    """Generate the whole database at ``path`` (atomically) and return its metadata (with a
+    progress bar on stderr, by build step, when it takes more than a second)."""
+    steps = [
+        lambda conn: (conn.executescript(DDL), _insert_reference(conn)),
+        lambda conn: _insert_hotels(conn, seed),
+        lambda conn: _insert_flights(conn, seed),
+        lambda conn: _insert_permits(conn, seed),
+        lambda conn: conn.executescript(INDEXES),
+    ]
+    bar_step = progress.step("compass: database", total=len(steps) + 1, unit="step")
+    with bar_step as bar, atomic_build(path) as conn:
+        for build_step in steps:
+            build_step(conn)
+            bar.advance()
         meta = finalize_metadata(conn, source="generated", seed=str(seed))
+        bar.advance()
     return meta
 
 

@@ -1,11 +1,24 @@
-"""Ground truth for the task set: computed by the solver, stored as versioned JSONL."""
+"""Ground truth for the task set: computed by the solver, stored as versioned JSONL.
+
+The full file (``ground_truth-seed<N>.jsonl``) holds every task of the task file; its manifest
+names the database content hash and the task file's sha256 it was solved for. A command that
+needs only some tasks (``solve --task``, ``run --limit/--tasks/--level``) computes only those
+when the full file is missing or stale, and keeps them in a separate partial file
+(``ground_truth-seed<N>.partial.jsonl``, manifest ``"partial": true`` with its task ids), so a
+later command reuses them. The partial file is never read as the full one: the full file is
+only ever written by a full build (which takes the partial file's entries as computed and
+solves the rest), and each task's ground truth depends on nothing but that task and the
+database, so it is the same whichever way it was built.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
+from travelgym import progress
 from travelgym.datafiles import dump_jsonl, manifest_path, read_manifest, write_manifest
 from travelgym.db import connect_readonly
 from travelgym.paths import suite_dir
@@ -21,31 +34,79 @@ from travelgym.suites.compass.tasks import (
     load_tasks,
 )
 
+STEP = "compass: ground truth"
+
 
 def tasks_sha256(path: Path = PACKAGE_TASKS) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def ground_truth_path(seed: int, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where the full ground-truth file of database seed ``seed`` lives."""
     return suite_dir(SUITE, data_dir) / f"ground_truth-seed{seed}.jsonl"
 
 
-def solve_all(db_path: Path, tasks: list[Task]) -> list[GroundTruth]:
-    """Exact ground truth of every task on the database at ``db_path``."""
+def partial_ground_truth_path(seed: int, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where the ground truths of only some tasks (computed for a partial request) are kept."""
+    return suite_dir(SUITE, data_dir) / f"ground_truth-seed{seed}.partial.jsonl"
+
+
+def solve_all(
+    db_path: Path, tasks: list[Task], bar: progress.Step | None = None
+) -> list[GroundTruth]:
+    """Exact ground truth of every task on the database at ``db_path`` (``bar`` advanced by
+    one per task)."""
     conn = connect_readonly(db_path)
     try:
-        return [solve(conn, task) for task in tasks]
+        out = []
+        for task in tasks:
+            out.append(solve(conn, task))
+            if bar is not None:
+                bar.advance()
+        return out
     finally:
         conn.close()
+
+
+def _current(path: Path, expected: dict) -> bool:
+    if not (path.exists() and manifest_path(path).exists()):
+        return False
+    meta = read_manifest(path)
+    return all(meta.get(k) == v for k, v in expected.items())
+
+
+def _read_partial(path: Path, expected: dict) -> dict[str, GroundTruth]:
+    """The partial file's ground truths when it was made for the same database and task file
+    (and its bytes are the ones its manifest names), else none."""
+    if not _current(path, {**expected, "partial": True}):
+        return {}
+    text = path.read_bytes()
+    if read_manifest(path).get("sha256") != hashlib.sha256(text).hexdigest():
+        return {}
+    return load_ground_truth(path)
+
+
+def _solve_missing(db_path: Path, tasks: list[Task], have: dict[str, GroundTruth]) -> None:
+    missing = [t for t in tasks if t.task_id not in have]
+    if missing:
+        with progress.step(STEP, total=len(missing), unit="task") as bar:
+            have.update((t.task_id, t) for t in solve_all(db_path, missing, bar))
 
 
 def ensure_ground_truth(
     seed: int = 0,
     data_dir: str | os.PathLike[str] | None = None,
     tasks_path: Path | None = None,
+    task_ids: Iterable[str] | None = None,
 ) -> tuple[Path, dict[str, GroundTruth]]:
-    """The ground-truth file for this seed's tasks (``task_sets.task_file_for``) on this seed's
-    database, (re)built when missing or when the database or the task file changed."""
+    """The ground truth of this seed's tasks (``task_sets.task_file_for``) on this seed's
+    database: the full file, (re)built when missing or when the database or the task file
+    changed, and all its ground truths.
+
+    With ``task_ids`` (ids of the task file; a ``KeyError`` names one that is not), only those
+    are returned, and only those are computed when the full file is not current: they come
+    from, and go to, the partial file (whose path is returned then). Asking for every task is
+    the full build."""
     db = ensure_database(seed=seed, data_dir=data_dir)
     tasks_path = tasks_path or task_file_for(seed, data_dir)
     path = ground_truth_path(seed, data_dir)
@@ -54,11 +115,29 @@ def ensure_ground_truth(
         "db_content_hash": db.metadata["content_hash"],
         "tasks_sha256": tasks_sha256(tasks_path),
     }
-    if path.exists() and manifest_path(path).exists():
-        meta = read_manifest(path)
-        if all(meta.get(k) == v for k, v in expected.items()):
-            return path, load_ground_truth(path)
-    truths = solve_all(db.path, load_tasks(tasks_path))
+    wanted = None if task_ids is None else list(dict.fromkeys(task_ids))
+    if _current(path, expected) and read_manifest(path).get("partial") is not True:
+        truths = load_ground_truth(path)
+        return path, truths if wanted is None else {i: truths[i] for i in wanted}
+    tasks = load_tasks(tasks_path)
+    by_id = {t.task_id: t for t in tasks}
+    partial = partial_ground_truth_path(seed, data_dir)
+    have = _read_partial(partial, expected)
+    if wanted is not None and set(wanted) != set(by_id):
+        chosen = [by_id[i] for i in wanted]  # KeyError: not a task of the file
+        before = len(have)
+        _solve_missing(db.path, chosen, have)
+        if len(have) > before:
+            kept = [have[t.task_id] for t in tasks if t.task_id in have]  # task-file order
+            sha = dump_jsonl(kept, partial)
+            write_manifest(partial, {**expected, "partial": True, "sha256": sha,
+                                     "count": len(kept),
+                                     "task_ids": [t.task_id for t in kept]})  # fmt: skip
+        return partial, {i: have[i] for i in wanted}
+    _solve_missing(db.path, tasks, have)
+    truths = [have[t.task_id] for t in tasks]
     sha = dump_jsonl(truths, path)
     write_manifest(path, {**expected, "sha256": sha, "count": len(truths)})
+    partial.unlink(missing_ok=True)  # the full file holds all of it now
+    manifest_path(partial).unlink(missing_ok=True)
     return path, {t.task_id: t for t in truths}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from travelgym.suites.compass.calibration import MONTH, YEAR
 
@@ -26,6 +27,7 @@ class PackageIdError(ValueError):
     """A package ID that does not follow its format."""
 
 
+@lru_cache(maxsize=256)  # a few dozen days, converted millions of times in a run
 def day_to_date(day: int) -> dt.date:
     """Day of August 2025 (32 = 1 September) as a date."""
     return dt.date(YEAR, MONTH, 1) + dt.timedelta(days=day - 1)

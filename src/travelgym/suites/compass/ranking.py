@@ -28,6 +28,7 @@ NO_BUDGET = 1 << 60
 Key = tuple[float, float]
 WORST: Key = (-math.inf, -math.inf)
 Columns = dict[str, np.ndarray]
+_PAIR_BLOCK = 1 << 18  # hotel x completion pairs compared at once by ``find_plan``
 
 
 @dataclass
@@ -240,27 +241,33 @@ class Ranking:
     def _max_cost(self) -> int:
         return int(max(g.h_cost.max() + g.c_cost.max() for g in self.groups))
 
-    def _pair_keys(self, g: Group, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """The keys of hotel ``i`` of ``g`` with each completion of the group."""
-        cost = g.h_cost[i] + g.c_cost
+    def _pair_keys(self, g: Group, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For hotels ``rows`` of ``g`` (one row each) with each completion of the group (one
+        column each): whether the pair is under the budget, and its primary and secondary key."""
+        h_cost = g.h_cost[rows][:, None]
+        cost = h_cost + g.c_cost[None, :]
+        under = g.c_cost[None, :] <= self.budget - h_cost
         if self.by_cost:
-            return -cost.astype(np.float64), np.full(len(cost), g.h_sec[i])
-        secondary = -cost.astype(np.float64) if self.has_tie_break else np.zeros(len(cost))
-        return g.h_util[i] + g.c_util, secondary
+            return (
+                under,
+                -cost.astype(np.float64),
+                np.broadcast_to(g.h_sec[rows][:, None], cost.shape),
+            )
+        secondary = -cost.astype(np.float64) if self.has_tie_break else np.zeros(cost.shape)
+        return under, g.h_util[rows][:, None] + g.c_util[None, :], secondary
 
     def find_plan(self, key: Key) -> dict[str, str | None]:
         """A feasible plan with exactly this key (the first in group/package order)."""
         comp = self.components
         for g in self.groups:
-            for i in range(len(g.hotel_rows)):
-                primary, secondary = self._pair_keys(g, i)
-                ok = (
-                    (g.c_cost <= self.budget - g.h_cost[i])
-                    & (primary == key[0])
-                    & (secondary == key[1])
-                )
-                if ok.any():
-                    j = int(np.flatnonzero(ok)[0])
+            # hotels x completions at once, in blocks of hotels that keep the arrays small
+            step = max(1, _PAIR_BLOCK // max(1, len(g.c_cost)))
+            for lo in range(0, len(g.hotel_rows), step):
+                under, primary, secondary = self._pair_keys(g, slice(lo, lo + step))
+                ok = under & (primary == key[0]) & (secondary == key[1])
+                hit = np.flatnonzero(ok.any(axis=1))
+                if len(hit):
+                    i, j = lo + int(hit[0]), int(np.flatnonzero(ok[hit[0]])[0])
                     f, p = int(g.flight_rows[j]), int(g.permit_rows[j])
                     return {
                         "hotel": hotel_package_id(comp.hotels, int(g.hotel_rows[i])),

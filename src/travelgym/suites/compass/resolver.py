@@ -7,8 +7,9 @@ compute a utility, or raises :class:`PackageNotFound` / :class:`PackageIdError` 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from travelgym.suites.compass.packages import (
     FlightPackage,
@@ -106,15 +107,25 @@ class PermitOffer:
 Offer = HotelOffer | FlightOffer | PermitOffer
 
 
-def resolve(conn: sqlite3.Connection, package_id: object, kind: str | None = None) -> Offer:
-    """Resolve any package ID (``kind`` = pkg / flight / permit restricts the format)."""
+class Lookups(Protocol):
+    """Where static rows are kept between calls (``ToolCache``): ``lookup(key, compute)``."""
+
+    def lookup(self, key: Hashable, compute: Callable[[], Any]) -> Any: ...
+
+
+def resolve(conn: sqlite3.Connection, package_id: object, kind: str | None = None,
+            lookups: Lookups | None = None) -> Offer:  # fmt: skip
+    """Resolve any package ID (``kind`` = pkg / flight / permit restricts the format);
+    ``lookups`` keeps a hotel package's static rows (configuration, room, hotel) between
+    calls on a read-only database."""
     package = parse_package_id(package_id, kind)
-    return resolve_package(conn, package)
+    return resolve_package(conn, package, lookups)
 
 
-def resolve_package(conn: sqlite3.Connection, package: Package) -> Offer:
+def resolve_package(conn: sqlite3.Connection, package: Package,
+                    lookups: Lookups | None = None) -> Offer:  # fmt: skip
     if isinstance(package, HotelPackage):
-        return resolve_hotel(conn, package)
+        return resolve_hotel(conn, package, lookups)
     if isinstance(package, FlightPackage):
         return resolve_flight(conn, package)
     return resolve_permit(conn, package)
@@ -128,23 +139,44 @@ def _row(conn: sqlite3.Connection, sql: str, params: tuple) -> dict[str, Any] | 
     return dict(zip([d[0] for d in cur.description], row, strict=True))
 
 
-def resolve_hotel(conn: sqlite3.Connection, pkg: HotelPackage) -> HotelOffer:
-    config = _row(
-        conn, "SELECT room_id, rate_name FROM room_configs WHERE config_id = ?", (pkg.config_id,)
-    )
+_OFFERS_SQL = (
+    "SELECT night, price, available, cancellation_policy, meal_plan, prepayment FROM offers"
+    " WHERE config_id = ?"
+)
+
+
+def _config_rows(conn: sqlite3.Connection, config_id: int) -> tuple[dict, dict, dict] | None:
+    """A room configuration's row with its room's and its hotel's."""
+    config = _row(conn, "SELECT room_id, rate_name FROM room_configs WHERE config_id = ?",
+                  (config_id,))  # fmt: skip
     if config is None:
-        raise PackageNotFound(f"{pkg.id}: no room configuration {pkg.config_id}")
+        return None
     room = _row(conn, "SELECT * FROM rooms WHERE room_id = ?", (config["room_id"],))
     hotel = _row(conn, "SELECT * FROM hotels WHERE hotel_id = ?", (room["hotel_id"],))
+    return config, room, hotel
+
+
+def resolve_hotel(conn: sqlite3.Connection, pkg: HotelPackage,
+                  lookups: Lookups | None = None) -> HotelOffer:  # fmt: skip
+    if lookups is None:
+        found = _config_rows(conn, pkg.config_id)
+    else:
+        found = lookups.lookup(("config_rows", pkg.config_id),
+                               lambda: _config_rows(conn, pkg.config_id))  # fmt: skip
+    if found is None:
+        raise PackageNotFound(f"{pkg.id}: no room configuration {pkg.config_id}")
+    config, room, hotel = found[0], dict(found[1]), dict(found[2])  # the offer's own copies
     check_in, check_out = (
         day_to_date(pkg.start_day).isoformat(),
         day_to_date(pkg.end_day).isoformat(),
     )
-    rows = conn.execute(
-        "SELECT night, price, available, cancellation_policy, meal_plan, prepayment FROM offers"
-        " WHERE config_id = ? AND night >= ? AND night < ? ORDER BY night",
-        (pkg.config_id, check_in, check_out),
-    ).fetchall()
+    if lookups is None:
+        rows = conn.execute(_OFFERS_SQL + " AND night >= ? AND night < ? ORDER BY night",
+                            (pkg.config_id, check_in, check_out)).fetchall()  # fmt: skip
+    else:  # the configuration's whole month once, then the stay's nights (the same rows)
+        month = lookups.lookup(("offers", pkg.config_id), lambda: conn.execute(
+            _OFFERS_SQL + " ORDER BY night", (pkg.config_id,)).fetchall())  # fmt: skip
+        rows = [r for r in month if check_in <= r[0] < check_out]
     nightly = [{"date": r[0], "price": r[1], "available": r[2]} for r in rows]
     complete = len(rows) == pkg.nights
     prices = [r[1] for r in rows]

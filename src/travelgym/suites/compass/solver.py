@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from operator import itemgetter
 
 import numpy as np
 
@@ -199,7 +200,9 @@ def build_components(conn: sqlite3.Connection, task: Task) -> Components:
 
 def facts_to_columns(rows: list[dict], names: list[str]) -> Columns:
     """Columns from a list of facts dictionaries (agents build facts from tool outputs)."""
-    return _columns(names, [tuple(r[n] for n in names) for r in rows])
+    if len(names) == 1:
+        return _columns(names, [(r[names[0]],) for r in rows])
+    return _columns(names, list(map(itemgetter(*names), rows)))
 
 
 def group_components(

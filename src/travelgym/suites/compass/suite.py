@@ -56,20 +56,24 @@ class CompassRun(SuiteRun):
                  db_seed: int, data_dir: Path | None) -> None:  # fmt: skip
         from travelgym.db import connect_readonly
         from travelgym.suites.compass.build import ensure_database
+        from travelgym.suites.compass.context import ToolCache
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
         from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
         from travelgym.suites.compass.tasks import load_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
         tasks_path = task_file_for(db_seed, data_dir)
-        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path)
         self.options = options
         self.tasks = select_tasks(load_tasks(tasks_path), task_ids, options.level, limit)
+        # only the chosen tasks' ground truth is computed where the full file is not built yet
+        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
+                                             task_ids=[t.task_id for t in self.tasks])  # fmt: skip
         self.trials = options.trials
         self.db_path, self.db_hash = db.path, db.metadata["content_hash"]
         self.task_file = task_file_identity(tasks_path)
         self.tasks_sha256 = self.task_file["tasks_sha256"]
         self.conn = connect_readonly(db.path)
+        self.tool_cache = ToolCache.for_database(db.path, self.db_hash)
         self.backend: Any = None
         self.label = ""
         self._personas: dict[int, dict[tuple[str, int], Any]] = {}  # run seed -> assignment
@@ -110,7 +114,8 @@ class CompassRun(SuiteRun):
                                     self.truths[task.task_id], seed=seed, trial=trial,
                                     max_turns=self.options.max_turns,
                                     user_name=self.options.user,
-                                    persona=self.persona(task, trial, seed))  # fmt: skip
+                                    persona=self.persona(task, trial, seed),
+                                    tool_cache=self.tool_cache)  # fmt: skip
         episode.agent = self.label
         return episode
 
@@ -315,11 +320,16 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     def solve(self, task_ids, seed, data_dir):
         from travelgym.core.errors import UserError
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
+        from travelgym.suites.compass.task_sets import task_file_for
+        from travelgym.suites.compass.tasks import load_tasks
 
-        path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
-        unknown = [t for t in task_ids if t not in truths]
-        if unknown:
-            raise UserError(f"unknown task id(s): {', '.join(unknown)}")
+        if task_ids:  # only these are solved (when the full file is not built yet)
+            known = {t.task_id for t in load_tasks(task_file_for(seed, data_dir))}
+            unknown = [t for t in task_ids if t not in known]
+            if unknown:
+                raise UserError(f"unknown task id(s): {', '.join(unknown)}")
+        path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir,
+                                           task_ids=task_ids or None)  # fmt: skip
         return path, [truths[t] for t in task_ids] if task_ids else list(truths.values())
 
     def format_solution(self, path, truths) -> str:

@@ -54,6 +54,8 @@ class ScriptedAgent:
     def start(self, env: CompassToolSession) -> None:
         self.env = env
         self.searcher = ToolSearcher(env)
+        # (facts list, constraint, party) -> the constraint and its verdict on each fact
+        self._verdicts: dict[tuple[int, int, int], tuple[Any, list[bool]]] = {}
         self.known: dict[int, Any] = {}
         self.objective: dict | None = None
         self.needs = 1
@@ -109,9 +111,10 @@ class ScriptedAgent:
 
     def _components(self, task: Task, park: dict, start: int, end: int, first_only: bool):
         cap = next((c.amount for c in task.constraints if isinstance(c, MaxNightlyPrice)), None)
-        hotels = [h for h in self.searcher.hotels(park, start, end, task.travellers, task.rooms, cap,
-                                                  limit_pages=1 if first_only else None)
-                  if _passes(task, PlanFacts(h, None, None, task.travellers), "hotel")]  # fmt: skip
+        hotels = self._passing(task, self.searcher.hotels(park, start, end, task.travellers,
+                                                          task.rooms, cap,
+                                                          limit_pages=1 if first_only else None),
+                               "hotel")  # fmt: skip
         flights: list[dict] = []
         if task.level >= 2:
             origin = next((c.airport for c in task.constraints if c.kind == "origin_city"), None)
@@ -120,9 +123,10 @@ class ScriptedAgent:
             airports = self.searcher.airports(park)
             if self.strategy != "exhaustive":
                 airports = airports[:1]
-            flights = [f for f in self.searcher.flights(park, origin, start, end, task.travellers,
-                                                        airports, first_page_only=first_only)
-                       if _passes(task, PlanFacts(None, f, None, task.travellers), "flight")]  # fmt: skip
+            flights = self._passing(task, self.searcher.flights(park, origin, start, end,
+                                                                task.travellers, airports,
+                                                                first_page_only=first_only),
+                                    "flight")  # fmt: skip
         return hotels, flights
 
     def _permits(self, task: Task, park: dict, pairs: list[tuple[int, int]]) -> list[dict]:
@@ -183,11 +187,29 @@ class ScriptedAgent:
                                 "permit": p and p["package_id"]}  # fmt: skip
         return None
 
+    def _passing(self, task: Task, facts: list[dict], component: str) -> list[dict]:
+        """The facts (hotel or flight) that satisfy every known constraint on that component.
+
+        A re-plan checks the same (memoised) fact lists against the constraints known before
+        plus one, so each constraint's verdicts on a list are kept; the entry holds the
+        constraint itself, so that its ``id`` is not reused while the entry exists."""
+        n = task.travellers
+        keep: list[bool] | None = None
+        for c in task.constraints:
+            if c.component != component:
+                continue
+            key = (id(facts), id(c), n)
+            if key not in self._verdicts:
+                plans = [PlanFacts(f, None, None, n) if component == "hotel"
+                         else PlanFacts(None, f, None, n) for f in facts]  # fmt: skip
+                self._verdicts[key] = (c, [c.check(plan) is None for plan in plans])
+            verdicts = self._verdicts[key][1]
+            keep = (
+                verdicts if keep is None else [a and b for a, b in zip(keep, verdicts, strict=True)]
+            )
+        return list(facts) if keep is None else [f for f, ok in zip(facts, keep, strict=True) if ok]
+
     def _parks(self, task: Task) -> list[dict]:
         return [
             self.env.context.parks[p] for p in task.park.park_ids if p in self.env.context.parks
         ]
-
-
-def _passes(task: Task, plan: PlanFacts, component: str) -> bool:
-    return all(c.check(plan) is None for c in task.constraints if c.component == component)

@@ -7,7 +7,6 @@ scorer uses, so their choices are checked by the same constraint definitions.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from travelgym.suites.compass.env import CompassToolSession
@@ -30,14 +29,16 @@ PERMIT_FACT_NAMES = ["permit_id", "park_id", "permit_type", "per_person", "max_p
 
 
 class ToolSearcher:
-    """Calls tools through the episode's environment, memoising identical calls."""
+    """Calls tools through the episode's environment, memoising identical calls (and the facts
+    built from a stay's search, which a re-plan asks for again)."""
 
     def __init__(self, env: CompassToolSession) -> None:
         self.env = env
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[Any, Any] = {}
 
     def call(self, name: str, **args: Any) -> dict | None:
-        key = name + json.dumps(args, sort_keys=True)
+        # arguments are scalars: a sorted tuple is the key (no JSON text per call)
+        key = (name, *sorted(args.items()))
         if key not in self._memo:
             record = self.env.call(name, args)
             self._memo[key] = self.env.last_payload if record.ok else None
@@ -67,6 +68,14 @@ class ToolSearcher:
         limit_pages: int | None = None,
     ) -> list[dict]:
         """Hotel facts for every package of a stay (the first ``limit_pages`` pages if set)."""
+        key = ("hotels", park["park_id"], start, end, travellers, rooms, max_nightly, limit_pages)
+        if key not in self._memo:
+            self._memo[key] = self._hotels(park, start, end, travellers, rooms, max_nightly,
+                                           limit_pages)  # fmt: skip
+        return self._memo[key]
+
+    def _hotels(self, park: dict, start: int, end: int, travellers: int, rooms: int,
+                max_nightly: float | None, limit_pages: int | None) -> list[dict]:  # fmt: skip
         args = {"location": park["name"], "start_date": day_to_date(start).isoformat(),
                 "end_date": day_to_date(end).isoformat(), "num_guests": travellers,
                 "num_rooms": rooms}  # fmt: skip
@@ -99,7 +108,7 @@ class ToolSearcher:
 
     def _room(self, config_id: int, package_id: str) -> dict | None:
         """Room details once per configuration (room features do not depend on dates)."""
-        key = f"room:{config_id}"
+        key = ("room", config_id)
         if key not in self._memo:
             self._memo[key] = self.call("get_room_details", package_id=package_id)
         return self._memo[key]
@@ -121,6 +130,15 @@ class ToolSearcher:
         first_page_only: bool = False,
     ) -> list[dict]:
         """Flight facts for round trips from ``origin`` into the park's airports on a stay."""
+        codes = None if airports is None else tuple(a["airport_code"] for a in airports)
+        key = ("flights", park["park_id"], origin, start, end, travellers, codes, first_page_only)
+        if key not in self._memo:
+            self._memo[key] = self._flights(park, origin, start, end, travellers, airports,
+                                            first_page_only)  # fmt: skip
+        return self._memo[key]
+
+    def _flights(self, park: dict, origin: str, start: int, end: int, travellers: int,
+                 airports: list[dict] | None, first_page_only: bool) -> list[dict]:  # fmt: skip
         out = []
         for airport in airports if airports is not None else self.airports(park):
             args = {"origin": origin, "destination": airport["airport_code"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import cached_property
 from typing import ClassVar, Literal
 
 from pydantic import Field
@@ -54,10 +55,15 @@ class DateConstraint(ConstraintBase):
     def date_pairs(self) -> list[tuple[int, int]]:
         raise NotImplementedError
 
+    @cached_property
+    def _pair_set(self) -> frozenset[tuple[int, int]]:
+        # a constraint is frozen: its pairs are computed once, not once per plan checked
+        return frozenset(self.date_pairs())
+
     def check(self, plan):
         if plan.hotel is None:
             return missing(plan, "hotel")
-        if (plan.hotel["start"], plan.hotel["end"]) not in set(self.date_pairs()):
+        if (plan.hotel["start"], plan.hotel["end"]) not in self._pair_set:
             stay = f"{day_to_date(plan.hotel['start'])} to {day_to_date(plan.hotel['end'])}"
             return f"the stay {stay} does not fit: {self.sentence()}"
         return None

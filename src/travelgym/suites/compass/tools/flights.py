@@ -126,14 +126,36 @@ def search_flights(
     if ret <= dep:
         raise ContentError("return_date must be after departure_date")
     airline = _airline_code(ctx, airline_preference) if airline_preference else None
+    key = (src["code"], dst["code"], dep, ret, passengers, max_price, airline, booking_class,
+           direct_flights_only)  # fmt: skip
+    # every page is a slice of the same full list: built once per search, not once per page
+    results = ctx.cache.search(("search_flights", *key), lambda: _flight_results(ctx, *key))
+    page_items, info = page_of(results, page)
+    return {
+        "origin": src["code"],
+        "destination": dst["code"],
+        "departure_date": day_to_date(dep).isoformat(),
+        "return_date": day_to_date(ret).isoformat(),
+        "passengers": passengers,
+        **info,
+        "results": [
+            {**r, "outbound": dict(r["outbound"]), "return": dict(r["return"])} for r in page_items
+        ],  # fmt: skip
+    }
+
+
+def _flight_results(ctx: CompassContext, src: str, dst: str, dep: int, ret: int, passengers: int,
+                    max_price: float | None, airline: str | None, booking_class: str | None,
+                    direct_flights_only: bool) -> list[dict]:  # fmt: skip
+    """Every package of a search (all pages), sorted."""
     found = rows(
         ctx.conn.execute(
             _SEARCH_SQL,
             (
                 day_to_date(dep).isoformat(),
                 day_to_date(ret).isoformat(),
-                src["code"],
-                dst["code"],
+                src,
+                dst,
                 passengers,
                 passengers,
             ),
@@ -155,8 +177,8 @@ def search_flights(
                 "package_id": FlightPackage(r["template_id"], dep, ret).id,
                 "airline": r["airline"],
                 "booking_class": r["booking_class"],
-                "outbound": _leg(r, "o", src["code"], dst["code"]),
-                "return": _leg(r, "r", dst["code"], src["code"]),
+                "outbound": _leg(r, "o", src, dst),
+                "return": _leg(r, "r", dst, src),
                 "direct": not (r["o_stops"] or r["r_stops"]),
                 "price_per_passenger": per_pax,
                 "total_price": round(per_pax * passengers, 2),
@@ -164,16 +186,7 @@ def search_flights(
             }
         )
     results.sort(key=lambda x: (x["price_per_passenger"], x["package_id"]))
-    page_items, info = page_of(results, page)
-    return {
-        "origin": src["code"],
-        "destination": dst["code"],
-        "departure_date": day_to_date(dep).isoformat(),
-        "return_date": day_to_date(ret).isoformat(),
-        "passengers": passengers,
-        **info,
-        "results": page_items,
-    }
+    return results
 
 
 def _leg(r: dict, p: str, origin: str, destination: str) -> dict:

@@ -122,15 +122,47 @@ def search_hotel(
     end = parse_date(end_date, "end_date", last_day=32)
     if end <= start:
         raise ContentError("end_date must be after start_date")
-    nights = end - start
-    configs = ctx.park_configs(park["park_id"])
+    filters = (num_guests, num_rooms, min_price_nightly, max_price_nightly, min_review_score,
+               min_star_rating, max_distance_km, free_cancellation, no_prepayment_needed,
+               has_parking, breakfast_included, is_pet_friendly, sort_by)  # fmt: skip
+    # every page is a slice of the same full list: built once per search, not once per page
+    results = ctx.cache.search(("search_hotel", park["park_id"], start, end, *filters),
+                               lambda: _hotel_results(ctx, park["park_id"], start, end, *filters))  # fmt: skip
+    page_items, info = page_of(results, page)
+    return {
+        "park": park["name"],
+        "check_in": day_to_date(start).isoformat(),
+        "check_out": day_to_date(end).isoformat(),
+        "nights": end - start,
+        "num_guests": num_guests,
+        "sort_by": sort_by,
+        **info,
+        "results": [dict(r) for r in page_items],
+    }
+
+
+def _stay_totals(ctx: CompassContext, park_id: str, start: int, end: int) -> list[tuple]:
+    """The offers of every room configuration of the park aggregated over the stay's nights."""
     cur = ctx.conn.cursor()
     cur.row_factory = None
-    cur.execute(
-        _STAY_SQL, (park["park_id"], day_to_date(start).isoformat(), day_to_date(end).isoformat())
-    )
+    cur.execute(_STAY_SQL, (park_id, day_to_date(start).isoformat(), day_to_date(end).isoformat()))
+    return cur.fetchall()
+
+
+def _hotel_results(ctx: CompassContext, park_id: str, start: int, end: int, num_guests: int,
+                   num_rooms: int | None, min_price_nightly: float | None,
+                   max_price_nightly: float | None, min_review_score: float | None,
+                   min_star_rating: float | None, max_distance_km: float | None,
+                   free_cancellation: bool | None, no_prepayment_needed: bool | None,
+                   has_parking: bool | None, breakfast_included: bool | None,
+                   is_pet_friendly: bool | None, sort_by: str) -> list[dict]:  # fmt: skip
+    """Every package of a search (all pages), sorted."""
+    nights = end - start
+    configs = ctx.park_configs(park_id)
+    totals = ctx.cache.search(("stay_totals", park_id, start, end),
+                              lambda: _stay_totals(ctx, park_id, start, end))  # fmt: skip
     results = []
-    for config_id, n, total, low, high, avail, cancel, prepay, meal in cur:
+    for config_id, n, total, low, high, avail, cancel, prepay, meal in totals:
         c = configs[config_id]
         rooms = num_rooms or -(-num_guests // c["max_occupancy"])
         if n != nights or avail < rooms or rooms * c["max_occupancy"] < num_guests:
@@ -164,17 +196,7 @@ def search_hotel(
             }
         )
     results.sort(key=SORT_KEYS[sort_by])
-    page_items, info = page_of(results, page)
-    return {
-        "park": park["name"],
-        "check_in": day_to_date(start).isoformat(),
-        "check_out": day_to_date(end).isoformat(),
-        "nights": nights,
-        "num_guests": num_guests,
-        "sort_by": sort_by,
-        **info,
-        "results": page_items,
-    }
+    return results
 
 
 def _resolve_location(ctx: CompassContext, location: str) -> dict:
@@ -261,7 +283,7 @@ def get_room_details(ctx: CompassContext, package_id: str) -> dict:
         per-night prices and availability, total price and whether it is bookable.
     """
     try:
-        offer = resolve(ctx.conn, package_id, kind="pkg")
+        offer = resolve(ctx.conn, package_id, kind="pkg", lookups=ctx.cache)
     except (PackageIdError, PackageNotFound) as exc:
         raise ContentError(str(exc)) from None
     room = offer.room

@@ -24,7 +24,7 @@ def _validate(ctx: CompassContext, ids: list[str], kind: str, reasoning: str) ->
     results = []
     for package_id in ids:
         try:
-            offer = resolve(ctx.conn, package_id, kind=kind)
+            offer = resolve(ctx.conn, package_id, kind=kind, lookups=ctx.cache)
         except (PackageIdError, PackageNotFound) as exc:
             results.append({"package_id": package_id, "valid": False, "reason": str(exc)})
             continue
