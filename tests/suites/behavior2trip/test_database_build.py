@@ -101,3 +101,32 @@ def test_build_shows_progress_unless_switched_off(tmp_path):
     hidden = subprocess.run([sys.executable, "-c", code, str(tmp_path / "b"), "off"], env=env,
                             capture_output=True, text=True, check=True)  # fmt: skip
     assert "behavior2trip: database" not in hidden.stderr
+
+
+def test_draws_give_the_generators_numbers():
+    import numpy as np
+
+    from travelgym.suites.behavior2trip.gen_common import Draws, _matches_numpy
+
+    if not _matches_numpy():
+        pytest.skip("this numpy draws differently: the build uses the generator itself")
+    pick = random.Random(3)
+    for trial in range(40):
+        a, b = np.random.default_rng([trial, 9]), Draws(np.random.default_rng([trial, 9]))
+        for _ in range(150):
+            kind = pick.randrange(6)
+            if kind == 0:
+                lo, n = pick.choice([0, 1, 78, 10_000_000]), pick.choice([1, 2, 3, 7, 400, 2**32])
+                assert int(a.integers(lo, lo + n)) == b.integers(lo, lo + n)
+            elif kind == 1:
+                assert a.random() == b.random()
+            elif kind == 2:
+                assert a.uniform(1, 4) == b.uniform(1, 4)
+            elif kind == 3:
+                assert a.normal(4.4, 0.3) == b.normal(4.4, 0.3)
+            elif kind == 4:
+                n = pick.choice([3, 6, 12])
+                k = pick.choice([0, 1, 2, 3])
+                assert a.choice(n, size=k, replace=False).tolist() == b.choice(n, k)
+            else:
+                assert a.random(4).tolist() == b.random(4).tolist()

@@ -154,12 +154,29 @@ class Draws:
         return m >> 32
 
     def integers(self, low: int, high: int | None = None) -> int:
-        """``Generator.integers(low, high)`` (int64, one value)."""
+        """``Generator.integers(low, high)`` (int64, one value); :meth:`_bounded` inlined for
+        the common case, as this is the most frequent draw."""
         if high is None:
             low, high = 0, low
-        if high <= low:
+        rng = high - 1 - low
+        if rng < 0:
             raise ValueError("high <= low")
-        return low + self._bounded(high - 1 - low)
+        if rng == 0 or rng >= _U32:
+            return low + self._bounded(rng)
+        spare = self._spare
+        if spare is None:
+            x = self._raw()
+            self._spare = x >> 32
+            spare = x & _U32
+        else:
+            self._spare = None
+        excl = rng + 1
+        m = spare * excl
+        if (m & _U32) < excl:
+            threshold = (_U32 - rng) % excl
+            while (m & _U32) < threshold:
+                m = self._u32() * excl
+        return low + (m >> 32)
 
     def random(self, size=None):
         """``Generator.random()``; with ``size``, the generator's own (64-bit draws only)."""
