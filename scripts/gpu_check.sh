@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/runs/gpu-check}
 mkdir -p "$OUT"
-BUDGET=${GPU_CHECK_BUDGET:-450}   # seconds for all steps together
+BUDGET=${GPU_CHECK_BUDGET:-470}   # seconds for all steps together (the run: under 8 minutes)
 STEPS=${GPU_CHECK_STEPS:-setup data grpo bench tests}
 WORK=${GPU_CHECK_WORK:-/tmp/gpu-check}
 SITE=$WORK/site
