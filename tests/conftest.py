@@ -4,7 +4,8 @@ The COMPASS database and ground truth and the Behavior2Trip database and instanc
 pure function of the generators' versions and seeds, so they live in one content-addressed data
 directory shared by every test session: ``$TRAVELGYM_TEST_CACHE/<key>/`` when that variable is
 set, else ``<pytest cache dir>/d/travelgym-data/<key>/`` (``.pytest_cache`` beside
-``pyproject.toml``; ``-p no:cacheprovider`` falls back to a per-session temporary directory).
+``pyproject.toml``; with ``-p no:cacheprovider``, the user's cache directory,
+``~/.cache/travelgym/test-data/<key>/`` on Linux).
 ``<key>`` hashes :func:`data_key`: a version bump lands in a fresh directory, never over data
 another checkout still uses. The fixtures only call the public ``ensure_*`` functions (which
 skip whatever their manifests say is current), each under an exclusive ``flock`` of the
@@ -78,7 +79,7 @@ def data_key_hash() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def cache_root(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def cache_root(config: pytest.Config) -> Path:
     """Where content-addressed test data directories live (see the module docstring)."""
     if os.environ.get(CACHE_ENV):
         root = Path(os.environ[CACHE_ENV]).expanduser()
@@ -87,7 +88,11 @@ def cache_root(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) 
     cache = getattr(config, "cache", None)
     if cache is not None:
         return Path(cache.mkdir("travelgym-data")).resolve()
-    return tmp_path_factory.mktemp("travelgym-data")
+    from platformdirs import user_cache_dir  # -p no:cacheprovider: still one build per machine
+
+    root = Path(user_cache_dir("travelgym", appauthor=False)) / "test-data"
+    root.mkdir(parents=True, exist_ok=True)
+    return root.resolve()
 
 
 @contextlib.contextmanager
@@ -153,9 +158,9 @@ class TestData:
 
 
 @pytest.fixture(scope="session")
-def test_data(request, tmp_path_factory) -> Iterator[TestData]:
+def test_data(request) -> Iterator[TestData]:
     """The content-addressed shared data directory of this checkout's generator versions."""
-    directory = cache_root(request.config, tmp_path_factory) / data_key_hash()
+    directory = cache_root(request.config) / data_key_hash()
     directory.mkdir(parents=True, exist_ok=True)
     key_file = directory / "key.json"
     if not key_file.exists():
