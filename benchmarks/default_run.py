@@ -11,17 +11,21 @@ progress bar off). It reports the child's wall time in all, each agent's episode
 runner's ``episodes_wall_s``), episodes per second, how the episodes ended, and the
 FR / OR-5 / OR-10 / OR-20 / optimal table by agent and level.
 
-    python benchmarks/default_run.py [--data-dir DIR] [--target-s 180] [--json]
+    python benchmarks/default_run.py [--data-dir DIR] [--target-s 60] [--json]
 
-With ``--reference SRC`` (the ``src`` directory of another checkout, e.g. the release before a
-refactor) the same command also runs on that code, alternating with this one ``--repeats``
-times in the same session; the report gives both medians, their ratio (this / reference), and
-checks that both produce identical score summaries.
+With ``--reference REF`` the same command also runs on other code, alternating with this one
+``--repeats`` times in the same session: REF is ``before`` (the commit before issue 31's speed
+work, ``reference.BEFORE_ISSUE_31``), any git revision (exported by ``benchmarks/reference.py``)
+or the ``src`` directory of another checkout. The report gives both sides' medians (wall time,
+the child's CPU time, each agent's episode time), their ratio (this / reference), and checks
+that both produce identical score summaries (exit 1 otherwise):
+
+    python benchmarks/default_run.py --reference before --repeats 3 [--data-dir DIR] [--json]
 
 Checks (exit 1 when any fails): every agent has 281 scored episodes; the exhaustive baseline
 has FR = OR-5 = 100 (the optimum is reachable through the tools); the greedy baseline is feasible
 far more often than it is near-optimal (FR - OR-5 >= 20 points); the whole run takes at most
-``--target-s`` seconds (180).
+``--target-s`` seconds (60, issue 31's target on 2 idle cores).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import datetime as dt
 import json
 import os
 import platform
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -40,7 +45,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-TARGET_S = 180.0
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference import BEFORE_ISSUE_31, env_for, reference_src  # noqa: E402
+
+TARGET_S = 60.0
 TASKS = 281
 GREEDY_GAP_POINTS = 20.0
 AGENTS = ("scripted:greedy", "scripted:sampled", "scripted:exhaustive")
@@ -66,22 +74,27 @@ def terminations(run_dir: Path) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_default(
     data_dir: Path, out: Path, source: Path | None = None
-) -> tuple[dict[str, Any], float]:
+) -> tuple[dict[str, Any], float, float]:
     """Run the default command in a child process (on the code in ``source``, default: this
-    checkout's); return its JSON summaries and wall time."""
-    env = dict(os.environ)
-    if source is not None:
-        env["PYTHONPATH"] = str(source)
+    checkout's); return its JSON summaries, wall time and CPU time (user + system)."""
+    env = env_for(source)
+    cpu = _children_cpu_s()
     start = time.perf_counter()
     done = subprocess.run(cli("run", "compass", "--out", str(out), "--data-dir", str(data_dir),
                               "--json"), capture_output=True, text=True, env=env)  # fmt: skip
     wall = time.perf_counter() - start
+    cpu = _children_cpu_s() - cpu
     if done.returncode != 0:
         sys.stderr.write(done.stderr)
         raise SystemExit(f"travelgym run compass failed with exit status {done.returncode}")
-    return json.loads(done.stdout), wall
+    return json.loads(done.stdout), wall, cpu
 
 
 def checks(summaries: dict[str, Any], total_s: float, target_s: float) -> list[dict[str, Any]]:
@@ -134,6 +147,9 @@ def report(result: dict[str, Any]) -> str:
     )
     lines += [
         "",
+        f"Whole command: {result['total_wall_s']:.1f} s wall clock, {result['total_cpu_s']:.1f} s "
+        "CPU (user + system).",
+        "",
         "| agent | tasks | n | FR | OR-5 | OR-10 | OR-20 | optimal |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
@@ -157,8 +173,9 @@ def main() -> int:
                         help="Reuse this data directory (default: a temporary one).")  # fmt: skip
     parser.add_argument("--target-s", type=float, default=TARGET_S)
     parser.add_argument("--json", action="store_true", help="Print a JSON summary instead.")
-    parser.add_argument("--reference", type=Path, default=None,
-                        help="src directory of another checkout to time against.")  # fmt: skip
+    parser.add_argument("--reference", default=None, metavar="REF",
+                        help="time against REF too: 'before' (the commit before issue 31), a git "
+                             "revision, or another checkout's src directory")  # fmt: skip
     parser.add_argument("--repeats", type=int, default=3, help="Alternating runs per side.")
     args = parser.parse_args()
     if args.reference is not None:
@@ -167,7 +184,7 @@ def main() -> int:
         data_dir = args.data_dir or Path(tmp) / "data"
         prepare(data_dir)
         out = Path(tmp) / "runs"
-        summaries, total = run_default(data_dir, out)
+        summaries, total, cpu = run_default(data_dir, out)
         agents = {}
         for agent in AGENTS:
             summary = summaries[agent]
@@ -187,6 +204,7 @@ def main() -> int:
         "machine": machine(),
         "episodes": episodes,
         "total_wall_s": round(total, 2),
+        "total_cpu_s": round(cpu, 2),
         "episodes_per_s": round(episodes / total, 2),
         "agents": agents,
         "target_s": args.target_s,
@@ -200,30 +218,53 @@ def _scores(summaries: dict[str, Any]) -> dict[str, Any]:
     return {a: {k: v for k, v in r.items() if k != "episodes_wall_s"} for a, r in summaries.items()}
 
 
+def reference_source(ref: str) -> Path:
+    """The ``src`` directory REF names: ``before``, a git revision, or a directory."""
+    if ref == "before":
+        return reference_src(BEFORE_ISSUE_31)
+    if Path(ref).is_dir():
+        return Path(ref).resolve()
+    return reference_src(ref)
+
+
 def compare(args: argparse.Namespace) -> int:
-    """Alternate the default run on this code and on ``--reference``; print medians and ratio."""
+    """Alternate the default run on this code and on ``--reference``; print medians and ratios."""
     import statistics
 
-    walls: dict[str, list[float]] = {"this": [], "reference": []}
+    source = reference_source(args.reference)
+    sides: dict[str, dict[str, list[float]]] = {}
     scores: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="travelgym-default-run-") as tmp:
         data_dir = args.data_dir or Path(tmp) / "data"
         prepare(data_dir)
         for i in range(args.repeats):
-            for side, source in (("reference", args.reference), ("this", None)):
-                summaries, wall = run_default(data_dir, Path(tmp) / f"{side}-{i}", source)
-                walls[side].append(wall)
+            for side, src in (("reference", source), ("this", None)):
+                summaries, wall, cpu = run_default(data_dir, Path(tmp) / f"{side}-{i}", src)
+                got = sides.setdefault(side, collections.defaultdict(list))
+                got["wall_s"].append(round(wall, 2))
+                got["cpu_s"].append(round(cpu, 2))
+                for agent in AGENTS:
+                    got[agent].append(summaries[agent]["episodes_wall_s"])
                 scores.setdefault(side, _scores(summaries))
-    this, ref = statistics.median(walls["this"]), statistics.median(walls["reference"])
+    medians = {side: {k: round(statistics.median(v), 2) for k, v in got.items()}
+               for side, got in sides.items()}  # fmt: skip
+    ratios = {k: round(medians["this"][k] / medians["reference"][k], 3) for k in medians["this"]}
     same = scores["this"] == scores["reference"]
-    result = {"this_s": walls["this"], "reference_s": walls["reference"],
-              "median_this_s": round(this, 2), "median_reference_s": round(ref, 2),
-              "ratio": round(this / ref, 3), "identical_scores": same}  # fmt: skip
+    result = {"reference": args.reference, "reference_src": str(source), "repeats": args.repeats,
+              "date": dt.date.today().isoformat(), "machine": machine(),
+              "runs": {side: dict(got) for side, got in sides.items()}, "medians": medians,
+              "ratio_this_over_reference": ratios, "identical_scores": same}  # fmt: skip
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"default run, {args.repeats} alternating runs each: this {this:.1f} s (median), "
-              f"reference {ref:.1f} s, ratio {this / ref:.3f}; identical scores: {same}")  # fmt: skip
+        print(f"default run, {args.repeats} alternating runs each (medians; reference "
+              f"{args.reference}):")  # fmt: skip
+        print("| | reference | this | ratio |")
+        print("| --- | ---: | ---: | ---: |")
+        for k in medians["this"]:
+            print(f"| {k} | {medians['reference'][k]:.1f} | {medians['this'][k]:.1f} "
+                  f"| {ratios[k]:.3f} |")  # fmt: skip
+        print(f"identical scores: {same}")
     return 0 if same else 1
 
 
