@@ -8,8 +8,8 @@ set, else ``<pytest cache dir>/d/travelgym-data/<key>/`` (``.pytest_cache`` besi
 ``~/.cache/travelgym/test-data/<key>/`` on Linux).
 ``<key>`` hashes :func:`data_key`: a version bump lands in a fresh directory, never over data
 another checkout still uses. The fixtures only call the public ``ensure_*`` functions (which
-skip whatever their manifests say is current), each under an exclusive ``flock`` of the
-directory so that concurrent sessions build once and wait for each other, and log what a build
+skip whatever their manifests say is current), each under an exclusive ``flock`` of its own
+in the directory so that concurrent sessions build once and wait for each other, and log what a build
 changed to ``builds.jsonl`` there (``tests/test_data_cache.py`` checks a second session builds
 nothing).
 
@@ -96,9 +96,11 @@ def cache_root(config: pytest.Config) -> Path:
 
 
 @contextlib.contextmanager
-def exclusive(directory: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``directory/.lock`` (released when the process dies)."""
-    with open(directory / ".lock", "a+") as fh:
+def exclusive(directory: Path, what: str) -> Iterator[None]:
+    """An exclusive ``flock`` on ``directory/.lock-WHAT`` (released when the process dies): one
+    lock per build, so a session that needs only the COMPASS data never waits for a
+    Behavior2Trip build, nor one that needs the test split for the train split's."""
+    with open(directory / f".lock-{what}", "a+") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -109,12 +111,15 @@ def exclusive(directory: Path) -> Iterator[None]:
 SIDE_FILES = ("-wal", "-shm", "-journal", ".tmp")  # SQLite's (a reader may touch them), temporaries
 
 
-def snapshot(directory: Path) -> dict[str, tuple[int, int, int]]:
-    """relative path -> (inode, size, mtime_ns) of every file under ``directory`` (the lock,
-    the build log, SQLite's -wal/-shm/-journal files and temporaries left out)."""
+def snapshot(directory: Path, under: str = "") -> dict[str, tuple[int, int, int]]:
+    """relative path -> (inode, size, mtime_ns) of every file under ``directory`` (the locks,
+    the build log, SQLite's -wal/-shm/-journal files and temporaries left out); ``under``: only
+    those in that sub-directory."""
     out = {}
-    for path in directory.rglob("*"):
-        if path.name in (".lock", BUILD_LOG) or path.name.endswith(SIDE_FILES):
+    for path in (directory / under).rglob("*"):
+        if path.name.startswith(".lock") or path.name == BUILD_LOG:
+            continue
+        if path.name.endswith(SIDE_FILES):
             continue
         if not path.is_file():
             continue
@@ -141,13 +146,15 @@ class TestData:
         self.directory = directory
         self.seen: dict[str, tuple[int, int, int]] = {}
 
-    def build(self, what: str, make: Callable[[], object]) -> object:
-        """``make()`` under the directory's lock; what it changed goes to ``builds.jsonl``."""
-        with exclusive(self.directory):
-            before = snapshot(self.directory)
+    def build(self, what: str, suite: str, make: Callable[[], object]) -> object:
+        """``make()`` under the lock of ``what``; what it changed in the ``suite`` sub-directory
+        goes to ``builds.jsonl``."""
+        (self.directory / suite).mkdir(exist_ok=True)
+        with exclusive(self.directory, what):
+            before = snapshot(self.directory, suite)
             start = time.perf_counter()
             result = make()
-            after = snapshot(self.directory)
+            after = snapshot(self.directory, suite)
             changed = sorted(k for k, v in after.items() if before.get(k) != v)
             entry = {"pid": os.getpid(), "what": what, "changed": changed,
                      "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip
@@ -188,7 +195,7 @@ def compass_db(test_data) -> Path:
         ensure_ground_truth(seed=0, data_dir=test_data.directory)
         return db.path
 
-    return test_data.build("compass", make)
+    return test_data.build("compass", "compass", make)
 
 
 @pytest.fixture(scope="session")
@@ -203,7 +210,7 @@ def trips_database(test_data):
         ensure_instances(db, test_data.directory, splits=("test",))
         return db
 
-    return test_data.build("behavior2trip", make)
+    return test_data.build("behavior2trip", "behavior2trip", make)
 
 
 @pytest.fixture(scope="session")
@@ -214,12 +221,14 @@ def trips_db(trips_database) -> Path:
 
 @pytest.fixture(scope="session")
 def trips_instances(test_data, trips_database) -> dict[str, Path]:
-    """Both splits' (train and test) default instance files in the shared data directory."""
+    """The train split's default instance files in the shared data directory (the test split's
+    come with ``trips_database``): ``{"train": path}``."""
     from travelgym.suites.behavior2trip.instances import ensure_instances
 
-    return test_data.build(
-        "behavior2trip-train", lambda: ensure_instances(trips_database, test_data.directory)
-    )
+    def make():
+        return ensure_instances(trips_database, test_data.directory, splits=("train",))
+
+    return test_data.build("behavior2trip-train", "behavior2trip", make)
 
 
 def private_data_dir(target: Path, source: Path, suites: Sequence[str] = ("compass",
