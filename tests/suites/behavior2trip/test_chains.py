@@ -45,6 +45,7 @@ def scripted(data_dir, tmp_path_factory):
     return out, json.loads(result.output), list(read_chains(out))
 
 
+@pytest.mark.slow  # 100 scripted chains (the must-show run)
 def test_scripted_chains_are_stored_with_their_manifest(scripted):
     out, summary, records = scripted
     assert len(records) == summary["n"] == N_SCRIPTED
@@ -70,6 +71,7 @@ def _pois(text: str) -> set[str]:
     return set(POI_FIELD.findall(text))
 
 
+@pytest.mark.slow  # over the 100 scripted chains
 def test_each_thought_precedes_its_calls(scripted, data_dir):
     _, instances = data_dir
     _, _, records = scripted
@@ -92,13 +94,23 @@ def test_each_thought_precedes_its_calls(scripted, data_dir):
     assert checked >= 2 * len(records)
 
 
+@pytest.fixture(scope="module")
+def scripted_two(data_dir, tmp_path_factory):
+    """Two scripted chains (the LLM annotator's test needs two instances and a real plan)."""
+    directory, _ = data_dir
+    out = tmp_path_factory.mktemp("chains") / "two.jsonl"
+    result = _chains(directory, out, "--annotator", "scripted", "--limit", "2")
+    assert result.exit_code == 0, result.output
+    return list(read_chains(out))
+
+
 def _plan_of(scripted, instance_id):
     return next(r.plan for r in scripted[2] if r.instance_id == instance_id)
 
 
-def test_llm_annotator_end_to_end(scripted, data_dir, tmp_path):
+def test_llm_annotator_end_to_end(scripted_two, data_dir, tmp_path):
     directory, instances = data_dir
-    first, second = scripted[2][0], scripted[2][1]
+    first, second = scripted_two
     city = instances[first.instance_id].instruction.destination_city
     calls = [{"name": "WeatherSearch", "arguments": {"city": city, "n": 2}},
              {"name": "AccommodationSearch", "arguments": {"city": city, "n": 3}}]  # fmt: skip
@@ -151,6 +163,7 @@ def _export(directory, out, *extra):
                                      str(directory), "--json", *extra])  # fmt: skip
 
 
+@pytest.mark.slow  # the 100 scripted chains, final and failing
 def test_export_sft_keeps_final_chains_as_b2t_chats(scripted, data_dir, tmp_path):
     directory, _ = data_dir
     path, summary, records = scripted
@@ -181,6 +194,7 @@ def test_export_sft_keeps_final_chains_as_b2t_chats(scripted, data_dir, tmp_path
 
 
 @pytest.mark.train
+@pytest.mark.slow  # the 100 scripted chains and a training step
 @pytest.mark.filterwarnings("ignore:.*(gradient|activation)_checkpointing.*:FutureWarning")
 def test_sft_trainer_reads_the_chains_export(scripted, data_dir, tmp_path, monkeypatch):
     from tests.training.support import need_train_extra

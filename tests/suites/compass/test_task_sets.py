@@ -78,7 +78,8 @@ def _stratified(tasks, per_cell):
     return [i for cell in sorted(cells) for i in cells[cell][:per_cell]]
 
 
-@pytest.mark.parametrize(("db_seed", "per_cell"), [(0, 8), (OTHER_SEED, None)])
+@pytest.mark.parametrize(("db_seed", "per_cell"),
+                         [(0, 8), pytest.param(OTHER_SEED, None, marks=pytest.mark.slow)])  # fmt: skip
 def test_the_exhaustive_agent_is_feasible_and_optimal_on_every_cell_of_a_seed(
     data_dir, tmp_path, db_seed, per_cell
 ):
