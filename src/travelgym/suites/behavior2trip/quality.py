@@ -195,11 +195,11 @@ class RuleJudge:
     name = "rules"
 
     def __init__(self, db_path: str) -> None:
-        from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
+        from travelgym.suites.behavior2trip.instances import _catalog_for
         from travelgym.suites.behavior2trip.witness import _open
 
         self.db_path = str(db_path)
-        self.catalog = PoiCatalog.from_database(self.db_path)
+        self.catalog = _catalog_for(self.db_path)  # the one the generator and corrections use
         self.pdb = _open(self.db_path)[2]
 
     def assess(self, instance: Instance, chain_plan: str | None = None,

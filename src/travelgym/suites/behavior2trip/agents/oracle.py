@@ -256,6 +256,7 @@ def _spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> float:
 _SPREADS: dict[tuple, float] = {}
 _ESTIMATES: dict[tuple, dict[str, Any]] = {}
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
+LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
 
 
 def _remembered(memo: dict, key: tuple, make: Any) -> Any:
@@ -384,6 +385,8 @@ class OraclePlanner(Planner):
             memo = self.__dict__.setdefault("_legs_of", {})
         key = ("legs", origin, destination, date, self.prefs.mode, self.prefs.seat)
         if key not in memo:
+            if len(memo) >= LEGS_KEPT:
+                memo.clear()
             memo[key] = self._legs(origin, destination, date)
         return memo[key]
 
@@ -587,27 +590,34 @@ class CachedToolSession:
     """A tool session for a planner that needs the tools' answers but no episode: each distinct
     call (tool name and arguments) runs once and its payload is served again to every later
     planner (the database is read-only; planners never modify a payload), and no step is
-    recorded. At most ``limit`` payloads are kept, the least recently used dropped first."""
+    recorded. At most ``limit`` payloads of searches (up to 50 rows each) and eight times as
+    many of MapGuide (small) are kept, the least recently used dropped first."""
 
-    LIMIT = 2048
+    LIMIT = 1024
+    ROUTES_PER_SEARCH = 8
 
     def __init__(self, context: Any, limit: int = LIMIT) -> None:
         from travelgym.suites.behavior2trip.tools import trips_registry
 
         self.context, self.limit = context, limit
         self.registry = trips_registry()
+        self.memo: dict[tuple, Any] = {}  # what planners derive from the answers (read-only)
         self._results: OrderedDict[tuple[str, str], _Called] = OrderedDict()
+        self._routes: OrderedDict[tuple[str, str], _Called] = OrderedDict()
 
     def call(self, name: str, arguments: dict[str, Any], call_id: str | None = None) -> _Called:
         """The tool's answer to ``arguments`` (run on the first such call only)."""
         key = (name, repr(arguments))  # a dict's repr keeps its order, as the payload does
-        hit = self._results.get(key)
+        kept, limit = self._results, self.limit
+        if name == "MapGuide":
+            kept, limit = self._routes, self.limit * self.ROUTES_PER_SEARCH
+        hit = kept.get(key)
         if hit is None:
-            hit = self._results[key] = self._run(name, arguments)
-            if len(self._results) > self.limit:
-                self._results.popitem(last=False)
+            hit = kept[key] = self._run(name, arguments)
+            if len(kept) > limit:
+                kept.popitem(last=False)
         else:
-            self._results.move_to_end(key)
+            kept.move_to_end(key)
         return hit
 
     def _run(self, name: str, arguments: dict[str, Any]) -> _Called:
