@@ -1,7 +1,7 @@
 """RQ1 (docs/behavior2trip/rq1.md): planning without the behaviour trajectory, and with a
-simulated user answering clarification questions. The same 60 test instances are run with the
-trajectory, without it and without it plus clarification, by the scripted agent and by the
-B2T LLM agent (against the local OpenAI-compatible test server), through the CLI; the template
+simulated user answering clarification questions. The same test instances (60 for the scripted
+agent, 12 for the B2T LLM agent against the local OpenAI-compatible test server) are run with
+the trajectory, without it and without it plus clarification, through the CLI; the template
 user never reveals what was not asked."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from travelgym.suites.behavior2trip.clarify_llm import clean_reply
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 
 N = 60
+N_LLM = 12  # the LLM agent's test counts requests and turns per instance: any number shows it
 METRICS = ("DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final")
 MODES = {"with": (), "without": ("--no-trajectory",),
          "clarify": ("--no-trajectory", "--clarify", "template")}  # fmt: skip
@@ -175,26 +176,26 @@ def _agent(body):
 
 
 def test_b2t_agent_runs_with_without_and_with_clarification(data_dir, tmp_path):
-    """The B2T LLM agent on the same 60 instances against the test server: AskUser appears in
-    its prompt only in clarification mode, each answered question is a turn, every metric and
-    the turns are reported."""
+    """The B2T LLM agent on the same 12 instances in each mode against the test server:
+    AskUser appears in its prompt only in clarification mode, each answered question is a turn,
+    every metric and the turns are reported."""
     with FakeOpenAIServer(responder=_agent) as server:
-        runs = {mode: _run(data_dir, tmp_path / mode, "b2t:agent-model", "--limit", str(N),
+        runs = {mode: _run(data_dir, tmp_path / mode, "b2t:agent-model", "--limit", str(N_LLM),
                            "--base-url", server.base_url, *flags)
                 for mode, flags in MODES.items()}  # fmt: skip
         out = {mode: _summary(result, "b2t:agent-model") for mode, result in runs.items()}
         requests = list(server.requests)
     for summary in out.values():
-        assert summary["overall"]["n"] == N and all(m in summary["overall"] for m in METRICS)
+        assert summary["overall"]["n"] == N_LLM and all(m in summary["overall"] for m in METRICS)
     assert "clarification_turns" not in out["with"]["overall"]
     assert out["without"]["overall"]["clarification_turns"] == 0
     assert out["clarify"]["overall"]["clarification_turns"] == 2
     firsts = [r["messages"] for r in requests if len(r["messages"]) == 2]
     with_ask = [m for m in firsts if "AskUser" in m[0]["content"]]
-    assert len(firsts) == 3 * N and len(with_ask) == N
+    assert len(firsts) == 3 * N_LLM and len(with_ask) == N_LLM
     assert all("none is available" in m[1]["content"] and "at most 5 questions" in m[1]["content"]
                for m in with_ask)  # fmt: skip
-    assert sum("Behavior trajectory:\n[" in m[1]["content"] for m in firsts) == N
+    assert sum("Behavior trajectory:\n[" in m[1]["content"] for m in firsts) == N_LLM
     episode = _episodes(tmp_path / "clarify" / "b2t-agent-model")[0]
     topics = [x["topics"] for x in episode["clarification"]["exchanges"]]
     assert topics == [["hotel_star"], ["cuisine"]]
