@@ -4,9 +4,8 @@ each) come back from ``datasets.load_dataset`` equal to the originals, one split
 the witness plan (the answer key) only in the ground-truth files; a run from the dataset
 scores as a run on the shipped instances.
 
-The instance files are those of the session's ``trips_database`` data directory, generated
-once per test session (tests/conftest.py) and shared with the other Behavior2Trip tests that
-read the train split."""
+The instance files are those of the shared test data directory (``trips_database`` and
+``trips_instances``, tests/conftest.py: built once per machine)."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ def invoke(*args):
 
 
 @pytest.fixture(scope="module")
-def trips_data(trips_database) -> Path:
+def trips_data(trips_database, trips_instances) -> Path:
     return trips_database.path.parent.parent
 
 
