@@ -1,8 +1,8 @@
 """The session fixture of the golden tests: ``golden``, lazily per suite.
 
 The databases come from the shared session fixtures of ``tests/conftest.py`` (``compass_db``,
-``trips_db``), so a whole test session builds them, the COMPASS ground truth and the
-Behavior2Trip instances once; the golden tests reach them only through ``--data-dir``.
+``trips_db``): the test data directory built once per machine, with the COMPASS ground truth
+and the Behavior2Trip instances; the golden tests reach them only through ``--data-dir``.
 """
 
 from __future__ import annotations
