@@ -19,6 +19,8 @@ from tests.integrations.test_hf_dataset import need_datasets
 from travelgym.cli import main
 
 COUNTS = {"train": 9000, "test": 2400}  # 3,000 / 800 per difficulty, in both instance sets
+# both instance sets' 22,800 instances exported, loaded back and compared: inherently slow
+ALL_11400 = pytest.mark.slow
 
 
 def invoke(*args):
@@ -61,6 +63,7 @@ def original_lines(trips_data: Path, split: str, instances: str) -> list[dict]:
     return records
 
 
+@ALL_11400
 def test_the_default_set_round_trips_as_11400_instances(exported, trips_data):
     from travelgym.suites.behavior2trip.instances import Instance
     from travelgym.suites.behavior2trip.suite import load_split
@@ -81,6 +84,7 @@ def test_the_default_set_round_trips_as_11400_instances(exported, trips_data):
     assert loaded["train"]["difficulty"] == [x["difficulty"] for x in train]
 
 
+@ALL_11400
 def test_the_unfiltered_set_round_trips_as_11400_instances(exported, trips_data):
     loaded = load(exported["unfiltered"])
     assert {s: loaded[s].num_rows for s in loaded} == COUNTS
@@ -92,6 +96,7 @@ def test_the_unfiltered_set_round_trips_as_11400_instances(exported, trips_data)
     assert loaded["test"]["task_id"] != filtered["test"]["task_id"]
 
 
+@ALL_11400
 def test_the_card_names_the_instance_set_and_its_versions(exported):
     import yaml
 
@@ -105,6 +110,7 @@ def test_the_card_names_the_instance_set_and_its_versions(exported):
         assert split["rows"] == COUNTS[name] and len(split["tasks_sha256"]) == 64
 
 
+@ALL_11400
 def test_the_witness_is_only_in_the_ground_truth_files(exported, trips_data, tmp_path):
     from travelgym.suites.behavior2trip.suite import load_split
 
@@ -134,6 +140,7 @@ def run_trips(out: Path, data: Path, *extra) -> dict:
     return summary
 
 
+@ALL_11400
 def test_a_run_from_the_dataset_scores_as_the_shipped_instances(exported, trips_data, tmp_path):
     shipped = run_trips(tmp_path / "shipped", trips_data)
     from_dataset = run_trips(tmp_path / "dataset", trips_data, "--tasks-from",
