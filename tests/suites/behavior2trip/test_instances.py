@@ -75,6 +75,7 @@ def test_files_and_manifests(built, trips_database):
         assert raw["rejections"]["witness"] > 0
 
 
+@pytest.mark.slow  # every one of the 11,400 instances re-validated against the database
 def test_all_11400_trajectories_validate(built, catalog):
     """Every stored trajectory passes the funnel, noise, continuity and session rules against a
     pool rebuilt from the database and the hidden profile."""
