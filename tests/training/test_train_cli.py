@@ -146,6 +146,10 @@ def test_vllm_mode_without_vllm_fails_fast(monkeypatch, tmp_path):
     """One clear line, before any environment or model is built."""
     import importlib.util
 
+    from tests.training.support import need_train_extra
+
+    need_train_extra()  # without it, train grpo stops earlier: the train extra is named instead
+
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "vllm" else real(name, *a))  # fmt: skip

@@ -151,6 +151,7 @@ def test_the_client_stand_in_has_trls_signature():
 
 
 def test_colocate_token_prompts_per_sequence_params_and_stops():
+    need_train_extra()  # the colocated backend reads logprobs with TRL's helper
     llm = FakeLLM()
     gen = VLLMGenerateBatch(colocate_backend(llm, SamplingParams), temperature=0.7,
                             stop_ids=[STOP, 5], seed="0/0")  # fmt: skip
@@ -177,6 +178,8 @@ def test_colocate_token_prompts_per_sequence_params_and_stops():
 
 
 def test_seeds_reproduce_and_follow_keys_not_positions():
+    need_train_extra()  # the colocated backend reads logprobs with TRL's helper
+
     def run(contexts, keys, base="7/0"):
         return VLLMGenerateBatch(colocate_backend(FakeLLM(), SamplingParams), temperature=1.0,
                                  stop_ids=[STOP], seed=base)(contexts, [20] * len(contexts),
