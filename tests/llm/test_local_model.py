@@ -21,7 +21,7 @@ import pytest
 
 from travelgym.runner.store import EPISODES
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]  # a real model's episodes on the CPU
 
 MAX_TURNS = "4"
 
