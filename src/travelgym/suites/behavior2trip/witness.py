@@ -77,6 +77,14 @@ def _remember(instance: Any, plan: str, failures: list[str]) -> None:
         _VERIFIED.popitem(last=False)
 
 
+def _unsatisfiable(instance: Any, db_path: str) -> str | None:
+    """A check no plan of the oracle can pass on ``instance``, from the database alone (most
+    failed checks are such: the planning is skipped)."""
+    from travelgym.suites.behavior2trip.checks.personalization import unsatisfiable
+
+    return unsatisfiable(instance, _open(db_path)[2])
+
+
 def _witness_plan(instance: Any, db_path: str) -> tuple[str, list[str]] | None:
     """The oracle's plan for ``instance`` (plan JSON text) and the checks it fails; None when
     the oracle gives up."""
@@ -92,6 +100,8 @@ def _witness_plan(instance: Any, db_path: str) -> tuple[str, list[str]] | None:
 def find_witness(instance: Any, db_path: str) -> str | None:
     """The oracle's plan for ``instance`` (compact JSON) when it passes every applicable check,
     else None (the oracle gives up at the first day it cannot plan by every rule)."""
+    if _unsatisfiable(instance, db_path) is not None:
+        return None
     found = _witness_plan(instance, db_path)
     if found is None or found[1]:
         return None

@@ -180,27 +180,32 @@ def solve_day(stops: list[Stop], relaxed: bool = False) -> bool:
     m = 2 * n  # point 2i: stop i starts, 2i + 1: it ends (schedule's node k + 1)
     up, down = [_FAR] * m, [_FAR] * m  # edges midnight -> k, k -> midnight
     fwd, bwd = [_FAR] * m, [_FAR] * m  # edges k -> k + 1, k + 1 -> k
+    # (integer minimums as comparisons: this runs for every day tried)
     for i, stop in enumerate(stops):
         (lo, hi), (dmin, dmax) = _bounds(stop, relaxed)
         s, e = 2 * i, 2 * i + 1
-        up[s] = min(up[s], hi)
-        down[s] = min(down[s], -lo)
-        fwd[s] = min(fwd[s], dmax)
-        bwd[s] = min(bwd[s], -dmin)
+        if hi < up[s]:
+            up[s] = hi
+        down[s] = -lo  # down, fwd and bwd of s are set here first
+        fwd[s] = dmax
+        bwd[s] = -dmin
+        kind = stop.kind
         if stop.hours is not None:
-            down[s] = min(down[s], -stop.hours[0])
-            up[e] = min(up[e], stop.hours[1])
-        if stop.kind in ("lunch", "dinner", "attraction"):
-            up[e] = min(up[e], DAY_END)
+            if -stop.hours[0] < down[s]:
+                down[s] = -stop.hours[0]
+            up[e] = stop.hours[1]  # up of e is set here first
+        if (kind == "lunch" or kind == "dinner" or kind == "attraction") and up[e] > DAY_END:
+            up[e] = DAY_END
         if i + 1 < n:
-            bwd[e] = min(bwd[e], -max(MIN_GAP, stop.travel))
-            nxt = stops[i + 1]
-            if stop.kind == "breakfast":
-                up[e + 1] = min(up[e + 1], DAY_START + MAX_IDLE)
-            elif nxt.kind != "hotel" or stop.kind != "dinner":
-                fwd[e] = min(fwd[e], MAX_IDLE)
-    if any(fwd[k] + bwd[k] < 0 for k in range(m - 1)):
-        return False
+            travel = stop.travel
+            bwd[e] = -(travel if travel > MIN_GAP else MIN_GAP)
+            if kind == "breakfast":
+                up[e + 1] = DAY_START + MAX_IDLE  # up of the next start is set here first
+            elif kind != "dinner" or stops[i + 1].kind != "hotel":
+                fwd[e] = MAX_IDLE
+    for k in range(m - 1):
+        if fwd[k] + bwd[k] < 0:
+            return False
     earliest = _chain_distances(down, up, bwd, fwd)  # the reversed network: minus the earliest
     if earliest is None:
         return False
@@ -222,13 +227,18 @@ def _chain_distances(out: list[int], back: list[int], fwd: list[int],
     k -> midnight) shorter than zero. Neighbouring pairs must hold no negative cycle."""
     m = len(out)
     ahead, behind = list(out), list(out)
+    last = ahead[0]
     for k in range(1, m):
-        ahead[k] = min(ahead[k], ahead[k - 1] + fwd[k - 1])
+        step = last + fwd[k - 1]
+        last = ahead[k] = step if step < ahead[k] else ahead[k]
+    last = behind[m - 1]
     for k in range(m - 2, -1, -1):
-        behind[k] = min(behind[k], behind[k + 1] + bwd[k])
-    dist = [min(a, b) for a, b in zip(ahead, behind, strict=True)]
-    if any(d + b < 0 for d, b in zip(dist, back, strict=True)):
-        return None
+        step = last + bwd[k]
+        last = behind[k] = step if step < behind[k] else behind[k]
+    dist = [b if b < a else a for a, b in zip(ahead, behind, strict=True)]
+    for d, b in zip(dist, back, strict=True):
+        if d + b < 0:
+            return None
     return dist
 
 
@@ -271,31 +281,35 @@ def _remembered(memo: dict, key: tuple, make: Any) -> Any:
     return value
 
 
-def _nearest(fits: list[tuple], anchor: dict | None, home: list[float] | None,
+def _nearest(fits: list[tuple], away: list[float] | None, home: list[float] | None,
              pull: float) -> dict:  # fmt: skip
     """The row of :meth:`OraclePlanner._table` entries ``fits`` with the lowest
-    :meth:`Planner._score` (the first on a tie), ``home`` the rows' km from the hotel:
-    :func:`~travelgym.geo.haversine_km` inlined, the same operations in the same order."""
-    near = bool(anchor)
-    if near:
-        lat, lon = anchor["lat"], anchor["lon"]
-        p1 = math.radians(lat)
-        c1 = math.cos(p1)
-        radians, sin, asin, sqrt = math.radians, math.sin, math.asin, math.sqrt
+    :meth:`Planner._score` (the first on a tie), ``away`` the rows' km from the anchor (None:
+    no anchor), ``home`` their km from the hotel."""
     best, low = None, math.inf
-    for row, _, _, i, p2, c2, spend, rating in fits:
-        if near:
-            dp, dl = p2 - p1, radians(row["lon"] - lon)
-            a = sin(dp / 2) ** 2 + c1 * c2 * sin(dl / 2) ** 2
-            distance = 2 * EARTH_RADIUS_KM * asin(min(1.0, sqrt(a)))
-        else:
-            distance = 0.0
+    for row, _, _, i, _, _, spend, rating in fits:
+        distance = away[i] if away is not None else 0.0
         if home is not None:
             distance += pull * home[i]
         score = distance + spend - rating
         if best is None or score < low:
             best, low = row, score
     return best
+
+
+def _anchor_km(table: list[tuple], anchor: dict) -> list[float]:
+    """Per row of ``table`` (:meth:`OraclePlanner._table`), its km from ``anchor``:
+    :func:`~travelgym.geo.haversine_km` inlined, the same operations in the same order."""
+    lat, lon = anchor["lat"], anchor["lon"]
+    p1 = math.radians(lat)
+    c1 = math.cos(p1)
+    radians, sin, asin, sqrt = math.radians, math.sin, math.asin, math.sqrt
+    out = []
+    for row, _, _, _, p2, c2, _, _ in table:
+        dp, dl = p2 - p1, radians(row["lon"] - lon)
+        a = sin(dp / 2) ** 2 + c1 * c2 * sin(dl / 2) ** 2
+        out.append(2 * EARTH_RADIUS_KM * asin(min(1.0, sqrt(a))))
+    return out
 
 
 def _estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
@@ -446,7 +460,8 @@ class OraclePlanner(Planner):
             if not fits:
                 continue
             home_km = None if home is None else self._home_km(pool, home)
-            best = _nearest(fits, anchor, home_km, pull)
+            away = self._away_km(pool, table, anchor) if anchor else None
+            best = _nearest(fits, away, home_km, pull)
             if flag and any(pool is t for t in preferred):
                 has_pref[flag] = True  # today's preferred (or likely preferred) one
             return Pick("entertainment" if pool is self.fun else kind, city, best)
@@ -465,6 +480,16 @@ class OraclePlanner(Planner):
                 rows.append((r, r["id"], _hours(r), i, p2, math.cos(p2),
                              self.thrift * (r.get(price) or 0) / PRICE_UNIT, r["rating"] / 10))  # fmt: skip
             hit = memo[key] = (pool, rows)  # the pool is held: its id stays its own
+        return hit[1]
+
+    def _away_km(self, pool: list[dict], table: list[tuple], anchor: dict) -> list[float]:
+        """:func:`_anchor_km` of ``pool``'s rows, kept per pool and anchor (the same anchors
+        recur across pulls, templates and legs)."""
+        memo = self.__dict__.setdefault("_away_kms", {})
+        key = (id(pool), anchor["lat"], anchor["lon"])
+        hit = memo.get(key)
+        if hit is None or hit[0] is not pool:
+            hit = memo[key] = (pool, _anchor_km(table, anchor))
         return hit[1]
 
     def _home_km(self, pool: list[dict], hotel: dict) -> list[float]:

@@ -6,6 +6,7 @@ whole scoring run. Names are compared after :func:`~travelgym.suites.behavior2tr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -44,6 +45,7 @@ class PlanDB:
         self._names: dict[tuple[str, str], dict[str, dict]] = {}
         self._places: dict[tuple[str, str], Place | None] = {}
         self._services: dict[tuple, list[dict[str, Any]]] = {}
+        self._hotels: dict[str | None, list[tuple[str, frozenset[str]]]] = {}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> PlanDB:
@@ -135,6 +137,15 @@ class PlanDB:
                f" AND city_id IN ({', '.join('?' * len(city_ids))})")  # fmt: skip
         params = [v for values in where.values() for v in values]
         return self.conn.execute(sql, [*params, *city_ids]).fetchone()[0]
+
+    def hotel_offers(self, city_id: str | None) -> list[tuple[str, frozenset[str]]]:
+        """The star level and facilities of each hotel in ``city_id`` (kept per city)."""
+        if city_id not in self._hotels:
+            rows = self.conn.execute(
+                "SELECT secondary_category, facilities FROM hotels WHERE city_id = ?", (city_id,)
+            ).fetchall()
+            self._hotels[city_id] = [(level, frozenset(json.loads(f))) for level, f in rows]
+        return self._hotels[city_id]
 
     # --- transport ---
 

@@ -12,6 +12,7 @@ import json
 
 from travelgym.suites.behavior2trip.checks.base import Verdict, check, fail, verdict
 from travelgym.suites.behavior2trip.checks.context import Context, Item
+from travelgym.suites.behavior2trip.checks.data import PlanDB
 from travelgym.suites.behavior2trip.checks.transport import seat_class
 from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.preferences import MODE_SEATS, walking_ok
@@ -144,13 +145,17 @@ def _days_matching(ctx: Context, kinds: tuple[str, ...], table: str,
        "at least min(days, attractions of a preferred type within the walking tolerance in the "
        "destination) days have such an attraction", applies=_attraction)  # fmt: skip
 def attraction_type(ctx: Context) -> Verdict:
-    prefs = ctx.prefs.attraction_preferences
+    where = _attraction_where(ctx.prefs.attraction_preferences)
+    return _days_matching(ctx, ("attraction", "entertainment"), "attractions", where)
+
+
+def _attraction_where(prefs) -> dict[str, list[str]]:
     where = {"attraction_type": prefs.preferred_attraction_types}
     if prefs.walking_tolerance:
         where["walking_level"] = [
             w for w in WALKING_TOLERANCE if walking_ok(prefs.walking_tolerance, w)
         ]
-    return _days_matching(ctx, ("attraction", "entertainment"), "attractions", where)
+    return where
 
 
 @check("pref.walking_tolerance", "personalization", "Walking Tolerance Matching",
@@ -173,13 +178,42 @@ def walking_tolerance(ctx: Context) -> Verdict:
        "environment in the destination) days have such a lunch or dinner",
        applies=_dining("cuisine_preferences"))  # fmt: skip
 def cuisine(ctx: Context) -> Verdict:
-    d = ctx.prefs.dining_requirements
+    return _days_matching(
+        ctx, MAIN_MEALS, "restaurants", _cuisine_where(ctx.prefs.dining_requirements)
+    )
+
+
+def _cuisine_where(d) -> dict[str, list[str]]:
     where = {"secondary_category": d.cuisine_preferences}
     if d.price_level:
         where["price_level"] = [d.price_level]
     if d.dining_environment:
         where["dining_environment"] = [d.dining_environment]
-    return _days_matching(ctx, MAIN_MEALS, "restaurants", where)
+    return where
+
+
+def unsatisfiable(x: Instance, db: PlanDB) -> str | None:
+    """A check no plan whose hotels are in the destination can pass on ``x`` (its id), read
+    from the instance and the database alone; None when none is found. A necessary test:
+    plans that pass every check may still not exist."""
+    dest = db.city_id(x.instruction.destination_city)
+    where = [dest] if dest else []
+    prefs = _prefs(x)
+    if _hotel(x) is None:
+        # every hotel fails the star level or lacks a facility: one of the two checks fails
+        required = prefs.hotel_preferences.star_requirement
+        need = set(prefs.hotel_preferences.essential_facilities or ())
+        if not any(star_ok(level, required) and need <= facilities
+                   for level, facilities in db.hotel_offers(dest)):  # fmt: skip
+            return "pref.hotel_star" if not need else "pref.hotel_amenities"
+    # min(days, 0) days are needed and no plan meets "need > 0"
+    attractions = _attraction(x) is None and _attraction_where(prefs.attraction_preferences)
+    if attractions and not db.count("attractions", attractions, where):
+        return "pref.attraction_type"
+    dining = _dining("cuisine_preferences")(x) is None and _cuisine_where(prefs.dining_requirements)
+    if dining and not db.count("restaurants", dining, where):
+        return "pref.cuisine"
+    return None
 
 
 def _meals_all(ctx: Context, column: str, wanted: str) -> Verdict:
