@@ -26,6 +26,7 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _NORMALIZED: dict[str, str] = {}
 NORMALIZED_KEPT = 1 << 14  # distinct texts remembered (place names and ids of the database)
 TEXT_KEPT = 200  # longer texts are normalised afresh
+RESOLVED_KEPT = 1 << 15  # (city, place text) look-ups remembered per context
 
 
 def normalize(text: str) -> str:
@@ -149,6 +150,18 @@ class TripsContext(ToolContext):
 
     def resolve_place(self, city: dict[str, Any], query: str) -> Place:
         """A place of ``city`` by id, exact name (any case) or a confident fuzzy match."""
+        # a pure look-up over the read-only database: planners ask for the same places often
+        found = self.__dict__.setdefault("_resolved", {})
+        hit = found.get((city["city_id"], query))
+        if hit is not None:
+            return hit
+        place = self._resolve_place(city, query)
+        if len(found) >= RESOLVED_KEPT:
+            found.clear()
+        found[city["city_id"], query] = place
+        return place
+
+    def _resolve_place(self, city: dict[str, Any], query: str) -> Place:
         places = self.places(city["city_id"])
         key = normalize(query)
         if not key:

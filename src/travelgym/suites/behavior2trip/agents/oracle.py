@@ -226,6 +226,8 @@ def _chain_distances(out: list[int], back: list[int], fwd: list[int],
     (``fwd``) and k + 1 -> k (``bwd``); None when a path returns to midnight (``back``: edges
     k -> midnight) shorter than zero. Neighbouring pairs must hold no negative cycle."""
     m = len(out)
+    if not m:
+        return []
     ahead, behind = list(out), list(out)
     last = ahead[0]
     for k in range(1, m):
