@@ -46,6 +46,7 @@ def _property(suite_args: list[str], tmp, name: str, kills: int, seed: int):
     return kill_and_resume(chain, kills, reference, random.Random(seed)), len(reference)
 
 
+@pytest.mark.slow  # a chain of CLI runs SIGKILLed at random points, each resumed, per suite
 def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path, compass_db,
                                                                    trips_data_dir):  # fmt: skip
     compass = ["run", "compass", "--agent", "scripted:sampled", "--limit", str(COMPASS_TASKS),

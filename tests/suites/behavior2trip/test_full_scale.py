@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from travelgym.cli import main
 from travelgym.runner.store import EPISODES, MANIFEST
 
 
+@pytest.mark.slow  # builds the full-scale database and runs 80 episodes on it
 def test_a_full_scale_run_of_20_instances(tmp_path):
     data, out = tmp_path / "data", tmp_path / "out"
     done = CliRunner().invoke(main, ["run", "behavior2trip", "--scale", "full", "--limit", "20",
