@@ -263,10 +263,9 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     (one run directory per agent), then the score table."""
     import asyncio
 
+    from travelgym import progress
     from travelgym.runner.batch import RunConfig, run_suite
     from travelgym.runner.specs import SpecError, parse_agent_spec
-
-    from travelgym import progress
 
     progress.set_enabled(not no_progress and not as_json)
     allow_unsafe_sandbox(unsafe_sandbox)
