@@ -65,8 +65,7 @@ def original_lines(trips_data: Path, split: str, instances: str) -> list[dict]:
 
 @ALL_11400
 def test_the_default_set_round_trips_as_11400_instances(exported, trips_data):
-    from travelgym.suites.behavior2trip.instances import Instance
-    from travelgym.suites.behavior2trip.suite import load_split
+    from travelgym.suites.behavior2trip.instances import Instance, load_split
 
     loaded = load(exported["filtered"])
     assert {s: loaded[s].num_rows for s in loaded} == COUNTS
@@ -91,9 +90,11 @@ def test_the_unfiltered_set_round_trips_as_11400_instances(exported, trips_data)
     for split in COUNTS:
         rows = [json.loads(text) for text in loaded[split]["task_json"]]
         assert rows == original_lines(trips_data, split, "unfiltered")
-    # a different set from the filtered one: the quality control replaced some instances
+    # a different set from the filtered one: the quality control replaced some instances (a
+    # replaced slot keeps its id)
     filtered = load(exported["filtered"])
-    assert loaded["test"]["task_id"] != filtered["test"]["task_id"]
+    assert loaded["test"]["task_id"] == filtered["test"]["task_id"]
+    assert loaded["test"]["task_json"] != filtered["test"]["task_json"]
 
 
 @ALL_11400
@@ -112,7 +113,7 @@ def test_the_card_names_the_instance_set_and_its_versions(exported):
 
 @ALL_11400
 def test_the_witness_is_only_in_the_ground_truth_files(exported, trips_data, tmp_path):
-    from travelgym.suites.behavior2trip.suite import load_split
+    from travelgym.suites.behavior2trip.instance_sets import load_split
 
     for directory in exported.values():
         tasks = load(directory)

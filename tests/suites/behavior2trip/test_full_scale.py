@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from travelgym.cli import main
 from travelgym.runner.store import EPISODES, MANIFEST
+from travelgym.suites.behavior2trip.instances import store_path
 
 
 @pytest.mark.slow  # builds the full-scale database and runs 80 episodes on it
@@ -31,12 +32,10 @@ def test_a_full_scale_run_of_20_instances(tmp_path):
     assert len((run / EPISODES).read_text().splitlines()) == 20
     files = sorted(p.name for p in (data / "behavior2trip").iterdir())
     assert any(name.startswith("behavior2trip-full") for name in files), files
-    # only the split the run needs is generated, named after its scale
-    # (the default quality-filtered set, its QC records and the unfiltered set it came from)
-    instance_files = [n for n in files if n.startswith("instances-") and n.endswith(".jsonl")]
-    assert instance_files and all(
-        "-full-" in n and "-test" in n and "-train" not in n for n in instance_files
-    )
+    # only the instances the run needs are built, into a store named after its scale (no
+    # instance file of a whole split is written)
+    instance_files = [n for n in files if n.startswith("instances-")]
+    assert instance_files == [store_path(data, "full").name]
     oracle = CliRunner().invoke(main, ["run", "behavior2trip", "--scale", "full", "--limit", "60",
                                        "--agent", "oracle", "--out", str(out), "--no-progress",
                                        "--json", "--data-dir", str(data)])  # fmt: skip

@@ -3,7 +3,6 @@ bytes as the full build, and shows its progress on stderr."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from travelgym.datafiles import read_manifest
+from travelgym.suites.behavior2trip.instance_sets import load_split, set_sha256
 from travelgym.suites.behavior2trip.instances import (
     SPLITS,
     ensure_instances,
@@ -59,20 +58,23 @@ def test_a_limit_run_builds_only_its_instances_byte_identical_to_the_full_build(
     with open_store(trips_database, fresh, 2024) as store:
         assert len(store.missing(slot_keys("test"))) == 3 * SPLITS["test"] - 7
     assert not list((fresh / "behavior2trip").glob("instances-*.jsonl"))
-    # their bytes are the full build's, and the run records the sha256 of exactly those lines
+    # their bytes are the full build's, and the run records the identity of the whole set
     lines, _ = ensure_selected(trips_database, fresh, "test", keys)
     assert lines == [full_lines[f"b2t-test-{d}-{i:04d}"] for _, d, i in keys]
-    sha = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    sha = set_sha256(trips_database, 2024, "test")
     assert json.loads((run_dir / "manifest.json").read_text())["tasks_sha256"] == sha
 
 
-def test_the_whole_split_has_the_file_sha256(trips_database):
-    from travelgym.suites.behavior2trip.suite import load_split
-
+def test_every_selection_of_a_set_records_the_same_identity(trips_database):
+    """A run of 3 instances and one of the whole split record the same ``tasks_sha256`` (so a
+    run resumed with a larger limit, or made from an exported dataset, is the same set), and
+    the other set or split records another."""
     data_dir = trips_database.path.parents[1]
-    path = ensure_instances(trips_database, data_dir, splits=("test",))["test"]
-    _, instances, sha = load_split("test", data_dir=data_dir)
-    assert sha == read_manifest(path)["sha256"] and len(instances) == 3 * SPLITS["test"]
+    _, few, sha_few = load_split("test", data_dir=data_dir, limit=3)
+    _, whole, sha_whole = load_split("test", data_dir=data_dir)
+    assert len(few) == 3 and len(whole) == 3 * SPLITS["test"] and sha_few == sha_whole
+    assert sha_whole != load_split("test", data_dir=data_dir, limit=3, instances="unfiltered")[2]
+    assert sha_whole != set_sha256(trips_database, 2024, "train")
 
 
 def test_selections_name_their_slots():
@@ -95,11 +97,14 @@ def test_a_damaged_stored_slot_is_built_again(trips_database, tmp_path):
     keys = select_slots("test", limit=2)
     before, _ = ensure_selected(trips_database, tmp_path, "test", keys)
     conn = sqlite3.connect(store_path(tmp_path))
-    conn.execute("UPDATE slots SET filtered = replace(filtered, 'easy', 'hard') WHERE idx = 0")
+    conn.execute(
+        "UPDATE slots SET filtered = replace(filtered, 'easy', 'hard') "
+        "WHERE idx = 0 AND difficulty = 'easy'"
+    )
     conn.commit()
     conn.close()
     with open_store(trips_database, tmp_path, 2024) as store:
-        assert store.missing(keys) == [k for k in keys if k[2] == 0]
+        assert store.missing(keys) == [("test", "easy", 0)]
     after, _ = ensure_selected(trips_database, tmp_path, "test", keys)
     assert after == before
 

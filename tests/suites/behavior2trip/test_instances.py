@@ -190,7 +190,7 @@ def test_one_split_is_generated_alone_and_scales_never_share_files(built, trips_
     from travelgym.suites.behavior2trip.instances import open_store, slot_keys, store_path
 
     # the built slots are reused (a copy of the store), so this assembles files, builds nothing
-    store_path(tmp_path).parent.mkdir(parents=True)
+    store_path(tmp_path).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(store_path(data_dir), store_path(tmp_path))
     paths = ensure_instances(trips_database, tmp_path, splits=("test",))
     assert list(paths) == ["test"]

@@ -56,7 +56,7 @@ def test_run_interrupt_and_resume(tmp_path, data_dir):
     assert manifest["suite"] == "behavior2trip" and manifest["split"] == "test"
     # the first instance of each level (interleaved); the quality filter (quality.md) may have
     # left out instance 0000 of a level, so the ids come from the instance file
-    from travelgym.suites.behavior2trip.suite import load_split
+    from travelgym.suites.behavior2trip.instance_sets import load_split
 
     tasks = load_split("test", data_dir=data_dir)[1]
     firsts = [next(x.instance_id for x in tasks if x.difficulty == d)

@@ -14,7 +14,7 @@ import pytest
 
 from travelgym.db import connect_readonly
 from travelgym.suites.behavior2trip import witness
-from travelgym.suites.behavior2trip.agents import oracle, schedule
+from travelgym.suites.behavior2trip.agents import day_timing, oracle, schedule, tool_cache
 from travelgym.suites.behavior2trip.agents.base import TripToolSession
 from travelgym.suites.behavior2trip.agents.schedule import Stop
 from travelgym.suites.behavior2trip.agents.scripted import (
@@ -69,7 +69,7 @@ def test_the_day_solver_times_every_day_as_bellman_ford():
     for _ in range(6000):
         stops, relaxed = _random_day(rng), rng.random() < 0.5
         a, b = copy.deepcopy(stops), copy.deepcopy(stops)
-        timed = oracle.solve_day(a, relaxed)
+        timed = day_timing.solve_day(a, relaxed)
         assert timed == schedule.solve_day(b, relaxed)
         assert [(x.start, x.end) for x in a] == [(x.start, x.end) for x in b]
         feasible += timed
@@ -83,10 +83,10 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
             for x in fresh[::2]:
                 oracle._SPREADS.clear()
                 oracle._ESTIMATES.clear()
-                oracle._shapes.cache_clear()
+                day_timing._shapes.cache_clear()
                 recorded = oracle.oracle_plan(x, conn, give_up=give_up,
                                               context=TripsContext(conn))  # fmt: skip
-                cached = oracle.CachedToolSession(TripsContext(conn))
+                cached = tool_cache.CachedToolSession(TripsContext(conn))
                 cold = oracle.oracle_plan(x, conn, give_up=give_up, session=cached)
                 warm = oracle.oracle_plan(x, conn, give_up=give_up, session=cached)
                 assert recorded == cold == warm, x.instance_id
@@ -97,7 +97,7 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
 def test_an_evicted_tool_answer_is_asked_again(trips_db):
     conn = connect_readonly(trips_db)
     try:
-        session = oracle.CachedToolSession(TripsContext(conn), limit=1)
+        session = tool_cache.CachedToolSession(TripsContext(conn), limit=1)
         args = {"city": "Beijing", "n": 3}
         first = session.call("AttractionSearch", args)
         assert session.call("AttractionSearch", dict(args)) is first
@@ -112,7 +112,7 @@ def test_mapguide_answers_as_through_the_registry(trips_db):
     conn = connect_readonly(trips_db)
     try:
         context = TripsContext(conn)
-        session = oracle.CachedToolSession(context)
+        session = tool_cache.CachedToolSession(context)
         hotel = context.rows("SELECT hotel_id FROM hotels h JOIN cities c USING (city_id) "
                              "WHERE c.name = 'Beijing' ORDER BY hotel_id LIMIT 1")  # fmt: skip
         for origin, destination, city_b in (

@@ -256,7 +256,7 @@ def chain_examples(path: Path, min_score: float, data_dir: Path | None,
 
 
 def _instances_of(meta: dict[str, Any], path: Path, data_dir: Path | None) -> dict[str, Any]:
-    from travelgym.suites.behavior2trip.suite import load_split
+    from travelgym.suites.behavior2trip.instance_sets import load_split
 
     split, scale = meta.get("split", "train"), meta.get("db_scale", "small")
     chosen_set = {"instances": meta["instances"]} if "instances" in meta else {}

@@ -4,7 +4,6 @@ scored by the 32 rule checks."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from travelgym.core.suite import (
     suite_flag,
 )
 from travelgym.suites.behavior2trip.episode import TripEpisode
+from travelgym.suites.behavior2trip.instance_sets import load_split
 from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
 
 SPLITS = ("train", "test")
@@ -78,35 +78,6 @@ class TripOptions(SuiteOptions):
         from travelgym.suites.behavior2trip.clarify import DEFAULT_CLARIFY_TURNS
 
         return self.clarify_turns or DEFAULT_CLARIFY_TURNS
-
-
-def load_split(split: str, db_seed: int = 0, data_dir: Path | None = None, scale: str = "small",
-               instances: str = "filtered", task_ids: list[str] | None = None,
-               difficulty: str | None = None, limit: int | None = None):  # fmt: skip
-    """(database, instances of ``split``, their sha256) at database ``scale``, built when
-    missing; ``instances``: the filtered (default) or unfiltered set. With ``task_ids`` or a
-    ``limit`` only the chosen instances are built and returned (the same bytes as in the full
-    file); the sha256 is that of their JSON lines in file order, which for the whole split is
-    the instance file's."""
-    from travelgym.datafiles import read_manifest
-    from travelgym.suites.behavior2trip.build import ensure_database
-    from travelgym.suites.behavior2trip.instances import (
-        ensure_instances,
-        ensure_selected,
-        load_instances,
-        select_slots,
-    )
-
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}: choose train or test")
-    keys = select_slots(split, task_ids, difficulty, limit)
-    db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
-    if keys is None:
-        path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
-        return db, load_instances(path, check=False), read_manifest(path).get("sha256", "")
-    lines, chosen = ensure_selected(db, data_dir, split, keys, instances=instances)
-    sha = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
-    return db, chosen, sha
 
 
 def versions() -> dict[str, str]:

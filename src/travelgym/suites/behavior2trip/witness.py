@@ -48,7 +48,7 @@ def _open(path: str) -> tuple[sqlite3.Connection, Any, Any]:
 def _tools(path: str) -> Any:
     """The oracle's tool session over :func:`_open`'s context, per process and path: each
     distinct call runs once (the database is read-only), no step is recorded."""
-    from travelgym.suites.behavior2trip.agents.oracle import CachedToolSession
+    from travelgym.suites.behavior2trip.agents.tool_cache import CachedToolSession
 
     key = (os.getpid(), path)
     if key not in _TOOLS:

@@ -33,7 +33,8 @@ PLANTED = ("TRAVELGYM_PLANTED_ANSWER", "optimal_plan-planted-in-the-environment"
 
 def _hints(data_dir: Path) -> list[str]:
     package = Path(travelgym.__file__).resolve().parent
-    files = sorted(str(p) for p in Path(data_dir).rglob("*") if p.is_file())
+    # COMPASS's own files (the shared test data directory holds other suites' too)
+    files = sorted(str(p) for p in (Path(data_dir) / "compass").rglob("*") if p.is_file())
     return [str(data_dir), *files, str(package), str(PACKAGE_TASKS), str(Path.cwd())]
 
 

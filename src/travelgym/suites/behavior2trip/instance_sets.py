@@ -1,0 +1,50 @@
+"""An instance set's split as a run, a listing or a training environment loads it: only the
+chosen instances are built, and the set's identity stands for its content."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+
+from travelgym.suites.behavior2trip.instances import (
+    DEFAULT_INSTANCE_SEED,
+    SPLITS,
+    _expected,
+    ensure_instances,
+    ensure_selected,
+    load_instances,
+    select_slots,
+)
+
+
+def set_sha256(db, seed: int, split: str, instances: str = "filtered") -> str:
+    """The identity of an instance set's split: every instance is a pure function of it, so
+    runs of any selection of the same set record the same value."""
+    from travelgym.suites.behavior2trip.quality import RULES_VERSION
+
+    identity = {**_expected(db, seed, split), "qc_rules_version": RULES_VERSION,
+                "instances": instances}  # fmt: skip
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def load_split(split: str, db_seed: int = 0, data_dir: str | os.PathLike[str] | None = None,
+               scale: str = "small", instances: str = "filtered",
+               task_ids: Sequence[str] | None = None, difficulty: str | None = None,
+               limit: int | None = None):  # fmt: skip
+    """(database, instances of ``split``, the set's :func:`set_sha256`) at database ``scale``,
+    built when missing; ``instances``: the filtered (default) or unfiltered set. With
+    ``task_ids``, a ``difficulty`` or a ``limit`` only the chosen instances are built and
+    returned (the same bytes as in the full file)."""
+    from travelgym.suites.behavior2trip.build import ensure_database
+
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: choose train or test")
+    keys = select_slots(split, task_ids, difficulty, limit)
+    db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
+    sha = set_sha256(db, DEFAULT_INSTANCE_SEED, split, instances)
+    if keys is None:
+        path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
+        return db, load_instances(path, check=False), sha
+    return db, ensure_selected(db, data_dir, split, keys, instances=instances)[1], sha
