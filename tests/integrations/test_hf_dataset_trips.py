@@ -65,7 +65,8 @@ def original_lines(trips_data: Path, split: str, instances: str) -> list[dict]:
 
 @ALL_11400
 def test_the_default_set_round_trips_as_11400_instances(exported, trips_data):
-    from travelgym.suites.behavior2trip.instances import Instance, load_split
+    from travelgym.suites.behavior2trip.instance_sets import load_split
+    from travelgym.suites.behavior2trip.instances import Instance
 
     loaded = load(exported["filtered"])
     assert {s: loaded[s].num_rows for s in loaded} == COUNTS
