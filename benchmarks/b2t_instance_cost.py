@@ -22,14 +22,13 @@ import json
 import os
 import platform
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from reference import BEFORE_ISSUE_31, env_for, reference_src
+from reference import BEFORE_ISSUE_31, env_for, reference_src, timed_child
 
 SPLITS = ("train", "test")
 LEVELS = ("easy", "medium", "hard")
@@ -75,18 +74,14 @@ def measure(per_level: int, src: Path | None, lines_out: Path) -> dict[str, Any]
         cmd = [sys.executable, __file__, "--child", tmp, "--per-level", str(per_level),
                "--lines", str(lines_out)]  # fmt: skip
         log = Path(tmp) / "log"
-        with log.open("wb") as fh:
-            proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env_for(src))
-            _, status, usage = os.wait4(proc.pid, 0)
+        timed = timed_child(cmd, env_for(src), log)
         text = log.read_text(errors="replace")
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(text[-3000:])
     result = json.loads(text.strip().splitlines()[-1])
     n = 2 * 3 * per_level
     return {"instances": n, "cpu_s": round(result["cpu_s"], 2), "wall_s": round(result["wall_s"], 2),
             "cpu_ms_per_instance": round(1000 * result["cpu_s"] / n, 1),
             "projected_cpu_s_all_11400": round(result["cpu_s"] / n * TOTAL),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}  # fmt: skip
+            "peak_rss_mib": round(timed["peak_rss_mib"], 1)}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

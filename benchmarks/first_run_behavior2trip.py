@@ -22,14 +22,12 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from reference import BEFORE_ISSUE_31, env_for, reference_src
+from reference import BEFORE_ISSUE_31, env_for, reference_src, timed_child
 
 TARGET_S = 60.0
 
@@ -40,17 +38,9 @@ def first_run(limit: int, src: Path | None) -> dict[str, Any]:
         cmd = [sys.executable, "-m", "travelgym.cli", "run", "behavior2trip", "--limit", str(limit),
                "--data-dir", str(Path(tmp) / "data"), "--out", str(Path(tmp) / "runs"),
                "--no-progress", "--json"]  # fmt: skip
-        log = Path(tmp) / "log"
-        with log.open("wb") as out:
-            start = time.perf_counter()
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env_for(src))
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"the command failed:\n{log.read_text()[-4000:]}")
+        timed = timed_child(cmd, env_for(src), Path(tmp) / "log")
         episodes = sum(1 for _ in (Path(tmp) / "runs" / "scripted" / "episodes.jsonl").open())
-    return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "episodes": episodes}  # fmt: skip
+    return {**{k: round(v, 2) for k, v in timed.items()}, "episodes": episodes}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,3 +50,20 @@ def env_for(src: Path | None) -> dict[str, str]:
     chosen = src if src is not None else ROOT / "src"
     env["PYTHONPATH"] = os.pathsep.join([str(chosen), *filter(None, [env.get("PYTHONPATH")])])
     return env
+
+
+def timed_child(cmd: list[str], env: dict[str, str], log: Path) -> dict[str, float]:
+    """Run ``cmd`` with its output in ``log``; its wall seconds, CPU seconds (it and the
+    processes it waited for) and peak RSS in MiB, from ``os.wait4``. Raises RuntimeError with
+    the log's end when it fails."""
+    import time
+
+    with log.open("wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd[:6])} ... failed:\n{log.read_text()[-4000:]}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_rss_mib": usage.ru_maxrss / 1024}  # fmt: skip
