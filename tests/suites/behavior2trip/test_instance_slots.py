@@ -109,6 +109,16 @@ def test_a_damaged_stored_slot_is_built_again(trips_database, tmp_path):
     assert after == before
 
 
+def test_a_store_that_is_not_a_database_is_built_anew(trips_database, tmp_path):
+    keys = select_slots("test", limit=1)
+    path = store_path(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a database" * 400)
+    lines, _ = ensure_selected(trips_database, tmp_path, "test", keys)
+    full = ensure_instances(trips_database, trips_database.path.parents[1], splits=("test",))
+    assert lines[0] == full["test"].read_text(encoding="utf-8").splitlines()[0]
+
+
 @pytest.mark.parametrize("flag", [None, "--no-progress"])
 def test_a_first_use_build_shows_its_progress_on_stderr(trips_database, tmp_path, flag):
     fresh = _with_database(trips_database, tmp_path / "data")

@@ -153,16 +153,28 @@ class SlotStore:
         self.path = Path(path)
         self.identity = _digest(json.dumps(identity, sort_keys=True))
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._open()
+        except sqlite3.DatabaseError:  # not a database (damaged): a cache, so built anew
+            for side in ("", "-wal", "-shm"):
+                Path(f"{self.path}{side}").unlink(missing_ok=True)
+            self._open()
+
+    def _open(self) -> None:
         self._conn = sqlite3.connect(self.path, timeout=120, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS slots (identity TEXT NOT NULL, split TEXT NOT NULL, "
-            "difficulty TEXT NOT NULL, idx INTEGER NOT NULL, unfiltered TEXT NOT NULL, "
-            "filtered TEXT NOT NULL, info TEXT NOT NULL, digest TEXT NOT NULL, "
-            "PRIMARY KEY (identity, split, difficulty, idx))"
-        )
-        # slots of another identity (an older generator, another database) are never read again
-        self._conn.execute("DELETE FROM slots WHERE identity != ?", (self.identity,))
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS slots (identity TEXT NOT NULL, split TEXT NOT NULL, "
+                "difficulty TEXT NOT NULL, idx INTEGER NOT NULL, unfiltered TEXT NOT NULL, "
+                "filtered TEXT NOT NULL, info TEXT NOT NULL, digest TEXT NOT NULL, "
+                "PRIMARY KEY (identity, split, difficulty, idx))"
+            )
+            # slots of another identity (an older generator, another database) are never read
+            self._conn.execute("DELETE FROM slots WHERE identity != ?", (self.identity,))
+        except sqlite3.DatabaseError:
+            self._conn.close()
+            raise
 
     def close(self) -> None:
         self._conn.close()
