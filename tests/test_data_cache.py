@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import BUILD_LOG, CACHE_ENV, data_key_hash, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +31,7 @@ def _session(cache: Path) -> list[dict]:
     return [json.loads(x) for x in log.read_text().splitlines()[before:]]
 
 
+@pytest.mark.slow
 def test_a_second_session_builds_nothing(compass_db, trips_database, tmp_path):
     shared = trips_database.path.parents[1]
     cache = tmp_path / "cache"

@@ -51,6 +51,7 @@ def _writers(run_dir, data_dir, tmp_path) -> dict[str, list[str]]:
     }
 
 
+@pytest.mark.slow
 def test_unusable_output_places_are_refused_by_every_writing_command(compass_run, tmp_path):
     run_dir, data_dir = compass_run
     (tmp_path / "a-file").write_text("keep me")

@@ -202,6 +202,7 @@ umount {mount}
     return MidRun(total, episodes, logs, keep, want)
 
 
+@pytest.mark.slow
 def test_a_disk_that_goes_read_only_mid_run_stops_it_with_one_line(mid_run):
     assert EROFS_TEXT in mid_run.read("probe.err")  # the disk really was read-only
     stopped = mid_run.read("stopped.err")

@@ -60,6 +60,7 @@ def test_the_installed_suite_is_listed_with_the_projects_own(toy_env):
     )
 
 
+@pytest.mark.slow
 def test_run_score_and_report_end_to_end(toy_env, tmp_path):
     out = tmp_path / "runs"
     done = cli(toy_env, "run", "toy", "--agent", "scripted:right", "--agent", "scripted:wrong",

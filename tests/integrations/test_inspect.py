@@ -100,6 +100,7 @@ def test_every_suite_evaluates_with_mockllm(offline, suite_args, tmp_path):
     assert {e["trial"] for e in episodes} == set(range(epochs))
 
 
+@pytest.mark.slow
 def test_the_inspect_cli_writes_a_log_with_the_suites_scores(offline, compass_db, tmp_path):
     from inspect_ai.log import read_eval_log
 

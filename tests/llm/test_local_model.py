@@ -23,7 +23,10 @@ from travelgym.runner.store import EPISODES
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]  # a real model's episodes on the CPU
 
-MAX_TURNS = "4"
+MAX_TURNS = "2"  # the opening, one agent turn, the user's answer
+# short replies: these tests check the plumbing (one shared server, complete episodes, errors,
+# signals), not what the model says; 768 tokens a reply made one episode take minutes
+REPLY_TOKENS = "48"
 
 
 def _need_local_extra() -> None:
@@ -38,6 +41,12 @@ def _need_local_extra() -> None:
 @pytest.fixture(scope="module", autouse=True)
 def local_extra():
     _need_local_extra()
+
+
+@pytest.fixture(autouse=True)
+def short_replies(monkeypatch):
+    """Every local client here (and the CLI children, which inherit it) caps replies."""
+    monkeypatch.setenv("TRAVELGYM_LOCAL_MAX_TOKENS", REPLY_TOKENS)
 
 
 def _gone(pid: int, wait_s: float = 15.0) -> bool:

@@ -141,6 +141,7 @@ def test_full_disk_during_a_run_then_resume_completes_it(tmp_path, compass_db):
     assert not (out / "scripted-greedy" / QUARANTINE).exists()  # nothing was damaged
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not tmpfs_available(), reason="needs root and mount namespaces (unshare -m)")
 def test_a_real_full_tmpfs_stops_the_run_then_resume_completes_it(tmp_path, compass_db):
     data_dir = compass_db.parent.parent

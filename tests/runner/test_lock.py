@@ -20,6 +20,7 @@ from travelgym.runner.store import EPISODES, MANIFEST, RunDirError, RunStore
 TASKS = 24
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_into_one_directory(tmp_path, compass_db):
     data_dir = str(compass_db.parent.parent)
     reference = tmp_path / "reference"

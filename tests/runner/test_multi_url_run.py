@@ -95,6 +95,7 @@ def outcomes(episodes) -> dict:
                                    e.llm_calls) for e in episodes}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_two_servers_share_a_run_and_one_failing_mid_run_costs_only_retries(setup, tmp_path):
     data_dir, task_id, plan = setup
     with CountingServer(responder=responder(plan)) as single:

@@ -85,6 +85,7 @@ def reference(data_dirs, tmp_path_factory):
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [COMPASS, TRIPS], ids=lambda c: c[0])
 def test_ray_results_equal_asyncio_results(ray_cluster, data_dirs, reference, tmp_path, case):
     summary = _run(case, data_dirs, tmp_path, "ray")

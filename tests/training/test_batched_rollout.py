@@ -111,6 +111,7 @@ def test_sampling_is_seeded_and_leaves_the_global_random_state(tiny):
     assert all(1 <= len(x) <= 8 for x in a)
 
 
+@pytest.mark.slow
 def test_batched_rollouts_equal_sequential_ones(trips_db, b2t_train_instances, tiny):
     instances = b2t_train_instances
     from travelgym.core.registry import get_suite

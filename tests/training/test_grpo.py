@@ -73,6 +73,7 @@ def b2t_run(tmp_path_factory, trips_data):
     return out, result
 
 
+@pytest.mark.slow
 def test_grpo_behavior2trip_steps_checkpoints_and_curve(b2t_run):
     from safetensors.torch import load_file
 
@@ -99,6 +100,7 @@ def test_grpo_behavior2trip_steps_checkpoints_and_curve(b2t_run):
     assert settings["num_generations"] == 2 and settings["suite"] == "behavior2trip"
 
 
+@pytest.mark.slow
 def test_checkpoints_evaluate_with_the_runner(b2t_run, trips_data, compass_db, tmp_path):
     out, _ = b2t_run
     ckpt = out / "checkpoint-1"
@@ -118,6 +120,7 @@ def test_checkpoints_evaluate_with_the_runner(b2t_run, trips_data, compass_db, t
     assert episode["score"] is not None and "feasible" in episode["score"]
 
 
+@pytest.mark.slow
 def test_grpo_compass_from_the_cli(tmp_path, compass_db, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     out = tmp_path / "compass"

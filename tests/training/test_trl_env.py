@@ -60,6 +60,7 @@ def test_every_tool_has_a_json_schema(cls):
     assert type_hint({"type": "array", "items": {"type": "string"}}) == list[str]
 
 
+@pytest.mark.slow
 def test_trip_tool_env_drive(trips_database, trips_db, trips_instances):
     paths = ensure_instances(trips_database, trips_database.path.parent.parent)
     instances = load_instances(paths["train"], check=False)[:2]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from travelgym.llm.local_server import LocalServer, get_server
@@ -13,6 +14,21 @@ from travelgym.llm.protocol import ChatMessage, ChatResponse
 #: A small model on two cores: generous timeout, bounded replies, few quick retries.
 LOCAL_DEFAULTS = {"timeout_s": 300.0, "max_retries": 3, "backoff_base_s": 0.5, "backoff_max_s": 4.0}
 DEFAULT_MAX_TOKENS = 768
+MAX_TOKENS_ENV = "TRAVELGYM_LOCAL_MAX_TOKENS"
+
+
+def default_max_tokens() -> int:
+    """Output tokens per reply when the caller sets none: ``TRAVELGYM_LOCAL_MAX_TOKENS`` or 768."""
+    raw = os.environ.get(MAX_TOKENS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_TOKENS
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{MAX_TOKENS_ENV} must be a positive integer, got {raw!r}")
+    return value
 
 
 class LocalChatClient(OpenAIChatClient):
@@ -30,7 +46,7 @@ class LocalChatClient(OpenAIChatClient):
         for name, value in LOCAL_DEFAULTS.items():
             kwargs.setdefault(name, value)
         params = dict(kwargs.pop("default_params", None) or {})
-        params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        params.setdefault("max_tokens", default_max_tokens())
         kwargs.pop("base_url", None)
         kwargs.pop("api_key", None)
         super().__init__(self.server.model.alias, base_url=self.server.base_url,

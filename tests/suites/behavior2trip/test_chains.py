@@ -108,6 +108,7 @@ def _plan_of(scripted, instance_id):
     return next(r.plan for r in scripted[2] if r.instance_id == instance_id)
 
 
+@pytest.mark.slow
 def test_llm_annotator_end_to_end(scripted_two, data_dir, tmp_path):
     directory, instances = data_dir
     first, second = scripted_two

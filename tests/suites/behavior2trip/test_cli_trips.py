@@ -62,14 +62,21 @@ def test_tools_lists_the_9_tools():
 
 
 @pytest.fixture(scope="module")
-def instance_data(trips_database, trips_instances, monkeypatch_module):
-    """The session's data directory with its instance files, as ``$TRAVELGYM_DATA_DIR``."""
+def instance_data(trips_database, monkeypatch_module):
+    """The session's data directory with the test split's instance files, as
+    ``$TRAVELGYM_DATA_DIR``."""
     from travelgym.suites.behavior2trip.instances import ensure_instances
 
     data_dir = trips_database.path.parent.parent
-    paths = ensure_instances(trips_database, data_dir)
+    paths = ensure_instances(trips_database, data_dir, splits=("test",))
     monkeypatch_module.setenv("TRAVELGYM_DATA_DIR", str(data_dir))
     return data_dir, paths
+
+
+@pytest.fixture(scope="module")
+def both_splits(instance_data, trips_instances):
+    """The same data directory once the train split's instance files are there too."""
+    return instance_data
 
 
 @pytest.fixture(scope="module")
@@ -82,20 +89,20 @@ def test_tasks_lists_instances_without_their_hidden_profile(instance_data):
     from travelgym.suites.behavior2trip.instances import load_instances
 
     _, paths = instance_data
-    train = {x.instance_id: x for x in load_instances(paths["train"], check=False)}
+    test = {x.instance_id: x for x in load_instances(paths["test"], check=False)}
     runner = CliRunner()
-    result = runner.invoke(main, ["tasks", "behavior2trip", "--split", "train", "--difficulty",
+    result = runner.invoke(main, ["tasks", "behavior2trip", "--split", "test", "--difficulty",
                                   "hard", "--json"])  # fmt: skip
     assert result.exit_code == 0, result.output
     records = json.loads(result.output)
-    assert len(records) == 3000 and {r["difficulty"] for r in records} == {"hard"}
+    assert len(records) == 800 and {r["difficulty"] for r in records} == {"hard"}
     for record in records[:50]:
-        instance = train[record["instance_id"]]
+        instance = test[record["instance_id"]]
         assert set(record) == {"instance_id", "split", "difficulty", "instruction", "actions"}
-        assert record["split"] == "train" and record["actions"] == len(instance.trajectory)
+        assert record["split"] == "test" and record["actions"] == len(instance.trajectory)
         assert record["instruction"] == instance.instruction.model_dump(mode="json")
     # nothing of the profile: not its persona, not its preference values
-    profile = train[records[0]["instance_id"]].profile
+    profile = test[records[0]["instance_id"]].profile
     text_json = result.output
     assert "profile" not in text_json and "persona" not in text_json
     assert profile.persona.occupation not in json.dumps(records[0])
@@ -107,8 +114,7 @@ def test_tasks_lists_instances_without_their_hidden_profile(instance_data):
                                 "budget", "CNY", "actions"]  # fmt: skip
     assert lines[-1] == "800 instances" and len(lines) == 802
     first = lines[1].split()
-    test = load_instances(paths["test"], check=False)
-    x = next(i for i in test if i.instance_id == first[0])
+    x = test[first[0]]
     ask = x.instruction
     assert first[1:] == ["easy", ask.departure_city, ask.destination_city, str(ask.days),
                          str(ask.travellers), f"{ask.budget_cny:,}", str(len(x.trajectory))]  # fmt: skip
@@ -130,10 +136,11 @@ def test_tasks_refuses_flags_of_the_other_suite(instance_data):
     assert compass.exit_code == 0 and {t["level"] for t in json.loads(compass.output)} == {1}
 
 
-def test_stats_text_compares_instances_with_table2(instance_data, trips_db):
+@pytest.mark.slow  # statistics over both splits' 11,400 instances
+def test_stats_text_compares_instances_with_table2(both_splits, trips_db):
     from travelgym.suites.behavior2trip.instance_stats import PAPER_TABLE2, instance_stats
 
-    data_dir, _ = instance_data
+    data_dir, _ = both_splits
     result = CliRunner().invoke(main, ["stats", "behavior2trip", "--db", str(trips_db),
                                        "--data-dir", str(data_dir)])  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -153,8 +160,9 @@ def test_stats_text_compares_instances_with_table2(instance_data, trips_db):
     assert "largest relative difference" in lines[at + 8]
 
 
-def test_stats_plots_writes_the_instance_figures(instance_data, trips_db, tmp_path):
-    data_dir, _ = instance_data
+@pytest.mark.slow  # figures of both splits' 11,400 instances, three times
+def test_stats_plots_writes_the_instance_figures(both_splits, trips_db, tmp_path):
+    data_dir, _ = both_splits
     out = tmp_path / "figures"
     runner = CliRunner()
     result = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db), "--data-dir",

@@ -123,6 +123,7 @@ def test_a_city_only_skeleton_earns_nothing(case, pdb):
     assert reward.r_format == 1.0 and reward.total <= 0.1, reward
 
 
+@pytest.mark.slow
 def test_skeletons_of_60_test_instances_earn_nothing(trips_database):
     """Across difficulties: the city skeleton of each trip (what a reward hacker would send)
     fails Final, passes at most a fifth of the commonsense checks and earns a reward of at most

@@ -37,6 +37,7 @@ def test_metadata_and_file_name(trips_database, tmp_path):
         database_path("huge", 0, tmp_path)
 
 
+@pytest.mark.slow
 def test_same_seed_same_hash_and_rows(trips_database, tmp_path):
     again = ensure_database(data_dir=tmp_path)
     assert again.built

@@ -159,6 +159,7 @@ def test_generation_is_deterministic(trips_db, monkeypatch):
     )
 
 
+@pytest.mark.slow
 def test_ensure_instances_reuses_and_repairs(built, trips_database, data_dir, tmp_path):
     from tests.conftest import private_data_dir
 
@@ -182,6 +183,7 @@ def test_ensure_instances_reuses_and_repairs(built, trips_database, data_dir, tm
     assert file_sha256(test) == original
 
 
+@pytest.mark.slow
 def test_one_split_is_generated_alone_and_scales_never_share_files(built, trips_database,
                                                                   data_dir, tmp_path):  # fmt: skip
     import shutil

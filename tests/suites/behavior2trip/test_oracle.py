@@ -39,6 +39,7 @@ def _episodes(agent_class, instances, conn):
     return asyncio.run(run_all())
 
 
+@pytest.mark.slow
 def test_the_oracle_passes_all_60_through_the_tools_without_the_witness(sample, conn):
     assert len(sample) == 60 and {x.difficulty for x in sample} == {"easy", "medium", "hard"}
     blind = [x.model_copy(update={"witness": None}) for x in sample]  # nothing to read

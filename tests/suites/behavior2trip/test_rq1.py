@@ -120,6 +120,7 @@ def test_llm_user_replies_are_cleaned_or_refused():
 # --- runs through the CLI --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_scripted_runs_with_without_and_with_clarification(data_dir, tmp_path):
     """The scripted agent on the same 60 instances: every metric in each mode; clarification
     turns 0 without --clarify, 1-5 with it; asking recovers preference matches."""

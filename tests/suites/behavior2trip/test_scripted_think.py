@@ -71,8 +71,9 @@ def leaks(chat: list[dict], request: str = "") -> list[tuple[int, str]]:
         before += "\n".join(body + "\n" + reply for _, body, reply in steps[:i])
         known = values(before) | {v for v in STRING_VALUE.findall(before)}
         later = set().union(*(values(reply) for _, _, reply in steps[i:]))
+        # the short think first: most values are not in it, and ``before`` is long
         for value in sorted(later - known):
-            if not mentioned(value, before) and mentioned(value, think):
+            if mentioned(value, think) and not mentioned(value, before):
                 found.append((i, value))
     return found
 

@@ -298,6 +298,7 @@ def _fuzz(tool_name: str, db_path, examples: int, batch: int = BATCH, workers: i
     return outcomes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tool_name", DB_TOOLS)
 def test_fuzz_tool_never_fails_internally(tool_name, trips_db):
     outcomes = _fuzz(tool_name, trips_db, EXAMPLES)

@@ -9,6 +9,7 @@ from travelgym.suites.compass.schema import TABLE_ORDER
 from travelgym.suites.compass.stats import compute_stats
 
 
+@pytest.mark.slow
 def test_same_seed_same_hash_other_seed_other_hash(tmp_path, compass_db):
     again = build_database(tmp_path / "again.sqlite", seed=0)
     other = build_database(tmp_path / "other.sqlite", seed=1)
@@ -89,6 +90,7 @@ def test_referential_integrity(compass_db):
     )
 
 
+@pytest.mark.slow
 def test_ensure_database_skips_current_and_rebuilds_stale(tmp_path):
     first = ensure_database(seed=3, data_dir=tmp_path)
     assert first.built

@@ -101,6 +101,7 @@ def test_provider_failure_is_recorded_by_the_runner(tmp_path, compass_db):
         assert episode.score["feasible"] is False
 
 
+@pytest.mark.slow
 def test_run_caps_are_shared_and_error_episodes_can_be_retried(tmp_path, compass_db):
     data_dir = compass_db.parent.parent
     out = tmp_path / "capped"

@@ -133,6 +133,7 @@ def full_runs(compass_db, tmp_path_factory):
     return runs
 
 
+@pytest.mark.slow
 def test_a_default_281x2_run_covers_95_types_and_its_trials_differ(full_runs, tasks):
     episodes = full_runs["sampled"]
     assert len(episodes) == 2 * len(tasks) == 562

@@ -30,6 +30,7 @@ def truths(conn, tasks):
     return {t.task_id: solve(conn, t) for t in tasks}
 
 
+@pytest.mark.slow
 def test_every_optimal_plan_is_feasible_and_attains_the_optimum(conn, tasks, truths):
     for task in tasks:
         truth = truths[task.task_id]
@@ -66,6 +67,7 @@ def _reference_sample(tasks, per_cell=5):
     return sample
 
 
+@pytest.mark.slow
 def test_reference_enumerator_agrees_exactly(conn, tasks, truths):
     sample = _reference_sample(tasks)
     assert len(sample) >= 30

@@ -36,6 +36,7 @@ def _cells(tasks):
     return collections.Counter((t.level, t.objective.type) for t in tasks)
 
 
+@pytest.mark.slow
 def test_seed_zero_uses_the_shipped_file_and_other_seeds_their_own(data_dir, other_tasks):
     assert task_file_for(0, data_dir) == PACKAGE_TASKS
     path = task_file_for(OTHER_SEED, data_dir)
@@ -50,6 +51,7 @@ def test_seed_zero_uses_the_shipped_file_and_other_seeds_their_own(data_dir, oth
     assert [t.model_dump() for t in other_tasks] != [t.model_dump() for t in load_tasks()]
 
 
+@pytest.mark.slow
 def test_every_task_of_another_seed_is_valid_on_its_database(data_dir, other_tasks):
     conn = connect_readonly(ensure_database(seed=OTHER_SEED, data_dir=data_dir).path)
     for task in other_tasks:
@@ -58,6 +60,7 @@ def test_every_task_of_another_seed_is_valid_on_its_database(data_dir, other_tas
         assert within_credit_bound(truth), (task.task_id, truth.credited)
 
 
+@pytest.mark.slow
 def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks, tmp_path):
     from tests.conftest import private_data_dir
 
@@ -116,6 +119,7 @@ def test_scoring_a_run_against_another_task_version_or_seed_is_refused(data_dir,
     assert old.exit_code != 0 and "another task file" in old.output
 
 
+@pytest.mark.slow
 def test_generate_tasks_on_another_database_seed_matches_what_runs_use(data_dir, tmp_path):
     out = tmp_path / "tasks.jsonl"
     result = CliRunner().invoke(main, ["generate-tasks", "compass", "--out", str(out),

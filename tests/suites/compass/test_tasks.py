@@ -89,6 +89,7 @@ def test_manifest_matches_file(compass_db):
     assert meta["db_content_hash"] == read_metadata(compass_db)["content_hash"]
 
 
+@pytest.mark.slow
 def test_generator_reproduces_the_shipped_file_byte_for_byte(compass_db, tmp_path):
     conn = connect_readonly(compass_db)
     regenerated = generate_tasks(conn, DEFAULT_TASK_SEED)

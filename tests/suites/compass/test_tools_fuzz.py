@@ -693,6 +693,7 @@ def _report(failures: dict[str, tuple[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tool_name", TOOL_NAMES)
 def test_fuzz_tool_never_fails_internally(tool_name, compass_db):
     strategy = _tool_strategy(tool_name, str(compass_db))

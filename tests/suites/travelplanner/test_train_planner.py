@@ -30,6 +30,7 @@ def test_rewards_follow_the_verdicts():
     assert sft_keep({"score": gated}, 1.0) == "below_min_score"
 
 
+@pytest.mark.slow
 @pytest.mark.train
 def test_train_grpo_travelplanner_tiny_runs_a_step(tp_suite_data, tmp_path):
     need_train_extra()

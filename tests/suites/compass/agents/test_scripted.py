@@ -32,6 +32,7 @@ def _run(conn, task, truth, strategy):
     )
 
 
+@pytest.mark.slow
 def test_exhaustive_reaches_the_optimum_on_every_cell(sample):
     conn, tasks, truths = sample
     for task in tasks:

@@ -386,6 +386,7 @@ def test_analysis_of_a_real_run_matches_the_runner_summary(greedy_run):
     assert all(r["n_constraints"] for r in run["episodes"])
 
 
+@pytest.mark.slow
 def test_write_plots_png_and_svg(greedy_run, tmp_path):
     from travelgym.suites.compass.analysis.plots import write_plots
 

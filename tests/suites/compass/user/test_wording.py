@@ -7,6 +7,7 @@ import asyncio
 import collections
 
 import numpy as np
+import pytest
 
 from travelgym.db import connect_readonly
 from travelgym.suites.compass.agents.scripted import ScriptedAgent
@@ -20,6 +21,7 @@ def most_repeated(texts: list[str]) -> int:
     return max(collections.Counter(texts).values())
 
 
+@pytest.mark.slow
 def test_no_user_message_more_than_twice_in_the_default_conversations(compass_db):
     """The default run's 281 conversations (scripted:greedy, template user, seed 0): before
     the varied wording, 111 of them repeated a message 3 or more times (up to 29)."""
