@@ -183,11 +183,7 @@ class PlanDB:
         for city_id in city_ids:
             key = (city_id, query)
             if key not in self._places:
-                try:
-                    found = self.ctx.resolve_place(self.city(city_id), query)
-                except ContentError:
-                    found = None
-                self._places[key] = found
+                self._places[key] = self.ctx.find_place(self.city(city_id), query)
             if self._places[key] is not None:
                 return self._places[key]
         return None
