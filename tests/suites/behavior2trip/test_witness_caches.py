@@ -26,8 +26,8 @@ from travelgym.suites.behavior2trip.checks import run_checks
 from travelgym.suites.behavior2trip.context import TripsContext, normalize
 from travelgym.suites.behavior2trip.instances import _catalog_for, generate_instance
 from travelgym.suites.behavior2trip.plan import _parse_clock, clock_minutes
-from travelgym.suites.behavior2trip.plan_parse import parse_plan
-from travelgym.suites.behavior2trip.plan_values import _NON_KEY, _key
+from travelgym.suites.behavior2trip.plan_parse import _clock_text, _first_clock, parse_plan
+from travelgym.suites.behavior2trip.plan_values import _NON_KEY, _key, _local_mode, local_mode
 from travelgym.suites.behavior2trip.tools import trips_registry
 from travelgym.toolkit import ContentError
 
@@ -160,6 +160,12 @@ def test_the_parsing_caches_answer_as_the_parsers():
     names = ["Xi'an ", "XI AN", "Beijing South", "H00012", "a" * 300, "Ürümqi"]
     for _ in range(2):
         assert [normalize(t) for t in names] == [re.sub(r"[\W_]+", "", t.casefold()) for t in names]
+    times = ["09:30", "from 9:30 am to 11:00", "noon", "12:5", "x" * 150 + " 10:15", "7:45 P.M."]
+    for _ in range(2):
+        assert [_clock_text(t) for t in times] == [_first_clock(t) for t in times]
+    modes = ["Taxi", "by metro line 2", "walk", "x" * 150 + " taxi", "Hovercraft", "Didi"]
+    for _ in range(2):
+        assert [local_mode(t) for t in modes] == [_local_mode(t) for t in modes]
     keys = ["Start Time", "check-in", "Day 1", 3, "x" * 200, None]
     for _ in range(2):
         assert [_key(k) for k in keys] == [

@@ -46,6 +46,7 @@ class PlanDB:
         self._places: dict[tuple[str, str], Place | None] = {}
         self._services: dict[tuple, list[dict[str, Any]]] = {}
         self._hotels: dict[str | None, list[tuple[str, frozenset[str]]]] = {}
+        self._counts: dict[tuple, int] = {}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> PlanDB:
@@ -130,6 +131,12 @@ class PlanDB:
         value among its values (column names are the checks' own, never the plan's)."""
         if not city_ids or not where or not all(where.values()):
             return 0
+        key = (table, tuple((c, tuple(v)) for c, v in where.items()), tuple(city_ids))
+        if key not in self._counts:
+            self._counts[key] = self._count(table, where, city_ids)
+        return self._counts[key]
+
+    def _count(self, table: str, where: dict[str, list[str]], city_ids: list[str]) -> int:
         tests = [
             f"{column} IN ({', '.join('?' * len(values))})" for column, values in where.items()
         ]
