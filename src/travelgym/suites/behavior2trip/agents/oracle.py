@@ -14,7 +14,6 @@ shaped around each leg's times, and the first place of a travel day near its sta
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from typing import Any
@@ -408,7 +407,7 @@ class OraclePlanner(Planner):
             # the picks are held with the day: the ids of their rows and legs stay their own
             hit = memo[key] = (picks, start, self._time(picks, start))
         draft = hit[2]
-        return DayDraft([copy.copy(s) for s in draft.stops], [dict(x) for x in draft.locals],
+        return DayDraft([Stop(**vars(s)) for s in draft.stops], [dict(x) for x in draft.locals],
                         draft.timed, draft.local_ok)  # fmt: skip
 
     def _time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
