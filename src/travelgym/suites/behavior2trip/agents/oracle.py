@@ -98,7 +98,8 @@ def _spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> float:
                for pool in pools if pool)  # fmt: skip
 
 
-_SPREADS: dict[tuple, float] = {}
+_SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # places -> hotel -> spread
+SPREADS_KEPT = 1024  # sets of places whose hotels' spreads are remembered
 _ESTIMATES: dict[tuple, dict[str, Any]] = {}
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
@@ -389,10 +390,16 @@ class OraclePlanner(Planner):
         sights = self.sights[self.dest]
         pools = [meals["level"] or meals["any"], meals["breakfast"], sights[0] or sights[-1]]
         where = tuple(tuple((r["lat"], r["lon"]) for r in p) for p in pools)
+        # the places are hashed once a call, not once a hotel
+        if len(_SPREADS) >= SPREADS_KEPT and where not in _SPREADS:
+            _SPREADS.clear()
+        known = _SPREADS.setdefault(where, {})
 
         def spread(hotel: dict) -> float:
-            key = (hotel["lat"], hotel["lon"], where)
-            return _remembered(_SPREADS, key, lambda: _spread(hotel, where))
+            key = (hotel["lat"], hotel["lon"])
+            if key not in known:
+                known[key] = _spread(hotel, where)
+            return known[key]
 
         return min(by_price[:keep], key=spread)
 
