@@ -26,9 +26,10 @@ from travelgym.suites.behavior2trip.checks import run_checks
 from travelgym.suites.behavior2trip.context import TripsContext, normalize
 from travelgym.suites.behavior2trip.instances import _catalog_for, generate_instance
 from travelgym.suites.behavior2trip.plan import _parse_clock, clock_minutes
-from travelgym.suites.behavior2trip.plan_parse import parse_plan
-from travelgym.suites.behavior2trip.plan_values import _NON_KEY, _key
+from travelgym.suites.behavior2trip.plan_parse import _clock_text, _first_clock, parse_plan
+from travelgym.suites.behavior2trip.plan_values import _NON_KEY, _key, _local_mode, local_mode
 from travelgym.suites.behavior2trip.tools import trips_registry
+from travelgym.toolkit import ContentError
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,7 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
                 oracle._SPREADS.clear()
                 oracle._ESTIMATES.clear()
                 day_timing._shapes.cache_clear()
+                day_timing._fits.cache_clear()
                 recorded = oracle.oracle_plan(x, conn, give_up=give_up,
                                               context=TripsContext(conn))  # fmt: skip
                 cached = tool_cache.CachedToolSession(TripsContext(conn))
@@ -158,6 +160,12 @@ def test_the_parsing_caches_answer_as_the_parsers():
     names = ["Xi'an ", "XI AN", "Beijing South", "H00012", "a" * 300, "Ürümqi"]
     for _ in range(2):
         assert [normalize(t) for t in names] == [re.sub(r"[\W_]+", "", t.casefold()) for t in names]
+    times = ["09:30", "from 9:30 am to 11:00", "noon", "12:5", "x" * 150 + " 10:15", "7:45 P.M."]
+    for _ in range(2):
+        assert [_clock_text(t) for t in times] == [_first_clock(t) for t in times]
+    modes = ["Taxi", "by metro line 2", "walk", "x" * 150 + " taxi", "Hovercraft", "Didi"]
+    for _ in range(2):
+        assert [local_mode(t) for t in modes] == [_local_mode(t) for t in modes]
     keys = ["Start Time", "check-in", "Day 1", 3, "x" * 200, None]
     for _ in range(2):
         assert [_key(k) for k in keys] == [
@@ -171,5 +179,38 @@ def test_recording_session_is_still_what_episodes_get(trips_db):
         env = TripToolSession(conn, keep_results=False)
         record = env.call("WeatherSearch", {"city": "Beijing", "n": 2})
         assert record.ok and env.calls == [record]  # recorded, unlike the cached session's
+    finally:
+        conn.close()
+
+
+def test_a_leg_fits_a_day_when_it_has_a_shape():
+    rng = random.Random(5)
+    for _ in range(400):
+        dep = rng.randint(6 * 60, 22 * 60)
+        leg = {"dep": dep, "arr": min(dep + rng.randint(30, 900), 23 * 60)}
+        for arrival in (True, False):
+            assert day_timing.fits_a_day(leg, arrival) == bool(
+                day_timing.travel_shapes(leg, arrival)
+            )
+
+
+def test_find_place_finds_what_resolve_place_resolves(trips_db):
+    conn = connect_readonly(trips_db)
+    try:
+        context, other = TripsContext(conn), TripsContext(conn)
+        rng = random.Random(9)
+        cities = list(context.cities.values())
+        names = [p.name for c in cities for p in context.places(c["city_id"])]
+        for _ in range(300):
+            city, name = rng.choice(cities), list(rng.choice(names))
+            for _ in range(rng.randint(0, 2)):  # a misspelling or two
+                name[rng.randrange(len(name))] = rng.choice("aeiou ")
+            query = "".join(name)
+            try:
+                expected = context.resolve_place(city, query)
+            except ContentError:
+                expected = None
+            assert other.find_place(city, query) == expected, (city["name"], query)
+        assert other.find_place(cities[0], "  ") is None
     finally:
         conn.close()

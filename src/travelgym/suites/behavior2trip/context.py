@@ -162,21 +162,48 @@ class TripsContext(ToolContext):
         return place
 
     def _resolve_place(self, city: dict[str, Any], query: str) -> Place:
-        places = self.places(city["city_id"])
         key = normalize(query)
         if not key:
             raise ContentError("place name is empty: give a POI name or id, a station or airport")
+        place = self._named_place(city, key)
+        if place is not None:
+            return place
+        place, hits = self._fuzzy_place(city, query, SUGGEST_CONFIDENCE)
+        if place is not None:
+            return place
+        hint = "; ".join(h[0] for h in hits[:3]) or "search POIs first with the *Search tools"
+        raise ContentError(f"no place {query!r} in {city['name']}; did you mean: {hint}?")
+
+    def find_place(self, city: dict[str, Any], query: str) -> Place | None:
+        """The place :meth:`resolve_place` resolves, or None where it raises (no suggestions
+        are made, so a miss costs less)."""
+        key = normalize(query)
+        if not key:
+            return None
+        place = self._named_place(city, key)
+        return place if place is not None else self._fuzzy_place(city, query, ACCEPT_CONFIDENCE)[0]
+
+    def _named_place(self, city: dict[str, Any], key: str) -> Place | None:
+        """The place of ``city`` whose normalised id or name (or district) is ``key``."""
         exact = self._place_index(city["city_id"]).get(key)
         if exact is not None:
             return exact
         for district in city["districts"]:
             if normalize(district) == key:
-                return places[0]  # a district resolves to the city centre; close enough
+                return self.places(city["city_id"])[0]  # a district resolves to the city centre
+        return None
+
+    def _fuzzy_place(self, city: dict[str, Any], query: str,
+                     cutoff: float) -> tuple[Place | None, list[tuple]]:  # fmt: skip
+        """The confident fuzzy match of ``query`` among ``city``'s place names (None when
+        there is none) and the best matches scoring ``cutoff`` or more. A cutoff up to
+        :data:`ACCEPT_CONFIDENCE` finds the same match: it is the one best score at or above
+        that confidence."""
+        places = self.places(city["city_id"])
         labels = [p.name for p in places]
         hits = process.extract(query, labels, scorer=fuzz.WRatio, processor=utils.default_process,
-                               limit=5, score_cutoff=SUGGEST_CONFIDENCE)  # fmt: skip
+                               limit=5, score_cutoff=cutoff)  # fmt: skip
         hits.sort(key=lambda h: (-h[1], h[2]))
         if hits and hits[0][1] >= ACCEPT_CONFIDENCE and (len(hits) == 1 or hits[1][1] < hits[0][1]):
-            return places[hits[0][2]]
-        hint = "; ".join(h[0] for h in hits[:3]) or "search POIs first with the *Search tools"
-        raise ContentError(f"no place {query!r} in {city['name']}; did you mean: {hint}?")
+            return places[hits[0][2]], hits
+        return None, hits

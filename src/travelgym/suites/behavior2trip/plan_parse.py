@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from travelgym.suites.behavior2trip.plan import LOCAL_MODES, MEALS, Day, Plan, _clock, clock_minutes
@@ -118,6 +119,32 @@ _LOCAL_KEYS = _aliases({
 # --- building the models ----------------------------------------------------------------------
 
 
+_CLOCK_IN_TEXT = re.compile(r"(\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?)", re.I)
+_CLOCKS: dict[str, str | None] = {}
+CLOCKS_KEPT = 4096  # distinct time texts remembered (a plan repeats a few dozen)
+
+
+def _clock_text(value: str) -> str | None:
+    """The ``HH:MM`` of the first time of day in ``value``; None when it names none."""
+    if len(value) > 100:
+        return _first_clock(value)
+    try:
+        return _CLOCKS[value]
+    except KeyError:
+        pass
+    if len(_CLOCKS) >= CLOCKS_KEPT:
+        _CLOCKS.clear()
+    out = _CLOCKS[value] = _first_clock(value)
+    return out
+
+
+def _first_clock(value: str) -> str | None:
+    m = _CLOCK_IN_TEXT.search(value)
+    if m and clock_minutes(m.group(1)) is not None:
+        return _clock(m.group(1))
+    return None
+
+
 class _Builder:
     """Turns one raw day object into :class:`Day` fields, recording what it had to drop."""
 
@@ -143,12 +170,10 @@ class _Builder:
     def clock(self, value: Any, what: str) -> str | None:
         if value is None or value == "":
             return None
-        if isinstance(value, str):
-            m = re.search(r"(\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?)", value, re.I)
-            if m and clock_minutes(m.group(1)) is not None:
-                return _clock(m.group(1))
-        self.issue(f"{what} {value!r} is not a time of day (HH:MM)")
-        return None
+        out = _clock_text(value) if isinstance(value, str) else None
+        if out is None:
+            self.issue(f"{what} {value!r} is not a time of day (HH:MM)")
+        return out
 
     def number(self, value: Any, what: str, parse=parse_price) -> float | None:
         if value is None or value == "":
@@ -387,6 +412,21 @@ def _day(raw: dict, index: int, issues: list[str]) -> Day | None:
         return None
 
 
+def _raw_days(values: Iterator[Any]) -> tuple[bool, list[Any] | None]:
+    """Whether ``values`` holds any value, and the first list of days found in them that holds
+    a day object (else the first list of days found; None when there is none), reading the
+    values only as far as needed."""
+    read, first = False, None
+    for value in values:
+        read = True
+        days = _days_of(value)
+        if days:
+            if any(isinstance(x, dict) for x in days):
+                return True, days
+            first = first or days
+    return read, first
+
+
 def parse_plan(text: str | None) -> tuple[Plan | None, list[str]]:
     """Extract the plan from an agent's final text. Returns ``(plan, problems)``: ``plan`` is
     ``None`` when no plan can be delivered and ``problems`` says why; for a delivered plan the
@@ -394,13 +434,9 @@ def parse_plan(text: str | None) -> tuple[Plan | None, list[str]]:
     if not isinstance(text, str) or not text.strip():
         return None, ["empty answer: no plan"]
     body, problems = _answer_body(text)
-    values = list(json_values(body))
-    if not values:
+    read, raw_days = _raw_days(json_values(body))
+    if not read:
         return None, [*problems, "invalid JSON: no plan could be read"]
-    found = [d for v in values if (d := _days_of(v))]
-    raw_days = next(
-        (d for d in found if any(isinstance(x, dict) for x in d)), found[0] if found else None
-    )
     if not raw_days:
         return None, [*problems, "no days: the JSON holds no list of day objects"]
     issues: list[str] = []

@@ -36,10 +36,26 @@ _LOCAL_MODE_WORDS = (
 )
 
 
+_MODES: dict[str, str] = {}
+
+
 def local_mode(text: Any) -> str | None:
     """A local transport mode as one of :data:`LOCAL_MODES` (the raw text when unknown)."""
     if not isinstance(text, str) or not text.strip():
         return None
+    if len(text) > 100:
+        return _local_mode(text)
+    try:
+        return _MODES[text]
+    except KeyError:
+        pass
+    if len(_MODES) >= KEYS_KEPT:
+        _MODES.clear()
+    out = _MODES[text] = _local_mode(text)
+    return out
+
+
+def _local_mode(text: str) -> str:
     key = _key(text)
     for mode, words in _LOCAL_MODE_WORDS:
         if any(key == w or key.startswith(w + "_") or f"_{w}" in key for w in words):

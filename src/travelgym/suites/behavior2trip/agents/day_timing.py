@@ -4,6 +4,8 @@ times a day's stops within their windows."""
 from __future__ import annotations
 
 import functools
+import itertools
+from collections.abc import Iterator
 from typing import Any
 
 from travelgym.suites.behavior2trip.agents.schedule import (
@@ -40,15 +42,32 @@ def travel_shapes(leg: dict[str, Any], arrival: bool) -> list[tuple]:
     return list(_shapes(leg["dep"], leg["arr"], arrival))
 
 
+def fits_a_day(leg: dict[str, Any], arrival: bool) -> bool:
+    """Whether :func:`travel_shapes` finds any day around the leg (it stops at the first)."""
+    return _fits(leg["dep"], leg["arr"], arrival)
+
+
 @functools.lru_cache(maxsize=1 << 14)  # the leg times of the database: about 10,000
 def _shapes(dep: int, arr: int, arrival: bool) -> tuple[tuple, ...]:
     """:func:`travel_shapes` of a leg's times (they depend on nothing else)."""
+    return tuple(itertools.islice(_timed_shapes(dep, arr, arrival), MAX_SHAPES))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _fits(dep: int, arr: int, arrival: bool) -> bool:
+    """:func:`fits_a_day` of a leg's times."""
+    return next(_timed_shapes(dep, arr, arrival), None) is not None
+
+
+def _timed_shapes(dep: int, arr: int, arrival: bool) -> Iterator[tuple]:
+    """The day templates around a leg of these times that can be timed, in the order
+    :func:`travel_shapes` keeps them (fewest attractions first)."""
     leg = {"dep": dep, "arr": arr}
     before, after = ("home", "dest") if arrival else ("dest", "home")
     meals = ("breakfast", "lunch", "dinner")
     splits = [k for k in range(4) if _meals_fit(meals[:k], meals[k:], dep, arr)]
-    seen, out = set(), []
-    for count in range(1, 5):  # fewest attractions first, stopping once MAX_SHAPES are found
+    seen = set()
+    for count in range(1, 5):
         for k in splits:
             pre, post = meals[:k], meals[k:]
             for mask in (m for m in range(1, 1 << 4) if m.bit_count() == count):
@@ -66,10 +85,7 @@ def _shapes(dep: int, arr: int, arrival: bool) -> tuple[tuple, ...]:
                 seen.add(key)
                 timed = _ideal_times(seq, leg, arrival)
                 if timed is not None:
-                    out.append(timed)
-        if len(out) >= MAX_SHAPES:
-            break
-    return tuple(out[:MAX_SHAPES])
+                    yield timed
 
 
 def _meals_fit(pre: tuple[str, ...], post: tuple[str, ...], dep: int, arr: int) -> bool:

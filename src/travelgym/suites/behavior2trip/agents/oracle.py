@@ -14,7 +14,6 @@ shaped around each leg's times, and the first place of a travel day near its sta
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from typing import Any
@@ -24,6 +23,7 @@ from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSess
 from travelgym.suites.behavior2trip.agents.day_timing import (
     ORACLE_FULL_DAYS,
     ORACLE_PULLS,
+    fits_a_day,
     solve_day,
     travel_shapes,
 )
@@ -50,6 +50,7 @@ from travelgym.suites.behavior2trip.agents.scripted_search import (
 )
 from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.preferences import Preferences
+from travelgym.suites.behavior2trip.schema import DATES
 from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 
@@ -92,12 +93,13 @@ def _spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> float:
     lat, lon = hotel["lat"], hotel["lon"]
     scale = math.cos(math.radians(lat))
     hypot = math.hypot
-    return sum(sum(heapq.nsmallest(NEAREST, [111.2 * hypot((lon - x) * scale, lat - y)
-                                             for y, x in pool]))
+    # sorted()[:n] holds the floats heapq.nsmallest(n) returns, in the same order, sooner
+    return sum(sum(sorted([111.2 * hypot((lon - x) * scale, lat - y) for y, x in pool])[:NEAREST])
                for pool in pools if pool)  # fmt: skip
 
 
-_SPREADS: dict[tuple, float] = {}
+_SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # places -> hotel -> spread
+SPREADS_KEPT = 1024  # sets of places whose hotels' spreads are remembered
 _ESTIMATES: dict[tuple, dict[str, Any]] = {}
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
@@ -196,7 +198,7 @@ class OraclePlanner(Planner):
         ins = self.ins
         for origin, destination, date, arrival in ((self.home, self.dest, ins.start_date, True),
                                                    (self.dest, self.home, ins.end_date, False)):  # fmt: skip
-            if not any(travel_shapes(g, arrival) for g in self.legs(origin, destination, date)):
+            if not any(fits_a_day(g, arrival) for g in self.legs(origin, destination, date)):
                 raise Unplannable(f"no leg from {origin} to {destination} on {date} fits a day")
 
     def meal_pools(self, city: str) -> dict[str, list[dict]]:
@@ -239,12 +241,33 @@ class OraclePlanner(Planner):
         return memo[key]
 
     def _legs(self, origin: str, destination: str, date: str) -> list[dict[str, Any]]:
-        legs = [g for g in super().legs(origin, destination, date) if daytime(g)]
-        if self.prefs.mode is None:
+        mode, seat = self.prefs.mode, self.prefs.seat
+        if mode is not None and not getattr(self.env, "records", True):
+            # only the preferred mode's legs are kept: unrecorded, no other mode is searched
+            options = sorted(self.options(origin, destination, date, mode),
+                             key=lambda g: (g["price"], g["dep"]))  # fmt: skip
+            legs = [g for g in options if daytime(g)]
+        else:
+            legs = [g for g in super().legs(origin, destination, date) if daytime(g)]
+        if mode is None:
             return legs
-        seat = self.prefs.seat
-        return [g for g in legs if g["vocab"] == self.prefs.mode
+        return [g for g in legs if g["vocab"] == mode
                 and (seat is None or g["mode"] == "bus" or g["seat_class"] == seat)]  # fmt: skip
+
+    def options(self, origin: str, destination: str, date: str, mode: str) -> list[dict[str, Any]]:
+        """:meth:`Planner.options`; through an unrecorded session made once per route, mode
+        and seat (and date, for flights: trains and buses run the same every day of the data
+        window)."""
+        memo = getattr(self.env, "memo", None)
+        if memo is None or getattr(self.env, "records", True):
+            return super().options(origin, destination, date, mode)
+        day = date if mode == "Airplane" or date not in DATES else None
+        key = ("options", origin, destination, day, mode, self.prefs.seat)
+        if key not in memo:
+            if len(memo) >= LEGS_KEPT:
+                memo.clear()
+            memo[key] = super().options(origin, destination, date, mode)
+        return list(memo[key])
 
     def try_template(self, template, leg, start, level, pull):
         """The baseline's day, remembering the day's leg (see :meth:`anchor`)."""
@@ -262,8 +285,28 @@ class OraclePlanner(Planner):
     def choose(self, kind: str, city: str, hint: int, near: Pick | None, used: set[str],
                has_pref: dict[str, bool], pull: float) -> Pick | None:  # fmt: skip
         """:meth:`Planner.choose` over each pool's rows read once (:meth:`_table`): the same
-        pick, the same scores."""
+        pick, the same scores. Remembered per planner by everything the choice reads (the
+        templates, legs and pulls tried for a day ask the same slot again and again)."""
         anchor = self.anchor(near, city)
+        flag = "attraction" if kind == "attraction" else ("meal" if kind != "breakfast" else None)
+        home = self.hotel if city == self.dest else None
+        key = (kind, city, hint, anchor and (anchor["lat"], anchor["lon"]), frozenset(used),
+               flag and has_pref[flag], self.thrift, home and (id(home), pull))  # fmt: skip
+        memo = self.__dict__.setdefault("_choices", {})
+        hit = memo.get(key)
+        if hit is None:
+            before = dict(has_pref)
+            pick = self._choose(kind, city, hint, anchor, used, has_pref, pull)
+            # the hotel row is held with the choice: its id stays its own
+            hit = memo[key] = (pick, has_pref != before, home)
+        pick, marks, _ = hit
+        if marks:
+            has_pref[flag] = True
+        return pick and Pick(pick.kind, pick.city, pick.row)
+
+    def _choose(self, kind: str, city: str, hint: int, anchor: dict | None, used: set[str],
+                has_pref: dict[str, bool], pull: float) -> Pick | None:  # fmt: skip
+        """:meth:`choose` from its ``anchor`` (no memo)."""
         preferred: list[list[dict]] = []
         if kind == "attraction":
             if city not in self.sights:
@@ -347,16 +390,35 @@ class OraclePlanner(Planner):
         sights = self.sights[self.dest]
         pools = [meals["level"] or meals["any"], meals["breakfast"], sights[0] or sights[-1]]
         where = tuple(tuple((r["lat"], r["lon"]) for r in p) for p in pools)
+        # the places are hashed once a call, not once a hotel
+        if len(_SPREADS) >= SPREADS_KEPT and where not in _SPREADS:
+            _SPREADS.clear()
+        known = _SPREADS.setdefault(where, {})
 
         def spread(hotel: dict) -> float:
-            key = (hotel["lat"], hotel["lon"], where)
-            return _remembered(_SPREADS, key, lambda: _spread(hotel, where))
+            key = (hotel["lat"], hotel["lon"])
+            if key not in known:
+                known[key] = _spread(hotel, where)
+            return known[key]
 
         return min(by_price[:keep], key=spread)
 
     def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
         """:meth:`Planner.time` with :func:`solve_day` on the network's shape and the local
-        legs between known coordinates remembered (:func:`_estimate`)."""
+        legs between known coordinates remembered (:func:`_estimate`). Remembered per planner
+        by the picks' rows and legs (a copy each time: a chosen day's legs are updated)."""
+        key = tuple((p.kind, p.city, id(p.row), id(p.leg)) if p else None for p in (start, *picks))
+        memo = self.__dict__.setdefault("_timed", {})
+        hit = memo.get(key)
+        if hit is None:
+            # the picks are held with the day: the ids of their rows and legs stay their own
+            hit = memo[key] = (picks, start, self._time(picks, start))
+        draft = hit[2]
+        return DayDraft([Stop(**vars(s)) for s in draft.stops], [dict(x) for x in draft.locals],
+                        draft.timed, draft.local_ok)  # fmt: skip
+
+    def _time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
+        """:meth:`time` without the memo."""
         stops, locals_ = [], []
         prev = start
         for pick in picks:
@@ -410,7 +472,7 @@ class OraclePlanner(Planner):
         """The first leg, template and pull meeting every rule (every meal kept), else the
         baseline's travel day."""
         arrival = templates is ARRIVAL_TEMPLATES
-        fitting = [g for g in legs if travel_shapes(g, arrival)]
+        fitting = [g for g in legs if fits_a_day(g, arrival)]
         for leg in fitting[:MAX_LEGS_TRIED]:
             for template in travel_shapes(leg, arrival):
                 for pull in ORACLE_PULLS:

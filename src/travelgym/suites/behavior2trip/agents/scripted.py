@@ -275,13 +275,17 @@ class Planner:
         order = ([wanted] if wanted else []) + [m for m in MODES if m != wanted]
         daytime_legs, night_legs = [], []
         for mode in order:
-            options = leg_options(self.box, origin, destination, date, mode, self.prefs.seat)
+            options = self.options(origin, destination, date, mode)
             options.sort(key=lambda g: (g["price"], g["dep"]))
             daytime_legs += [g for g in options if daytime(g)]
             night_legs += [g for g in options if not daytime(g)]
         if wanted is None:
             daytime_legs.sort(key=lambda g: g["price"])
         return daytime_legs + night_legs
+
+    def options(self, origin: str, destination: str, date: str, mode: str) -> list[dict[str, Any]]:
+        """The legs of one mode on a date (:func:`leg_options`, a new list)."""
+        return leg_options(self.box, origin, destination, date, mode, self.prefs.seat)
 
     # --- one day from a template -----------------------------------------------------------
 

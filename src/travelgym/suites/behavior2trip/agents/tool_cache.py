@@ -24,6 +24,7 @@ class CachedToolSession:
 
     LIMIT = 1024
     ROUTES_PER_SEARCH = 8
+    records = False  # planners may skip calls whose answers they would not use
 
     def __init__(self, context: Any, limit: int = LIMIT) -> None:
         from travelgym.suites.behavior2trip.tools import trips_registry

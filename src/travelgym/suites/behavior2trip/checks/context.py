@@ -29,7 +29,6 @@ from travelgym.suites.behavior2trip.plan import (
     Visit,
     clock_minutes,
 )
-from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 TABLES = {"breakfast": ("restaurants",), "lunch": ("restaurants",), "dinner": ("restaurants",),
           "attraction": ("attractions", "entertainment"),
@@ -214,10 +213,7 @@ class Context:
             if local.origin.city != local.target.city:
                 local.problem = f"{local.label}: the two places are in different cities"
                 return local
-            _, routes = city_routes(local.origin, local.target)
-            by_mode = {r["mode"]: r["minutes"] for r in routes}
-            by_mode["Driving"] = by_mode["Taxi"]
-            by_mode["Transit"] = min(by_mode.get("Subway", by_mode["Bus"]), by_mode["Bus"])
+            by_mode = self.db.local_minutes(local.origin, local.target)
             local.fastest = by_mode["Taxi"]
             local.estimate = by_mode.get(data.mode or "")
             if data.mode == "Subway" and "Subway" not in by_mode:

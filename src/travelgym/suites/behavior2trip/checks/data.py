@@ -17,11 +17,13 @@ from rapidfuzz import fuzz
 
 from travelgym.suites.behavior2trip.context import Place, TripsContext, normalize
 from travelgym.suites.behavior2trip.schema import ID_PREFIXES, POI_TABLES
+from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 from travelgym.toolkit import ContentError
 
 TABLE_OF_PREFIX = {prefix: table for table, prefix in ID_PREFIXES.items()}
 MIN_PARTIAL = 8  # a name this long may match the one database name containing it (or within it)
 SAME_NAME_SCORE = 90.0  # rapidfuzz WRatio at or above which two names are the same POI
+MINUTES_KEPT = 1 << 16  # pairs of places whose local-transport minutes are remembered
 
 
 def same_name(a: str, b: str) -> bool:
@@ -46,6 +48,8 @@ class PlanDB:
         self._places: dict[tuple[str, str], Place | None] = {}
         self._services: dict[tuple, list[dict[str, Any]]] = {}
         self._hotels: dict[str | None, list[tuple[str, frozenset[str]]]] = {}
+        self._counts: dict[tuple, int] = {}
+        self._minutes: dict[tuple, dict[str, float]] = {}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> PlanDB:
@@ -130,6 +134,12 @@ class PlanDB:
         value among its values (column names are the checks' own, never the plan's)."""
         if not city_ids or not where or not all(where.values()):
             return 0
+        key = (table, tuple((c, tuple(v)) for c, v in where.items()), tuple(city_ids))
+        if key not in self._counts:
+            self._counts[key] = self._count(table, where, city_ids)
+        return self._counts[key]
+
+    def _count(self, table: str, where: dict[str, list[str]], city_ids: list[str]) -> int:
         tests = [
             f"{column} IN ({', '.join('?' * len(values))})" for column, values in where.items()
         ]
@@ -176,6 +186,20 @@ class PlanDB:
 
     # --- places (for local transport) ---
 
+    def local_minutes(self, a: Place, b: Place) -> dict[str, float]:
+        """MapGuide's minutes per local mode from ``a`` to ``b`` (places of one city), with
+        ``Driving`` as long as by taxi and ``Transit`` the faster of subway and bus; kept per
+        city and coordinates (read-only)."""
+        key = (a.city, a.lat, a.lon, b.lat, b.lon)
+        if key not in self._minutes:
+            by_mode = {r["mode"]: r["minutes"] for r in city_routes(a, b)[1]}
+            by_mode["Driving"] = by_mode["Taxi"]
+            by_mode["Transit"] = min(by_mode.get("Subway", by_mode["Bus"]), by_mode["Bus"])
+            if len(self._minutes) >= MINUTES_KEPT:
+                self._minutes.clear()
+            self._minutes[key] = by_mode
+        return self._minutes[key]
+
     def place(self, city_ids: list[str], query: str | None) -> Place | None:
         """A routable place (POI, station, airport, city centre) of one of ``city_ids``."""
         if not query:
@@ -183,11 +207,7 @@ class PlanDB:
         for city_id in city_ids:
             key = (city_id, query)
             if key not in self._places:
-                try:
-                    found = self.ctx.resolve_place(self.city(city_id), query)
-                except ContentError:
-                    found = None
-                self._places[key] = found
+                self._places[key] = self.ctx.find_place(self.city(city_id), query)
             if self._places[key] is not None:
                 return self._places[key]
         return None
