@@ -14,7 +14,13 @@ import pytest
 
 from travelgym.db import connect_readonly
 from travelgym.suites.behavior2trip import witness
-from travelgym.suites.behavior2trip.agents import day_timing, oracle, schedule, tool_cache
+from travelgym.suites.behavior2trip.agents import (
+    day_timing,
+    oracle,
+    oracle_distances,
+    schedule,
+    tool_cache,
+)
 from travelgym.suites.behavior2trip.agents.base import TripToolSession
 from travelgym.suites.behavior2trip.agents.schedule import Stop
 from travelgym.suites.behavior2trip.agents.scripted import (
@@ -82,7 +88,7 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
     try:
         for give_up in (True, False):
             for x in fresh[::2]:
-                oracle._SPREADS.clear()
+                oracle_distances.SPREADS.clear()
                 oracle._ESTIMATES.clear()
                 day_timing._shapes.cache_clear()
                 day_timing._fits.cache_clear()

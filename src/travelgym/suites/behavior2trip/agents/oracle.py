@@ -18,7 +18,6 @@ import math
 import time
 from typing import Any
 
-from travelgym.geo import EARTH_RADIUS_KM
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.day_timing import (
     ORACLE_FULL_DAYS,
@@ -28,6 +27,14 @@ from travelgym.suites.behavior2trip.agents.day_timing import (
     travel_shapes,
 )
 from travelgym.suites.behavior2trip.agents.infer import Inferred
+from travelgym.suites.behavior2trip.agents.oracle_distances import (
+    SPREADS,
+    SPREADS_KEPT,
+    anchor_km,
+    hotel_spread,
+    nearest,
+    remembered,
+)
 from travelgym.suites.behavior2trip.agents.schedule import (
     Stop,
 )
@@ -76,76 +83,8 @@ def preferences_of(prefs: Preferences) -> Inferred:
     return out
 
 
-# The baseline's full day, then the same with an earlier dinner (a shorter afternoon visit).
-NEAREST = 12  # POIs of each pool that weigh in a hotel's centrality
-
-
-def _flat_km(a: dict, b: dict) -> float:
-    """Approximate km within a city (flat earth: the ranking of nearby places is unchanged)."""
-    dy = a["lat"] - b["lat"]
-    dx = (a["lon"] - b["lon"]) * math.cos(math.radians(a["lat"]))
-    return 111.2 * math.hypot(dx, dy)
-
-
-def _spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> float:
-    """A hotel's distance to the places its days need: over each pool (coordinates), the sum
-    of the :data:`NEAREST` smallest :func:`_flat_km` (the same floats, in the same order)."""
-    lat, lon = hotel["lat"], hotel["lon"]
-    scale = math.cos(math.radians(lat))
-    hypot = math.hypot
-    # sorted()[:n] holds the floats heapq.nsmallest(n) returns, in the same order, sooner
-    return sum(sum(sorted([111.2 * hypot((lon - x) * scale, lat - y) for y, x in pool])[:NEAREST])
-               for pool in pools if pool)  # fmt: skip
-
-
-_SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # places -> hotel -> spread
-SPREADS_KEPT = 1024  # sets of places whose hotels' spreads are remembered
 _ESTIMATES: dict[tuple, dict[str, Any]] = {}
-MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
-
-
-def _remembered(memo: dict, key: tuple, make: Any) -> Any:
-    """``memo[key]``, made by ``make()`` on a miss (the memo is emptied when full)."""
-    try:
-        return memo[key]
-    except KeyError:
-        pass
-    if len(memo) >= MEMO_KEPT:
-        memo.clear()
-    value = memo[key] = make()
-    return value
-
-
-def _nearest(fits: list[tuple], away: list[float] | None, home: list[float] | None,
-             pull: float) -> dict:  # fmt: skip
-    """The row of :meth:`OraclePlanner._table` entries ``fits`` with the lowest
-    :meth:`Planner._score` (the first on a tie), ``away`` the rows' km from the anchor (None:
-    no anchor), ``home`` their km from the hotel."""
-    best, low = None, math.inf
-    for row, _, _, i, _, _, spend, rating in fits:
-        distance = away[i] if away is not None else 0.0
-        if home is not None:
-            distance += pull * home[i]
-        score = distance + spend - rating
-        if best is None or score < low:
-            best, low = row, score
-    return best
-
-
-def _anchor_km(table: list[tuple], anchor: dict) -> list[float]:
-    """Per row of ``table`` (:meth:`OraclePlanner._table`), its km from ``anchor``:
-    :func:`~travelgym.geo.haversine_km` inlined, the same operations in the same order."""
-    lat, lon = anchor["lat"], anchor["lon"]
-    p1 = math.radians(lat)
-    c1 = math.cos(p1)
-    radians, sin, asin, sqrt = math.radians, math.sin, math.asin, math.sqrt
-    out = []
-    for row, _, _, _, p2, c2, _, _ in table:
-        dp, dl = p2 - p1, radians(row["lon"] - lon)
-        a = sin(dp / 2) ** 2 + c1 * c2 * sin(dl / 2) ** 2
-        out.append(2 * EARTH_RADIUS_KM * asin(min(1.0, sqrt(a))))
-    return out
 
 
 def _estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
@@ -166,7 +105,7 @@ def _estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
         return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
 
     key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
-    return _remembered(_ESTIMATES, key, make)
+    return remembered(_ESTIMATES, key, make)
 
 
 class Unplannable(Exception):
@@ -338,7 +277,7 @@ class OraclePlanner(Planner):
                 continue
             home_km = None if home is None else self._home_km(pool, home)
             away = self._away_km(pool, table, anchor) if anchor else None
-            best = _nearest(fits, away, home_km, pull)
+            best = nearest(fits, away, home_km, pull)
             if flag and any(pool is t for t in preferred):
                 has_pref[flag] = True  # today's preferred (or likely preferred) one
             return Pick("entertainment" if pool is self.fun else kind, city, best)
@@ -360,13 +299,13 @@ class OraclePlanner(Planner):
         return hit[1]
 
     def _away_km(self, pool: list[dict], table: list[tuple], anchor: dict) -> list[float]:
-        """:func:`_anchor_km` of ``pool``'s rows, kept per pool and anchor (the same anchors
+        """:func:`anchor_km` of ``pool``'s rows, kept per pool and anchor (the same anchors
         recur across pulls, templates and legs)."""
         memo = self.__dict__.setdefault("_away_kms", {})
         key = (id(pool), anchor["lat"], anchor["lon"])
         hit = memo.get(key)
         if hit is None or hit[0] is not pool:
-            hit = memo[key] = (pool, _anchor_km(table, anchor))
+            hit = memo[key] = (pool, anchor_km(table, anchor))
         return hit[1]
 
     def _home_km(self, pool: list[dict], hotel: dict) -> list[float]:
@@ -391,14 +330,14 @@ class OraclePlanner(Planner):
         pools = [meals["level"] or meals["any"], meals["breakfast"], sights[0] or sights[-1]]
         where = tuple(tuple((r["lat"], r["lon"]) for r in p) for p in pools)
         # the places are hashed once a call, not once a hotel
-        if len(_SPREADS) >= SPREADS_KEPT and where not in _SPREADS:
-            _SPREADS.clear()
-        known = _SPREADS.setdefault(where, {})
+        if len(SPREADS) >= SPREADS_KEPT and where not in SPREADS:
+            SPREADS.clear()
+        known = SPREADS.setdefault(where, {})
 
         def spread(hotel: dict) -> float:
             key = (hotel["lat"], hotel["lon"])
             if key not in known:
-                known[key] = _spread(hotel, where)
+                known[key] = hotel_spread(hotel, where)
             return known[key]
 
         return min(by_price[:keep], key=spread)

@@ -70,7 +70,6 @@ DEPARTURE_TEMPLATES = (
      ("dinner", "home", 18 * 60)),
 )  # fmt: skip
 
-
 LEVELS = ("exact", "timed", "any")
 DROP_ORDER = ("entertainment", "attraction", "lunch", "breakfast", "dinner", "hotel")
 PULLS = (0.7, 2.0, 5.0)  # how strongly a day's POIs are drawn towards the hotel
@@ -94,11 +93,10 @@ class ScriptedTripAgent:
 
 class Planner:
     def __init__(self, request: TripRequest, env: TripToolSession) -> None:
-        self.request, self.env = request, env
+        self.request, self.env, self.thrift = request, env, 0
         self.ins = request.instruction
         self.home, self.dest = self.ins.departure_city, self.ins.destination_city
         self.box = Toolbox(env, self.ins.travellers)
-        self.thrift = 0
 
     def run(self) -> str:
         """The episode: infer, search, assemble, deliver. Each step's thought (what it is about to
