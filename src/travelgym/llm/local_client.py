@@ -42,11 +42,11 @@ class LocalChatClient(OpenAIChatClient):
 
     def __init__(self, ref: str, server_options: dict[str, Any] | None = None,
                  **kwargs: Any) -> None:  # fmt: skip
+        params = dict(kwargs.pop("default_params", None) or {})
+        params.setdefault("max_tokens", default_max_tokens())  # a bad setting starts no server
         self.server: LocalServer = get_server(ref, **(server_options or {}))
         for name, value in LOCAL_DEFAULTS.items():
             kwargs.setdefault(name, value)
-        params = dict(kwargs.pop("default_params", None) or {})
-        params.setdefault("max_tokens", default_max_tokens())
         kwargs.pop("base_url", None)
         kwargs.pop("api_key", None)
         super().__init__(self.server.model.alias, base_url=self.server.base_url,
