@@ -77,7 +77,11 @@ def test_run_score_and_report_end_to_end(toy_env, tmp_path):
 
     scored = cli(toy_env, "score", str(run_dir), "--json")
     assert scored.returncode == 0, scored.stderr
-    assert json.loads(scored.stdout) == {"n": 4, "accuracy": 100.0, "tampered": None}
+    result = json.loads(scored.stdout)
+    assert {k: result[k] for k in ("n", "accuracy", "tampered")} == {"n": 4, "accuracy": 100.0,
+                                                                    "tampered": None}  # fmt: skip
+    # the shell's own accounting, which the suite never wrote: every episode completed
+    assert result["outcomes"]["n"] == 4 and result["outcomes"]["completed"] == 4
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"task_id": "toy-1", "sum": 11}\n{"task_id": "toy-2", "sum": 3}\n')
     scored = cli(toy_env, "score", str(answers))

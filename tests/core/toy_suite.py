@@ -143,12 +143,11 @@ class ToySuite(Suite):
     def tally(self) -> ProgressTally:
         return ProgressTally([("correct", lambda s: s.get("correct"), 0)])
 
-    def summarize(self, run_dir: Path) -> dict[str, Any]:
-        from travelgym.runner.store import read_run
+    def summarize_episodes(self, episodes, manifest=None) -> dict[str, Any]:
+        return score_entries(episodes, ToyOptions(offset=(manifest or {}).get("offset", 0)))
 
-        run = read_run(run_dir, self.name, as_dicts=True)
-        offset = ToyOptions(offset=run.manifest.get("offset", 0))
-        return score_entries(run.episodes, offset)
+    def succeeded(self, episode) -> bool:
+        return bool((episode.get("score") or {}).get("correct"))
 
     def format_results(self, results):
         return "\n".join(f"{agent}: {r['accuracy']:.1f}% of {r['n']}" for agent, r in results.items())

@@ -12,7 +12,8 @@ from travelgym.runner import formats
 from travelgym.runner.episode_file import TORN, scan_episodes
 from travelgym.runner.errors import EpisodeFileError
 from travelgym.runner.store import EPISODES, read_episodes, read_run
-from travelgym.suites.compass.trajectory import TRAJECTORY_FORMAT_VERSION, Episode
+from travelgym.core.episode import EPISODE_FORMAT
+from travelgym.suites.compass.trajectory import Episode
 
 
 def _episode(task_id: str, trial: int = 0, **extra) -> Episode:
@@ -43,7 +44,7 @@ def test_a_garbage_line_names_the_file_the_line_and_the_reason(tmp_path):
 def test_a_valid_json_line_with_the_wrong_fields_in_the_middle_is_an_error(tmp_path):
     wrong = json.dumps({"task_id": "b", "trial": 0, "suite": "compass", "format_version": "1"})
     _write(tmp_path, _line("a"), wrong, _line("c"))
-    with pytest.raises(EpisodeFileError, match=r":2: not a compass episode \(format 1\): "
+    with pytest.raises(EpisodeFileError, match=r":2: not a compass episode \(format 2\): "
                                                r"episode_id: Field required \(and 3 more"):  # fmt: skip
         read_episodes(tmp_path)
     unknown = json.loads(_line("b"))
@@ -123,25 +124,26 @@ def test_lines_are_read_by_the_rules_of_their_version(tmp_path, monkeypatch):
 
     _write(tmp_path, json.dumps(old), _line("b"))
     with pytest.raises(EpisodeFileError, match=r":1: format_version '0' is not one this "
-                                               r"travelgym reads for compass \(it reads 1\)"):  # fmt: skip
+                                               r"travelgym reads for compass \(it reads 1, 2\)"):  # fmt: skip
         read_episodes(tmp_path)
     from travelgym.suites.compass.suite import CompassSuite
 
-    monkeypatch.setattr(CompassSuite, "episode_upgraders", {"0": upgrade_0_to_1})
+    monkeypatch.setattr(CompassSuite, "episode_upgraders",
+                        {**CompassSuite.episode_upgraders, "0": upgrade_0_to_1})  # fmt: skip
     first, second = read_episodes(tmp_path)
-    assert first.final_recommendation == {"park": "Zion"} and first.format_version == "1"
+    assert first.final_recommendation == {"park": "Zion"} and first.format_version == "2"
     assert second.task_id == "b"
     newer = json.loads(_line("c"))
-    newer["format_version"] = "2"
+    newer["format_version"] = "3"
     _write(tmp_path, json.dumps(newer))
-    with pytest.raises(EpisodeFileError, match="format_version '2' is not one .* reads 0, 1"):
+    with pytest.raises(EpisodeFileError, match="format_version '3' is not one .* reads 0, 1, 2"):
         read_episodes(tmp_path)
 
 
 def test_the_registry_knows_the_versions_the_models_write():
-    from travelgym.suites.behavior2trip.episode import TRIP_EPISODE_FORMAT_VERSION, TripEpisode
+    from travelgym.suites.behavior2trip.episode import TripEpisode
 
-    assert formats.suite_format("compass").current == TRAJECTORY_FORMAT_VERSION
-    assert formats.suite_format("behavior2trip").current == TRIP_EPISODE_FORMAT_VERSION
+    assert formats.suite_format("compass").current == EPISODE_FORMAT
+    assert formats.suite_format("behavior2trip").current == EPISODE_FORMAT
     assert formats.suite_of_model(TripEpisode) == "behavior2trip"
     assert formats.suite_of_model(Episode) == "compass"

@@ -88,7 +88,7 @@ def test_a_wrong_fields_line_in_the_middle_stops_resume_and_repair_reruns_it(fin
     refused = runner.invoke(main, [*args, "--resume"])
     assert refused.exit_code == 1
     assert refused.output.strip().splitlines() == [
-        f"Error: {run_dir / EPISODES}:2: not a compass episode (format 1): episode_id: Field "
+        f"Error: {run_dir / EPISODES}:2: not a compass episode (format 2): episode_id: Field "
         f"required (and 3 more problem(s)); `travelgym run ... --resume --repair` moves bad lines "
         f"to {QUARANTINE} and runs their episodes again"
     ]
@@ -145,7 +145,8 @@ def test_repair_needs_resume(finished, tmp_path):
 def test_retry_errors_rewrites_atomically_and_keeps_what_it_takes_out(finished, tmp_path):
     good = _lines(finished[1])
     failed = json.loads(good[1])
-    failed.update(termination="error", error="provider: 500")
+    failed.update(termination="error", error="agent: server: 500", outcome="infra_error",
+                  cause="agent server")  # fmt: skip
     lines = [good[0], json.dumps(failed).encode(), good[2], good[3]]
     args, run_dir = _copy(finished, tmp_path, lines)
     before = (run_dir / EPISODES).read_bytes()
@@ -158,7 +159,7 @@ def test_retry_errors_rewrites_atomically_and_keeps_what_it_takes_out(finished, 
     retried = CliRunner().invoke(main, [*args, "--resume", "--retry-errors"])
     assert retried.exit_code == 0, retried.output
     (record,) = _quarantine(run_dir)  # the failed attempt's record is not kept twice
-    assert record["line"] == 2 and json.loads(record["text"])["error"] == "provider: 500"
+    assert record["line"] == 2 and json.loads(record["text"])["error"] == "agent: server: 500"
     assert "--retry-errors" in record["reason"]
     _assert_complete(run_dir, finished)
 

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from travelgym.agents.tool_session import ToolSession
+from travelgym.core.outcomes import InfraError
 from travelgym.core.records import ToolCallRecord
 from travelgym.sandbox import SandboxLimits, SandboxUnavailable, Workspace, run_code
 
@@ -50,13 +51,8 @@ async def run_python_call(session: ToolSession, call_id: str, name: str, argumen
     try:
         result = await asyncio.to_thread(run_code, code, tools=session.tool_bridge(call_id),
                                          limits=limits, workspace=workspace)  # fmt: skip
-    except SandboxUnavailable as exc:
-        payload = {"ok": False, "stdout": "", "stderr": "", "error": "unavailable",
-                   "message": str(exc)}  # fmt: skip
-        session.calls.insert(position, ToolCallRecord(
-            id=call_id, name=name, arguments={"code": code}, ok=False, result=payload,
-            error_category="sandbox", error_message=str(exc), container=True))  # fmt: skip
-        return json.dumps(payload)
+    except SandboxUnavailable as exc:  # no fault of the model's: the episode cannot be measured
+        raise InfraError("sandbox", str(exc)) from None
     payload = {"ok": result.ok, "stdout": result.stdout[-MAX_OUTPUT_CHARS:],
                "stderr": result.stderr[-MAX_ERROR_CHARS:],
                "error": result.error.value if result.error else None}  # fmt: skip

@@ -19,8 +19,17 @@ from travelgym.cli.common import (
     suite_options,
     unsafe_sandbox_option,
 )
-from travelgym.clikit import OutputPath, RuledCommand, RuledOption, comma_separated, is_used
+from travelgym.clikit import (
+    InputPath,
+    OutputPath,
+    RuledCommand,
+    RuledOption,
+    comma_separated,
+    is_used,
+)
 from travelgym.core.registry import all_suites
+
+INFRA_ERROR_EXIT = 3  # ``run``'s exit status when infra errors exceed --max-error-rate
 
 if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
@@ -250,6 +259,35 @@ def _agent_help() -> str:
 @generation_options
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option(
+    "--count-errors-as-failures",
+    is_flag=True,
+    help="Score episodes that ended in an infra error (endpoint down, timeout, "
+    "sandbox...) as failures instead of leaving them out (recorded in the manifest).",
+)
+@click.option(
+    "--max-error-rate",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Exit with status 3 when a run's share of infra errors is above this "
+    "(0: any infra error).",
+)
+@click.option(
+    "--pricing",
+    type=InputPath(),
+    default=None,
+    metavar="FILE",
+    help='Model prices for the run\'s cost: JSON {MODEL: {"input": D, "output": D}}, '
+    "dollars per million tokens (default: litellm's bundled map when installed).",
+)
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="DOLLARS",
+    help="Stop the run's model calls at this cost (needs prices).",
+)
 @data_dir_option
 @unsafe_sandbox_option
 @suite_flags("run")
@@ -258,12 +296,17 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
         gpus_per_episode: float | None, seed: int, db_seed: int, out: Path | None,
         resume: bool, retry_errors: bool, repair: bool, base_url: BaseURL, max_calls: int | None,
         max_tokens_total: int | None, cache_dir: Path | None, as_json: bool, no_progress: bool,
-        data_dir: Path | None, unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
+        count_errors_as_failures: bool, max_error_rate: float, pricing: Path | None,
+        max_cost: float | None, data_dir: Path | None, unsafe_sandbox: bool,
+        **flags) -> None:  # fmt: skip
     """Run SUITE's benchmark: every agent's episodes on the chosen tasks, scored by the suite
-    (one run directory per agent), then the score table."""
+    (one run directory per agent), then the score table. Exits with status 3 when a run's
+    share of infra errors is above --max-error-rate (everything saved and printed first)."""
     import asyncio
 
     from travelgym import progress
+    from travelgym.core.pricing import read_pricing
+    from travelgym.core.summary_table import infra_error_rate, outcome_table, warnings
     from travelgym.runner.batch import RunConfig, run_suite
     from travelgym.runner.specs import SpecError, parse_agent_spec
 
@@ -279,6 +322,7 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc
     _refuse_llm_options_without_llm(calls_llm)
+    prices = read_pricing(pricing) if pricing is not None else None
     generation = _generation(any(s.calls_llm for s in specs), flags)
     client = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
@@ -302,7 +346,9 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
                             progress=not no_progress and not as_json, client_options=client,
                             generation=generation, tasks_check=check, backend=backend,
                             ray_address=ray_address,
-                            gpus_per_episode=gpus_per_episode or 0.0)  # fmt: skip
+                            gpus_per_episode=gpus_per_episode or 0.0,
+                            count_errors_as_failures=count_errors_as_failures,
+                            pricing=prices, max_cost=max_cost)  # fmt: skip
             try:
                 results[spec.text] = asyncio.run(run_suite(cfg))
             except ValueError as exc:  # e.g. unknown task ids
@@ -315,8 +361,16 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     if as_json:
         hidden = set(chosen.summary_details)
         emit_json({a: {k: v for k, v in r.items() if k not in hidden} for a, r in results.items()})
-        return
-    click.echo(chosen.format_results(results))
+    else:
+        click.echo(chosen.format_results(results))
+        click.echo(outcome_table(results))
+    for line in warnings(results):
+        click.echo(line, err=True)
+    over = [a for a, r in results.items() if infra_error_rate(r) > max_error_rate]
+    if over:
+        click.echo(f"error: infra errors above --max-error-rate {max_error_rate:g} in "
+                   f"{', '.join(over)}: the scores are incomplete (exit status 3)", err=True)  # fmt: skip
+        raise SystemExit(INFRA_ERROR_EXIT)
 
 
 def _tasks_from(directory: Path, chosen, given: dict, db_seed: int):

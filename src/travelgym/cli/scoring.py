@@ -98,7 +98,10 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str
           **flags) -> None:  # fmt: skip
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
     from travelgym.cli.common import suite_options
+    from travelgym.core.summary import ACCOUNTING
+    from travelgym.core.summary_table import outcome_table, warnings
     from travelgym.runner.integrity import tampering
+    from travelgym.runner.store import read_manifest
 
     ctx = click.get_current_context()
     if is_used(ctx, "base_url") and not is_used(ctx, "judge"):
@@ -116,15 +119,23 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str
         click.echo(f"warning: TAMPERED run: {tampered}", err=True)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     result = chosen.score(answers, seed, data_dir, notes, options=options, base_url=base_url)
+    if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them
+        summary = chosen.summarize(answers)
+        result.update({k: summary[k] for k in ACCOUNTING if k in summary})
     source = tasks_source(answers)
     if source:
         notes.append(f"the run's tasks came from the dataset {source.get('directory')} (content "
                      f"sha256 {source.get('content_sha256')}, split {source.get('split')})")  # fmt: skip
     for note in notes:
         click.echo(f"note: {note}", err=True)
+    label = (read_manifest(answers).get("agent") or name) if answers.is_dir() else name
+    for line in warnings({label: result}):
+        click.echo(line, err=True)
     if as_json:
         emit_json({**result, "tampered": tampered, **({"tasks_from": source} if source else {})})
         return
     click.echo(chosen.format_score(result))
+    if "outcomes" in result:
+        click.echo(outcome_table({label: result}))
     if tampered:
         click.echo(f"TAMPERED: {tampered}")

@@ -14,7 +14,11 @@ def is_trial_number(value: object) -> bool:
 
 def refuse_nothing_known(answers: Path, entries: list[dict], known: set[str], key: str) -> None:
     """A :class:`UserError` when ANSWERS scores nothing: no entries, or none naming a known
-    task (``key``: the entries' task field, e.g. ``task_id``)."""
+    task (``key``: the entries' task field, e.g. ``task_id``). A run directory whose episodes
+    all ended in infrastructure errors has no entries to score and is no mistake: its
+    summary counts them."""
+    if not entries and Path(answers).is_dir():
+        return
     if not entries:
         raise UserError(f"{answers}: no answers in it")
     unknown = [e[key] for e in entries if e[key] not in known]

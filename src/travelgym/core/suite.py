@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from travelgym.core.episode import EpisodeBase
+from travelgym.core.episode import EPISODE_FORMAT, EpisodeBase
+from travelgym.core.outcomes import add_outcome
 
 
 class SuiteOptions(BaseModel):
@@ -167,9 +168,11 @@ class Suite(ABC):
     order: ClassVar[int] = 100  # where listings put it (then by name)
     Options: ClassVar[type[SuiteOptions]] = SuiteOptions
     episode_model: ClassVar[type[EpisodeBase]]
-    episode_format: ClassVar[str] = "1"  # the current format_version of its episode lines
+    episode_format: ClassVar[str] = EPISODE_FORMAT  # the current format_version of its lines
     # format_version -> function upgrading a line's dict to the next version
-    episode_upgraders: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+    episode_upgraders: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+        "1": add_outcome
+    }
     agent_kinds: ClassVar[tuple[AgentKind, ...]]
     agent_usage: ClassVar[str]  # the spec forms, for error messages and help
     default_agents: ClassVar[tuple[str, ...]]
@@ -272,21 +275,29 @@ class Suite(ABC):
     def tally(self) -> ProgressTally:
         """The progress bar's running figures."""
 
-    @abstractmethod
     def summarize(self, run_dir: Path) -> dict[str, Any]:
-        """The score summary of a run directory's episodes."""
+        """The score summary of a run directory's episodes: the suite's metrics over those that
+        count, with the outcome counts, usage and pass^k (:mod:`travelgym.core.summary`)."""
+        from travelgym.core.summary import summarize_run
+
+        return summarize_run(self, run_dir)
 
     @abstractmethod
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
-        """Summaries by agent label, as the table ``travelgym run`` prints."""
+        """Summaries by agent label, as the table ``travelgym run`` prints (the outcome counts
+        are printed under it by the shell: :func:`travelgym.core.summary_table.outcome_table`)."""
 
-    # integrations (inspect_ai...) that hold episodes themselves rather than a run directory
-    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        """The score summary :meth:`summarize` gives, of episodes given as JSON dicts (each
-        as a run directory stores it); by the same functions, so the figures agree."""
-        from travelgym.core.errors import Unsupported
+    @abstractmethod
+    def summarize_episodes(self, episodes: list[dict[str, Any]],
+                           manifest: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+        """The suite's metrics of ``episodes`` (JSON dicts, as a run directory stores them) of a
+        run with ``manifest``: every episode given counts (which ones do is decided before, by
+        :func:`travelgym.core.summary.summarize_episodes`, the one caller)."""
 
-        raise Unsupported(f"{self.name} cannot summarize episodes outside a run directory")
+    @abstractmethod
+    def succeeded(self, episode: dict[str, Any]) -> bool:
+        """Whether an episode (a JSON dict) meets the suite's success criterion, the one pass^k
+        and pass@k count."""
 
     def headline_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
         """The headline figures of a :meth:`summarize_episodes` summary, flat (name -> value),

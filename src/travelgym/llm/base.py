@@ -148,7 +148,7 @@ class BaseChatClient(ABC):
         self.stats.latency_s += latency
         self.stats.usage = self.stats.usage + response.usage
         if self.budget is not None:
-            self.budget.record(response.usage)
+            self.budget.record(response.usage, self.model)
         if self.cache is not None and key is not None:
             self.cache.put(key, response)
         return response
@@ -244,8 +244,8 @@ def _tool_call(raw: Any, index: int, clean: _Cleaner) -> ToolCall:
 def parse_completion(data: Any, model: str = "") -> ChatResponse:
     """Turn an OpenAI chat.completion dict into a :class:`ChatResponse` (raw tool-call
     argument text kept as is, invalid Unicode in any text replaced and listed in
-    ``repairs``); raises ``LLMError("bad_response")`` when it has no reply or more than
-    :data:`MAX_TOOL_CALLS` tool calls. ``usage`` is read as reported, clamped at 0 (the
+    ``repairs``); raises ``LLMError("bad_response")`` when it has no reply, ``LLMError("too_many_tool_calls")``
+    when it has more than :data:`MAX_TOOL_CALLS`. ``usage`` is read as reported, clamped at 0 (the
     client estimates what is missing or invalid: :func:`~travelgym.llm.usage.complete_usage`)."""
     if not isinstance(data, dict):
         raise _bad(f"completion is not a JSON object: {str(data)[:200]!r}")
@@ -261,7 +261,9 @@ def parse_completion(data: Any, model: str = "") -> ChatResponse:
     if not isinstance(raw_calls, list):
         raise _bad("tool_calls is not a list")
     if len(raw_calls) > MAX_TOOL_CALLS:
-        raise _bad(f"reply has {len(raw_calls)} tool calls (at most {MAX_TOOL_CALLS} are accepted)")
+        # the model's own doing (a measured failure, not the endpoint's): see core.outcomes
+        raise LLMError("too_many_tool_calls", f"reply has {len(raw_calls)} tool calls (at most "
+                       f"{MAX_TOOL_CALLS} are accepted)")  # fmt: skip
     clean = _Cleaner()
     calls = [_tool_call(c, i, clean) for i, c in enumerate(raw_calls)]
     if not calls and isinstance(msg.get("function_call"), dict):  # legacy single call

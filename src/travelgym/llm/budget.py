@@ -22,9 +22,15 @@ class RunBudget:
     share between coroutines and threads. Cache hits are counted apart (:meth:`record_hit`).
     """
 
-    def __init__(self, max_calls: int | None = None, max_tokens: int | None = None) -> None:
+    def __init__(self, max_calls: int | None = None, max_tokens: int | None = None,
+                 max_cost: float | None = None,
+                 prices: dict[str, dict[str, float]] | None = None) -> None:  # fmt: skip
         self.max_calls = max_calls
         self.max_tokens = max_tokens
+        # dollars: each model's calls are charged at its price (input/output per million tokens)
+        self.max_cost = max_cost
+        self.prices = dict(prices or {})
+        self.cost = 0.0
         self.calls = 0
         self.cached_calls = 0
         self.prompt_tokens = 0
@@ -48,13 +54,21 @@ class RunBudget:
                 raise LLMError(
                     "budget", f"token budget exhausted ({self.total_tokens}/{self.max_tokens})"
                 )
+            if self.max_cost is not None and self.cost >= self.max_cost:
+                raise LLMError("budget", f"cost budget exhausted (${self.cost:.4f} of "
+                                         f"${self.max_cost:.4f})")  # fmt: skip
             self.calls += 1
 
-    def record(self, usage: Usage) -> None:
-        """Add a finished call's token usage (negative counts add nothing)."""
+    def record(self, usage: Usage, model: str | None = None) -> None:
+        """Add a finished call's token usage (negative counts add nothing), charged at
+        ``model``'s price when the budget has one."""
+        prompt, completion = max(0, usage.prompt_tokens), max(0, usage.completion_tokens)
+        price = self.prices.get(model) if model is not None else None
         with self._lock:
-            self.prompt_tokens += max(0, usage.prompt_tokens)
-            self.completion_tokens += max(0, usage.completion_tokens)
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+            if price is not None:
+                self.cost += (prompt * price["input"] + completion * price["output"]) / 1e6
 
     def record_hit(self) -> None:
         """Count a cache hit (not charged against the caps)."""
@@ -72,4 +86,6 @@ class RunBudget:
                 "total_tokens": self.total_tokens,
                 "max_calls": self.max_calls,
                 "max_tokens": self.max_tokens,
+                "cost_usd": round(self.cost, 6),
+                "max_cost": self.max_cost,
             }

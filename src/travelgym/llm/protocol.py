@@ -103,7 +103,8 @@ def count_repairs(repairs: list[Repair], into: dict[str, int] | None = None) -> 
 class LLMError(Exception):
     """A model call that failed for good (after retries), with a category for trajectories:
     ``rate_limit``, ``server``, ``timeout``, ``connection``, ``bad_request``, ``auth``,
-    ``budget`` (the run's call/token cap), ``bad_response``. The message may quote a provider's
+    ``budget`` (the run's call/token cap), ``bad_response`` (no valid completion), and
+    ``too_many_tool_calls``, the one the model itself causes (see :mod:`travelgym.core.outcomes`). The message may quote a provider's
     reply, so invalid Unicode in it is replaced (it ends up in trajectories)."""
 
     def __init__(self, category: str, message: str) -> None:

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from travelgym import __version__
+from travelgym.core.errors import UserError
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import Suite, SuiteRun
+from travelgym.core.summary import COUNT_ERRORS_KEY
 from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
@@ -56,9 +58,40 @@ class RunConfig:
     ray_address: str | None = None
     gpus_per_episode: float = 0.0
     backend_stats: dict[str, Any] | None = None  # what the Ray backend did (set by the runner)
+    # infra errors scored as failures instead of left out (recorded in the manifest)
+    count_errors_as_failures: bool = False
+    # a price table (travelgym.core.pricing.read_pricing): the run's cost and ``max_cost``
+    pricing: dict[str, dict[str, float]] | None = None
+    max_cost: float | None = None  # dollars: the run's model calls stop there (infra errors)
 
 
-def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> dict[str, Any]:
+def run_models(spec: AgentSpec, options: Any) -> dict[str, str | None]:
+    """The models a run calls, by role: the agent's (``llm:MODEL`` and the like) and a simulated
+    user's (a suite option ``user`` of the form ``llm:MODEL``)."""
+    user = getattr(options, "user", None)
+    user_model = (
+        user.partition(":")[2] if isinstance(user, str) and user.startswith("llm:") else None
+    )
+    return {"agent": spec.model if spec.calls_llm else None, "user": user_model or None}
+
+
+def run_prices(spec: AgentSpec, options: Any, cfg: RunConfig) -> dict[str, dict[str, Any]]:
+    """The prices the run records (role -> model and price) from ``cfg.pricing`` or litellm's
+    map; a :class:`UserError` before anything runs when ``cfg.max_cost`` is set and a model of
+    the run has no price."""
+    from travelgym.core.pricing import run_pricing
+
+    models = run_models(spec, options)
+    prices = run_pricing(models, cfg.pricing)
+    unpriced = [m for role, m in models.items() if m and role not in prices]
+    if cfg.max_cost is not None and (unpriced or not prices):
+        what = f"the model {unpriced[0]!r}" if unpriced else "a run that calls no priced model"
+        raise UserError(f"--max-cost needs a price for {what}: give one with --pricing FILE")
+    return prices
+
+
+def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
+                prices: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
     """The run's ``manifest.json``: what identifies it (resume checks it) and how it was made."""
     return {
         "travelgym_version": __version__,
@@ -75,6 +108,8 @@ def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun) ->
         "generation": dict(cfg.generation) if spec.calls_llm else {},
         # several servers are recorded sorted: the order they were given in changes nothing
         "base_url": base_url_record(cfg.base_url),
+        COUNT_ERRORS_KEY: cfg.count_errors_as_failures,
+        "pricing": prices,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
@@ -85,11 +120,15 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     spec = parse_agent_spec(suite, cfg.agent)
     cfg.base_url = base_url_value(cfg.base_url)  # ValueError: an empty or non-http(s) URL
     options = suite.options(**cfg.options)
+    prices = run_prices(spec, options, cfg)
+    if cfg.max_cost is not None:
+        cfg.client_options = {**cfg.client_options, "max_cost": cfg.max_cost,
+                              "prices": {p["model"]: p for p in prices.values()}}  # fmt: skip
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
         source = cfg.tasks_check(run) if cfg.tasks_check is not None else {}
         with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
-            manifest = manifest_of(suite, spec, cfg, run)
+            manifest = manifest_of(suite, spec, cfg, run, prices)
             if source:  # where the tasks came from: resuming from elsewhere is refused
                 directory = source.pop("directory", None)
                 manifest.update({"tasks_from": source, "tasks_from_directory": directory})

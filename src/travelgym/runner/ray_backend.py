@@ -30,7 +30,7 @@ from travelgym.core.errors import UserError
 from travelgym.runner.ray_worker import BudgetKeeper, EpisodeWorker, RemoteBudget, WorkerSpec
 
 MAX_ATTEMPTS = 3  # times one episode is sent to a worker before the run stops
-CAPS = ("max_calls", "max_tokens")
+CAPS = ("max_calls", "max_tokens", "max_cost", "prices")
 
 
 class RayBackendError(UserError):
@@ -127,7 +127,8 @@ class EpisodePool:
             keeper = ray.remote(BudgetKeeper).options(
                 num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)
             )
-            self.keeper = keeper.remote(caps.get("max_calls"), caps.get("max_tokens"))
+            self.keeper = keeper.remote(caps.get("max_calls"), caps.get("max_tokens"),
+                                        caps.get("max_cost"), caps.get("prices"))  # fmt: skip
         self.actor_class = ray.remote(EpisodeWorker).options(
             num_cpus=1, num_gpus=gpus_per_episode, max_restarts=0, max_task_retries=0
         )

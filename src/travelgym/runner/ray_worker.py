@@ -69,9 +69,10 @@ class RemoteBudget(RunBudget):
         if refused is not None:
             raise LLMError("budget", refused)
 
-    def record(self, usage: Usage) -> None:
-        """Add a finished call's usage at the keeper (before the episode goes on)."""
-        self._ask("record", usage.prompt_tokens, usage.completion_tokens)
+    def record(self, usage: Usage, model: str | None = None) -> None:
+        """Add a finished call's usage (charged at ``model``'s price) at the keeper (before the
+        episode goes on)."""
+        self._ask("record", usage.prompt_tokens, usage.completion_tokens, model)
 
     def record_hit(self) -> None:
         """Count a cache hit at the keeper."""
@@ -89,8 +90,11 @@ class BudgetKeeper:
     """The run's one budget, in an actor the driver owns (a Ray actor class made by the
     driver): the caps of ``run --max-calls``/``--max-tokens-total`` over every worker."""
 
-    def __init__(self, max_calls: int | None, max_tokens: int | None) -> None:
-        self.budget = RunBudget(max_calls=max_calls, max_tokens=max_tokens)
+    def __init__(self, max_calls: int | None, max_tokens: int | None,
+                 max_cost: float | None = None,
+                 prices: dict[str, dict[str, float]] | None = None) -> None:  # fmt: skip
+        self.budget = RunBudget(max_calls=max_calls, max_tokens=max_tokens, max_cost=max_cost,
+                                prices=prices)  # fmt: skip
 
     def acquire(self) -> str | None:
         """Reserve a call: ``None``, or why the budget refuses it."""
@@ -100,9 +104,11 @@ class BudgetKeeper:
             return str(exc).removeprefix(f"{exc.category}: ")
         return None
 
-    def record(self, prompt_tokens: int, completion_tokens: int) -> None:
-        """Add a finished call's tokens."""
-        self.budget.record(Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens))
+    def record(self, prompt_tokens: int, completion_tokens: int,
+               model: str | None = None) -> None:  # fmt: skip
+        """Add a finished call's tokens (charged at ``model``'s price)."""
+        self.budget.record(Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
+                           model)  # fmt: skip
 
     def record_hit(self) -> None:
         """Count a cache hit."""

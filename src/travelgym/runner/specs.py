@@ -60,11 +60,13 @@ def client_kwargs(options: dict | None, generation: dict | None = None) -> dict:
     if generation:
         options["default_params"] = dict(generation)
     max_calls, max_tokens = options.pop("max_calls", None), options.pop("max_tokens", None)
+    max_cost, prices = options.pop("max_cost", None), options.pop("prices", None)
     cache_dir = options.pop("cache_dir", None)
-    if max_calls is not None or max_tokens is not None:
+    if max_calls is not None or max_tokens is not None or max_cost is not None:
         from travelgym.llm.budget import RunBudget
 
-        options["budget"] = RunBudget(max_calls=max_calls, max_tokens=max_tokens)
+        options["budget"] = RunBudget(max_calls=max_calls, max_tokens=max_tokens,
+                                      max_cost=max_cost, prices=prices)  # fmt: skip
     if cache_dir is not None:
         from travelgym.llm.cache import ResponseCache
 

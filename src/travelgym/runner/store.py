@@ -299,13 +299,15 @@ def _mark_strangers(lines: EpisodeLines, manifest: dict[str, Any]) -> None:
 
 
 def _error_lines(lines: EpisodeLines, path: Path) -> list[BadLine]:
-    """The lines of episodes that ended in an error (``--retry-errors`` runs them again)."""
+    """The lines of episodes that ended in an infrastructure error (``--retry-errors`` runs them
+    again; a model error is a measured result and stays)."""
     numbers = [n for e, n in zip(lines.episodes, lines.numbers, strict=True)
-               if e.termination == "error"]  # fmt: skip
+               if e.outcome == "infra_error"]  # fmt: skip
     if not numbers:
         return []
     data = path.read_bytes().split(b"\n")
-    return [BadLine(n, "ended in an error; taken out to run again (--retry-errors)", data[n - 1])
+    return [BadLine(n, "ended in an infra error; taken out to run again (--retry-errors)",
+                    data[n - 1])
             for n in numbers]  # fmt: skip
 
 

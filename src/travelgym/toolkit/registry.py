@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from travelgym.core.outcomes import InfraError
 from travelgym.toolkit.errors import ContentError, ErrorCategory, ToolResult
 
 
@@ -206,7 +207,9 @@ class ToolRegistry:
             content = spec.func(**kwargs)
         except ContentError as exc:
             return ToolResult.failure(name, ErrorCategory.CONTENT, str(exc))
-        except Exception as exc:  # noqa: BLE001 - the tool layer must never raise
+        except InfraError:
+            raise  # no result the model could act on: the episode ends as an infra error
+        except Exception as exc:  # noqa: BLE001 - the tool layer must never raise otherwise
             return ToolResult.failure(
                 name,
                 ErrorCategory.INTERNAL,

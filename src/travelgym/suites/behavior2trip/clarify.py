@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from travelgym.llm.protocol import Usage
 from travelgym.toolkit.errors import ContentError, ErrorCategory, ToolResult
 
 ASK_USER = "AskUser"
@@ -149,6 +150,7 @@ class SimulatedUser:
                  name: str = "template") -> None:  # fmt: skip
         self.profile, self.client = profile, client
         self.log = Clarification(user=name, limit=limit)
+        self.usage = Usage()  # of the LLM user's model calls
 
     async def answer(self, question: str) -> tuple[str, list[str]]:
         """The reply to one question (raises :class:`ClarifyError` when an LLM user fails)."""
@@ -156,7 +158,9 @@ class SimulatedUser:
             return template_answer(question, self.profile)
         from travelgym.suites.behavior2trip.clarify_llm import llm_answer
 
-        return await llm_answer(self.client, self.profile, question, self.log.exchanges), []
+        reply, usage = await llm_answer(self.client, self.profile, question, self.log.exchanges)
+        self.usage = self.usage + usage
+        return reply, []
 
     async def ask(self, arguments: Any) -> ToolResult:
         """Serve one ``AskUser`` call: validated, counted, answered (never raises)."""

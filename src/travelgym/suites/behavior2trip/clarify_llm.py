@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from travelgym.llm.protocol import Usage
 from travelgym.suites.behavior2trip.clarify import TOPICS, ClarifyError, profile_values
 
 MAX_ANSWER_CHARS = 600
@@ -68,13 +69,18 @@ def clean_reply(text: str | None) -> str:
     return answer[:MAX_ANSWER_CHARS]
 
 
-async def llm_answer(client: Any, profile: Any, question: str, history: list[Any]) -> str:
-    """The LLM user's answer to ``question`` (raises :class:`ClarifyError` on failure)."""
+async def llm_answer(client: Any, profile: Any, question: str,
+                     history: list[Any]) -> tuple[str, Usage]:  # fmt: skip
+    """The LLM user's answer to ``question`` and the usage of its call (raises
+    :class:`ClarifyError` on an unusable reply, and an
+    :class:`~travelgym.core.outcomes.InfraError` when the user's model call fails for good: that
+    ends the episode as no fault of the agent's)."""
+    from travelgym.core.outcomes import InfraError
     from travelgym.llm.protocol import ChatMessage, LLMError
 
     messages = [ChatMessage.model_validate(m) for m in user_messages(profile, question, history)]
     try:
         response = await client.complete(messages)
     except LLMError as exc:
-        raise ClarifyError(f"user model error: {exc}") from None
-    return clean_reply(response.message.content)
+        raise InfraError(f"user {exc.category}", f"the simulated user's model: {exc}") from None
+    return clean_reply(response.message.content), response.usage

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from travelgym.core.episode import EpisodeBase
+from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError, count_repairs
 from travelgym.llm.text import serialisable
 from travelgym.suites.behavior2trip.agents.base import (
@@ -27,7 +28,6 @@ from travelgym.suites.behavior2trip.agents.base import (
 )
 from travelgym.suites.behavior2trip.clarify import Clarification
 
-TRIP_EPISODE_FORMAT_VERSION = "1"
 Termination = Literal["answered", "step_limit", "error"]
 
 
@@ -38,7 +38,6 @@ class TripEpisode(EpisodeBase):
     ``p_action`` is the paper's incorrect-action penalty: -1 when any action was invalid.
     """
 
-    format_version: str = TRIP_EPISODE_FORMAT_VERSION
     suite: Literal["behavior2trip"] = "behavior2trip"
     instance_id: str
     split: str
@@ -94,7 +93,7 @@ async def run_trip_episode(
         enable_clarification(env, user)
     request = TripRequest.of(instance, withhold=withhold_trajectory,
                              ask_limit=user.log.limit if user is not None else 0)  # fmt: skip
-    answer, termination, error = None, "step_limit", None
+    answer, termination, error, failure = None, "step_limit", None, None
     try:
         if getattr(agent, "reads_hidden_profile", False):  # the oracle, a reference agent
             plan = await agent.solve(request, env, profile=instance.profile)
@@ -103,14 +102,17 @@ async def run_trip_episode(
         if plan is not None:
             answer, termination = f"<answer>{plan}</answer>", "answered"
     except LLMError as exc:
-        termination, error = "error", f"agent: {exc}"
+        termination, error, failure = "error", f"agent: {exc}", exc
     except Exception as exc:  # noqa: BLE001 - an episode must never take the run down
-        termination = "error"
+        termination, failure = "error", exc
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
     episode = build_trip_episode(instance, env, agent.name, answer, termination, error,
                                  seed=seed, trial=trial)  # fmt: skip
+    settle(episode, failure)
     episode.trajectory_withheld = withhold_trajectory
     episode.clarification = user.log if user is not None else None
+    if user is not None:
+        episode.user_usage = user.usage
     if score:
         episode.score = score_answer(instance, answer, score_db if score_db is not None else conn)
     episode.duration_s = round(time.perf_counter() - started, 4)

@@ -17,12 +17,17 @@ class TripIntegrationHooks:
     # and full-width forms (，。：)
     text_ranges = ((0x3000, 0x303F), (0x4E00, 0x9FFF), (0xFF00, 0xFFEF))
 
-    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    def summarize_episodes(self, episodes: list[dict[str, Any]],
+                           manifest: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
         """DR, C and UPC micro/macro and final overall and by difficulty, with the run counts
         (:func:`~travelgym.suites.behavior2trip.scoring.summarize_run`)."""
         from travelgym.suites.behavior2trip.scoring import summarize_run
 
         return summarize_run(list(episodes))
+
+    def succeeded(self, episode: dict[str, Any]) -> bool:
+        """Final: a delivered plan that passes every applicable C and UPC check."""
+        return bool((episode.get("score") or {}).get("final"))
 
     def task_text(self, task: Any) -> str:
         """The user's request the agent reads (the instance's instruction)."""

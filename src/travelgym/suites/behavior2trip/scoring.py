@@ -200,6 +200,7 @@ def read_answers(
 
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any]]:
+    from travelgym.core.summary import counted_episodes
     from travelgym.runner.store import RunDirError, missing_note, read_run
 
     try:
@@ -209,8 +210,9 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any
     note = missing_note(run)
     if note and notes is not None:
         notes.append(note)
+    counted = counted_episodes(run.episodes, run.manifest)  # infra errors are left out
     entries = []
-    for e in run.episodes:
+    for e in counted:
         entries.append({"instance_id": e["instance_id"], "trial": e.get("trial", 0),
                         "answer": e.get(RUN_ANSWER_FIELD),
                         "judge": (e.get("score") or {}).get("judge")})  # fmt: skip
@@ -313,15 +315,3 @@ def format_score_table(result: dict[str, Any]) -> str:
     if turns_column([result["overall"]]):
         lines[0] += f" {'turns':>7}"
     return "\n".join(lines)
-
-
-def read_outcomes(directory: Path) -> list[dict[str, Any]]:
-    """The light part of every complete episode (score, termination, invalid actions), read
-    strictly (:func:`~travelgym.runner.store.read_run`); ``[]`` before the first episode."""
-    from travelgym.runner.store import EPISODES, read_run
-
-    if not (Path(directory) / EPISODES).exists():
-        return []
-    run = read_run(directory, "behavior2trip", as_dicts=True)
-    keys = ("score", "termination", "p_action", "trajectory_withheld", "clarification")
-    return [{k: e.get(k) for k in keys} for e in run.episodes]

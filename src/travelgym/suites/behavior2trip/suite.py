@@ -322,11 +322,6 @@ class Behavior2TripSuite(
         return ProgressTally([("DR", lambda s: s.get("delivered"), 0),
                               ("Final", lambda s: s.get("final"), 1)])  # fmt: skip
 
-    def summarize(self, run_dir: Path) -> dict[str, Any]:
-        from travelgym.suites.behavior2trip.scoring import read_outcomes, summarize_run
-
-        return summarize_run(read_outcomes(run_dir))
-
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         from travelgym.suites.behavior2trip.scoring import format_trips_table
 

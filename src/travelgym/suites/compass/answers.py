@@ -43,6 +43,7 @@ def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
 
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
+    from travelgym.core.summary import counted_episodes
     from travelgym.runner.store import RunDirError, missing_note, read_run
 
     try:
@@ -52,8 +53,9 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
     note = missing_note(run)
     if note and notes is not None:
         notes.append(note)
+    counted = counted_episodes(run.episodes, run.manifest)  # infra errors are left out
     return [{"task_id": e["task_id"], "trial": e.get("trial", 0),
-             "recommendation": e.get("final_recommendation")} for e in run.episodes]  # fmt: skip
+             "recommendation": e.get("final_recommendation")} for e in counted]  # fmt: skip
 
 
 def refuse_other_task_version(answers: Path, tasks_path: Path, db_seed: int) -> None:

@@ -14,7 +14,8 @@ import time
 import traceback
 from typing import Any
 
-from travelgym.llm.protocol import LLMError, Repair, count_repairs
+from travelgym.core.outcomes import settle
+from travelgym.llm.protocol import LLMError, Repair, Usage, count_repairs
 from travelgym.llm.text import serialisable
 from travelgym.suites.compass.agents.base import Agent, AgentReply
 from travelgym.suites.compass.context import ToolCache
@@ -106,6 +107,7 @@ class CompassSession:
         self.episode.usage = self.episode.usage + partial.usage
         self.episode.llm_calls += partial.llm_calls
         self.episode.termination, self.episode.error = "error", f"agent: {exc}"
+        settle(self.episode, exc)
 
     def failed(self, exc: Exception) -> None:
         """Anything else went wrong (the LLM user backend, a bug): end the episode with it."""
@@ -114,6 +116,7 @@ class CompassSession:
             self.episode.error = f"user: {exc}"
         else:
             self.episode.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
+        settle(self.episode, exc, role="user")
 
     def finish(self, messages: list[dict[str, Any]] | None = None,
                ranking: Ranking | None = None) -> PlanScore:  # fmt: skip
@@ -125,6 +128,9 @@ class CompassSession:
         score = score_plan(self.conn, self.task, self.truth, episode.final_recommendation or {},
                            ranking)  # fmt: skip
         episode.score = score.model_dump()
+        settle(episode)
+        episode.user_usage = sum((t.usage for t in episode.turns if t.role == "user" and t.usage),
+                                 Usage())  # fmt: skip
         episode.duration_s = round(time.perf_counter() - self.started, 4)
         episode.repairs = {}
         for turn in episode.turns:

@@ -250,22 +250,20 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
                               ("OR5", lambda s: s.get("top", {}).get("5"), 0)],
                              show_tokens=True)  # fmt: skip
 
-    def summarize(self, run_dir: Path) -> dict[str, Any]:
-        from travelgym.runner.store import read_episodes
-        from travelgym.suites.compass.scoring import PlanScore, summarize
-
-        episodes = read_episodes(run_dir, Episode)
-        return summarize([PlanScore.model_validate(e.score) for e in episodes if e.score])
-
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         from travelgym.suites.compass.tables import format_agents_table
 
         return format_agents_table(results)
 
-    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    def summarize_episodes(self, episodes: list[dict[str, Any]],
+                           manifest: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
         from travelgym.suites.compass.scoring import PlanScore, summarize
 
         return summarize([PlanScore.model_validate(e["score"]) for e in episodes if e.get("score")])
+
+    def succeeded(self, episode: dict[str, Any]) -> bool:
+        """OR-5: the recommendation is feasible and within the top 5 % of feasible plans."""
+        return bool(((episode.get("score") or {}).get("top") or {}).get("5"))
 
     def task_text(self, task: Any) -> str:
         return task.story

@@ -15,8 +15,6 @@ from travelgym.core.episode import EpisodeBase
 from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import Repair, Usage
 
-TRAJECTORY_FORMAT_VERSION = "1"
-
 ActType = Literal[
     "open",  # the opening request: initial constraints and the objective
     "reveal",  # a progressive constraint revealed this turn
@@ -60,7 +58,6 @@ class Turn(BaseModel):
 class Episode(EpisodeBase):
     """One conversation between a simulated user and an agent on one task, plus its score."""
 
-    format_version: str = TRAJECTORY_FORMAT_VERSION
     suite: str = "compass"
     user: str
     seed: int

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from travelgym.core.episode import EpisodeBase
+from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError, count_repairs
 from travelgym.llm.text import serialisable
 from travelgym.suites.travelplanner.plans import score_plan
@@ -28,7 +29,6 @@ from travelgym.suites.travelplanner.session import (
     PlannerStep,
 )
 
-EPISODE_FORMAT_VERSION = "1"
 Termination = Literal["answered", "step_limit", "error"]
 
 
@@ -36,7 +36,6 @@ class PlannerEpisode(EpisodeBase):
     """Everything one episode produced (one line of ``episodes.jsonl``); ``task_id`` is the
     query's ``"<split>-<idx>"``."""
 
-    format_version: str = EPISODE_FORMAT_VERSION
     suite: Literal["travelplanner"] = "travelplanner"
     split: str
     idx: int
@@ -87,18 +86,19 @@ async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
     checked against ``check_sandbox``."""
     started = time.perf_counter()
     env = PlannerSession(tool_sandbox, keep_results=getattr(agent, "keep_results", True))
-    answer, termination, error = None, "step_limit", None
+    answer, termination, error, failure = None, "step_limit", None, None
     try:
         answer = await agent.solve(PlannerRequest.of(query, mode), env)
         if answer is not None:
             termination = "answered"
     except LLMError as exc:
-        termination, error = "error", f"agent: {exc}"
+        termination, error, failure = "error", f"agent: {exc}", exc
     except Exception as exc:  # noqa: BLE001 - an episode must never take the run down
-        termination = "error"
+        termination, failure = "error", exc
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
     episode = build_episode(query, env, mode, agent.name, answer, termination, error,
                             seed=seed, trial=trial)  # fmt: skip
+    settle(episode, failure)
     episode.score = safe_score(query, answer, check_sandbox)
     episode.duration_s = round(time.perf_counter() - started, 4)
     episode, replaced = serialisable(episode)

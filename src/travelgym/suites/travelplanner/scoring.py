@@ -41,24 +41,16 @@ def summarize_episodes(episodes: list[dict[str, Any]]) -> dict[str, Any]:
             "constraints": constraint_pass_counts(results)}  # fmt: skip
 
 
-def summarize_run(run_dir: Path) -> dict[str, Any]:
-    """:func:`summarize_episodes` of a run directory (``{}`` metrics before any episode)."""
-    from travelgym.runner.store import EPISODES, read_run
-
-    if not (Path(run_dir) / EPISODES).exists():
-        return summarize_episodes([])
-    run = read_run(run_dir, "travelplanner", as_dicts=True)
-    return {**summarize_episodes(run.episodes), "mode": run.manifest.get("mode")}
-
-
 def score_run_dir(run_dir: Path, notes: list[str]) -> dict[str, Any]:
-    """A run directory's summary; what it misses goes to ``notes``."""
+    """A run directory's summary (the one every command shows:
+    :func:`travelgym.core.summary.summarize_run`); what it misses goes to ``notes``."""
+    from travelgym.core.registry import get_suite
     from travelgym.runner.store import missing_note, read_run
 
     note = missing_note(read_run(run_dir, "travelplanner", as_dicts=True))
     if note:
         notes.append(note)
-    return {"source": "run", "path": str(run_dir), **summarize_run(run_dir)}
+    return {"source": "run", "path": str(run_dir), **get_suite("travelplanner").summarize(run_dir)}
 
 
 def score_submission_file(path: Path, options: Any, data_dir: Path | None) -> dict[str, Any]:

@@ -184,23 +184,26 @@ class TravelPlannerSuite(Suite, RawIngest):
         return ProgressTally([("DR", lambda s: s.get("delivered"), 0),
                               ("Final", lambda s: s.get("final"), 1)])  # fmt: skip
 
-    def summarize(self, run_dir: Path) -> dict[str, Any]:
-        """TravelPlanner's metrics of a run directory."""
-        from travelgym.suites.travelplanner.scoring import summarize_run
-
-        return summarize_run(run_dir)
-
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         """The metrics by agent and level."""
         from travelgym.suites.travelplanner.scoring import format_table
 
         return format_table(results)
 
-    def summarize_episodes(self, episodes: list[dict[str, Any]]) -> dict[str, Any]:
-        """:func:`~travelgym.suites.travelplanner.scoring.summarize_episodes`."""
+    def summarize_episodes(self, episodes: list[dict[str, Any]],
+                           manifest: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+        """:func:`~travelgym.suites.travelplanner.scoring.summarize_episodes`, with the run's
+        mode."""
         from travelgym.suites.travelplanner.scoring import summarize_episodes
 
-        return summarize_episodes(list(episodes))
+        return {**summarize_episodes(list(episodes)), "mode": (manifest or {}).get("mode")}
+
+    def succeeded(self, episode: dict[str, Any]) -> bool:
+        """The final pass: the plan meets every commonsense and hard constraint."""
+        from travelgym.suites.travelplanner.plans import result_of_score
+
+        score = episode.get("score")
+        return bool(score and "result" in score and result_of_score(score).final_pass)
 
     def headline_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
         """The six rates over all queries (DR, commonsense and hard micro/macro, final)."""

@@ -12,10 +12,10 @@ from typing import Annotated
 
 from pydantic import Field
 
+from travelgym.core.outcomes import InfraError
 from travelgym.sandbox import SandboxLimits, SandboxUnavailable, run_code
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.toolkit import tool
-from travelgym.toolkit.errors import ContentError
 
 PYTHON_LIMITS = SandboxLimits(wall_seconds=15.0, cpu_seconds=10)
 MAX_CODE_CHARS = 20_000
@@ -39,8 +39,8 @@ def Python(code: Annotated[str, Field(max_length=MAX_CODE_CHARS)], ctx: TripsCon
     """
     try:
         result = run_code(code, limits=PYTHON_LIMITS, workspace=ctx.workspace)
-    except SandboxUnavailable as exc:
-        raise ContentError(str(exc)) from None
+    except SandboxUnavailable as exc:  # no fault of the model's: the episode cannot be measured
+        raise InfraError("sandbox", str(exc)) from None
     return {
         "ok": result.ok,
         "stdout": result.stdout,
