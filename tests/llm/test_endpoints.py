@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from travelgym.llm.endpoints import (
+    WRONG_SERVER,
     Endpoint,
     EndpointPool,
     base_url_record,
@@ -107,6 +108,22 @@ def test_all_down_uses_the_one_back_soonest_and_one_server_is_never_set_aside():
     only = single.acquire()
     single.release(only, "connection")
     assert not single.is_down(only) and single.acquire() is only
+
+
+def test_a_wrong_server_is_set_aside_and_retried_elsewhere_while_one_may_answer():
+    clock = Clock()
+    pool = pool_of(A, B, clock=clock, down_s=1.0)
+    a, b = pool.endpoints
+    assert pool.may_retry_elsewhere()
+    pool.release(pool.acquire(), WRONG_SERVER)  # A answers as a server without the model
+    assert pool.is_down(a) and a.failures == 1 and pool.may_retry_elsewhere()
+    pool.release(pool.acquire(), WRONG_SERVER)  # so does B: the fault is no server's
+    assert not pool.may_retry_elsewhere()
+    clock.now += 10
+    pool.release(pool.acquire())  # one answers again: a retry elsewhere is worth it again
+    assert pool.may_retry_elsewhere()
+    single = pool_of(A, clock=clock)
+    assert not single.may_retry_elsewhere()
 
 
 @pytest.mark.parametrize(

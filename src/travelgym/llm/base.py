@@ -241,22 +241,28 @@ def _tool_call(raw: Any, index: int, clean: _Cleaner) -> ToolCall:
                     arguments=clean(args, f"{where}.arguments"))  # fmt: skip
 
 
-def parse_completion(data: Any, model: str = "") -> ChatResponse:
-    """Turn an OpenAI chat.completion dict into a :class:`ChatResponse` (raw tool-call
-    argument text kept as is, invalid Unicode in any text replaced and listed in
-    ``repairs``); raises ``LLMError("bad_response")`` when it has no reply, ``LLMError("too_many_tool_calls")``
-    when it has more than :data:`MAX_TOOL_CALLS`. ``usage`` is read as reported, clamped at 0 (the
-    client estimates what is missing or invalid: :func:`~travelgym.llm.usage.complete_usage`)."""
+def check_completion(data: Any) -> None:
+    """Raise ``LLMError("bad_response")`` unless ``data`` has the shape of a chat completion:
+    an object whose first choice holds a message object (what it says is not checked)."""
     if not isinstance(data, dict):
         raise _bad(f"completion is not a JSON object: {str(data)[:200]!r}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         detail = data.get("error") or data
         raise _bad(f"completion has no choices: {str(detail)[:200]}")
-    choice = choices[0]
-    msg = choice.get("message")
-    if not isinstance(msg, dict):
+    if not isinstance(choices[0].get("message"), dict):
         raise _bad("first choice has no message")
+
+
+def parse_completion(data: Any, model: str = "") -> ChatResponse:
+    """Turn an OpenAI chat.completion dict into a :class:`ChatResponse` (raw tool-call
+    argument text kept as is, invalid Unicode in any text replaced and listed in
+    ``repairs``); raises ``LLMError("bad_response")`` when it has no reply,
+    ``LLMError("too_many_tool_calls")`` when it has more than :data:`MAX_TOOL_CALLS`. ``usage`` is read as reported, clamped at 0 (the
+    client estimates what is missing or invalid: :func:`~travelgym.llm.usage.complete_usage`)."""
+    check_completion(data)
+    choice = data["choices"][0]
+    msg = choice["message"]
     raw_calls = msg.get("tool_calls") or []
     if not isinstance(raw_calls, list):
         raise _bad("tool_calls is not a list")

@@ -7,10 +7,13 @@ the order they were given in does not change a run's identity). :class:`Endpoint
 the server of each attempt: the one with the fewest requests in flight among those up, ties
 broken by a rotating cursor (deterministic: the same sequence of picks and releases gives the
 same servers). A server whose attempt fails in a way that says something about the server (a
-refused or reset connection, a 5xx, a timeout) is marked down for a short time that doubles
-with each failure in a row (``down_s`` up to ``down_max_s``) and comes back by itself when that
-time is over; a success clears its record. When every server is down the one back soonest is
-used, so a pool never refuses an attempt: failures cost retries, nothing else.
+refused or reset connection, a 5xx, a timeout, or an answer no server of the model gives:
+:data:`WRONG_SERVER`) is marked down for a short time that doubles with each failure in a row
+(``down_s`` up to ``down_max_s``) and comes back by itself when that time is over; a success clears its record. When every server is down the one back soonest is
+used, so a pool never refuses an attempt: failures cost retries, nothing else. A wrong-server
+answer is worth a retry only while some server has not just given one
+(:meth:`EndpointPool.may_retry_elsewhere`): when every server answers the same, the fault is
+the request's or the model name's, not a server's.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ from urllib.parse import urlsplit
 #: A base URL option's value: none (the environment's), one URL, or several.
 BaseURL = str | tuple[str, ...] | None
 
+#: The release category of an attempt answered as only a server without the model answers (a
+#: 404, a model-not-found error, a body that is not a completion): the server is set aside.
+WRONG_SERVER = "wrong_server"
 #: Failure categories that mark a server down (the rest say nothing about the server).
-DOWN_CATEGORIES = frozenset({"connection", "timeout", "server"})
+DOWN_CATEGORIES = frozenset({"connection", "timeout", "server", WRONG_SERVER})
 DEFAULT_DOWN_S = 2.0
 DEFAULT_DOWN_MAX_S = 30.0
 
@@ -104,6 +110,7 @@ class Endpoint:
     failures: int = 0
     failures_in_a_row: int = 0
     down_until: float = 0.0
+    wrong_server: bool = False  # its last attempt ended as WRONG_SERVER
 
     def stats(self) -> dict[str, Any]:
         """Counts for a report or a test (no client)."""
@@ -153,6 +160,7 @@ class EndpointPool:
         """End an attempt on ``endpoint``: ``None`` for a success (its failures are cleared),
         else the attempt's failure category (one of :data:`DOWN_CATEGORIES` marks it down)."""
         endpoint.in_flight = max(0, endpoint.in_flight - 1)
+        endpoint.wrong_server = failure_category == WRONG_SERVER
         if failure_category is None:
             endpoint.failures_in_a_row = 0
             return
@@ -163,6 +171,11 @@ class EndpointPool:
         if len(self.endpoints) > 1:
             spell = min(self.down_max_s, self.down_s * 2 ** (endpoint.failures_in_a_row - 1))
             endpoint.down_until = self._clock() + spell
+
+    def may_retry_elsewhere(self) -> bool:
+        """Whether a wrong-server answer is worth a retry: there are several servers and not
+        all of them gave one on their last attempt."""
+        return len(self.endpoints) > 1 and not all(e.wrong_server for e in self.endpoints)
 
     def stats(self) -> list[dict[str, Any]]:
         """Each endpoint's counts, in the order the URLs were given."""

@@ -14,8 +14,13 @@ slow link turns it into something else. A connection that breaks while the body 
 
 ``base_url`` may name several servers of one model (a list): each attempt goes to the one with
 the fewest requests in flight, and a server that fails is set aside for a while so that the
-retry goes to another (:mod:`travelgym.llm.endpoints`). Budget, cache and usage are the
-client's, whichever server answers.
+retry goes to another (:mod:`travelgym.llm.endpoints`). Besides a dead server (refused, reset,
+5xx, silent), that is one that answers as no server of the model would: a 404 or a 400 whose
+error body names the model (the path and model are the same for every server, so only a server
+without the model, e.g. one restarted with another, answers that way), or a body that is not a
+completion (an HTML page from a proxy, JSON without choices). With one server these stay
+errors of the call, as does a 400 about the request itself (every server would give it). Budget,
+cache and usage are the client's, whichever server answers.
 """
 
 from __future__ import annotations
@@ -32,12 +37,13 @@ from typing import Any
 import openai
 from openai.resources.chat.completions import AsyncCompletions
 
-from travelgym.llm.base import AttemptTimeout, BaseChatClient
+from travelgym.llm.base import AttemptTimeout, BaseChatClient, check_completion
 from travelgym.llm.budget import RunBudget
 from travelgym.llm.cache import ResponseCache
 from travelgym.llm.endpoints import (
     DEFAULT_DOWN_MAX_S,
     DEFAULT_DOWN_S,
+    WRONG_SERVER,
     Endpoint,
     EndpointPool,
     parse_base_urls,
@@ -59,6 +65,15 @@ class BodyReadError(Exception):
         )
         super().__init__(f"the connection broke while the reply was read: {reason}")
         self.timed_out = "timeout" in type(cause).__name__.lower()
+
+
+class WrongServerReply(Exception):
+    """A reply of a server of several that is not a completion (``category``: what the call
+    would fail as with one server); not an :class:`LLMError`, so that it is retried elsewhere."""
+
+    def __init__(self, error: LLMError) -> None:
+        super().__init__(str(error).removeprefix(f"{error.category}: "))
+        self.category = error.category
 
 
 DUMMY_API_KEY = "EMPTY"
@@ -196,21 +211,31 @@ class OpenAIChatClient(BaseChatClient):
         """One attempt on the server the pool picks; its outcome goes back to the pool."""
         endpoint = self.pool.acquire()
         token = _ENDPOINT.set(endpoint)
+        several = len(self.pool.endpoints) > 1
         category: str | None = "cancelled"
         try:
             result = await super()._attempt(messages, tools, params, deadline)
+            if several:  # checked here, not after the retries, so another server may answer
+                check_completion(result)
             category = None
             return result
         except AttemptTimeout as exc:
             category = "cancelled" if exc.cut_short else "timeout"
             _name_server(exc, endpoint)
             raise
-        except LLMError as exc:  # a reply refused as it was read (not retried)
+        except LLMError as exc:  # a reply refused as it was read (with one server: not retried)
             category = exc.category
+            if several and exc.category == "bad_response":
+                category = WRONG_SERVER
+                wrong = WrongServerReply(exc)
+                _name_server(wrong, endpoint)
+                raise wrong from exc
             raise
         except Exception as exc:
             failure = self._classify(exc)
             category = failure.category if failure is not None else "bug"
+            if several and _wrong_server_status(exc):
+                category = WRONG_SERVER
             _name_server(exc, endpoint)
             raise
         finally:
@@ -239,6 +264,9 @@ class OpenAIChatClient(BaseChatClient):
 
     def _classify(self, exc: BaseException) -> Failure | None:
         where = getattr(exc, _URL_ATTR, None) or self.base_url or self.pool.endpoints[0].url
+        if isinstance(exc, WrongServerReply):
+            return Failure(exc.category, f"{exc} ({where})",
+                           retry_elsewhere=self.pool.may_retry_elsewhere())  # fmt: skip
         if isinstance(exc, BodyReadError):
             return Failure("timeout" if exc.timed_out else "connection", f"{exc} ({where})")
         if isinstance(exc, openai.APITimeoutError | asyncio.TimeoutError):
@@ -252,6 +280,7 @@ class OpenAIChatClient(BaseChatClient):
                 category_for_status(exc.status_code),
                 str(exc)[:500] + at,
                 retry_after_s=parse_retry_after(exc.response.headers),
+                retry_elsewhere=_wrong_server_status(exc) and self.pool.may_retry_elsewhere(),
             )
         if isinstance(exc, openai.OpenAIError):
             return Failure("bad_response", str(exc)[:500])
@@ -275,6 +304,18 @@ class OpenAIChatClient(BaseChatClient):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _wrong_server_status(exc: BaseException) -> bool:
+    """Whether an error status says the server does not serve the model: a 404 (every server
+    of a pool gets the same path and model, so a server with the model does not answer it), or
+    a 400 whose error body is about the model (OpenAI's ``model_not_found``, ``param: model``,
+    vLLM's ``NotFoundError``); a 400 about the request itself is not."""
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    if exc.status_code != 400:
+        return exc.status_code == 404
+    return exc.code == "model_not_found" or exc.param == "model" or exc.type == "NotFoundError"
 
 
 def _name_server(exc: BaseException, endpoint: Endpoint) -> None:

@@ -28,16 +28,19 @@ Sleep = Callable[[float], Awaitable[Any]]
 @dataclass(frozen=True)
 class Failure:
     """A classified failed attempt. ``cut_short``: the call's total deadline ended the attempt
-    before it completed (so it says nothing about the endpoint, only that time ran out)."""
+    before it completed (so it says nothing about the endpoint, only that time ran out).
+    ``retry_elsewhere``: whatever its category, another server may answer (a server of a pool
+    that does not serve the model), so the attempt is retried."""
 
     category: str
     message: str
     retry_after_s: float | None = None
     cut_short: bool = False
+    retry_elsewhere: bool = False
 
     @property
     def retryable(self) -> bool:
-        return self.category in RETRYABLE
+        return self.category in RETRYABLE or self.retry_elsewhere
 
 
 @dataclass
