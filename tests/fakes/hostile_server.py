@@ -136,7 +136,7 @@ BEHAVIOURS: dict[str, Hostile] = {
         lambda body: {"id": "x", "object": "chat.completion", "choices": []},
         category="bad_response",
     ),  # fmt: skip
-    "many_tool_calls": Hostile(_many_tool_calls, category="bad_response"),
+    "many_tool_calls": Hostile(_many_tool_calls, category="too_many_tool_calls"),
     "reset_mid_body": Hostile(
         lambda body: Reset(completion_bytes("cut")[:40]),
         category="connection",

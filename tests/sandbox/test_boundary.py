@@ -37,11 +37,16 @@ def test_refusal_names_the_requirement(no_bwrap):
     assert "--unsafe-sandbox" in message and "\n" not in message
 
 
-def test_python_tool_refuses_with_the_requirement(no_bwrap, trips_db):
+def test_python_tool_without_a_sandbox_is_an_infra_error(no_bwrap, trips_db):
+    """No result the model could act on: the error leaves the tool layer and ends the episode
+    as an infra error (core.outcomes), naming the requirement."""
+    from travelgym.core.outcomes import InfraError, classify
+
     context = TripsContext.from_path(trips_db)
-    result = trips_registry().call("Python", {"code": "print(1)"}, context)
-    assert not result.ok and result.error.category.value == "content"
-    assert "bubblewrap" in result.error.message
+    with pytest.raises(InfraError) as caught:
+        trips_registry().call("Python", {"code": "print(1)"}, context)
+    assert "bubblewrap" in str(caught.value)
+    assert classify(caught.value) == ("infra_error", "sandbox")
 
 
 def test_a_code_agent_run_refuses_before_any_episode(no_bwrap, compass_db, tmp_path, monkeypatch):

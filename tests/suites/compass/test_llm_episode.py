@@ -84,6 +84,7 @@ def test_unparseable_reply_is_recorded_not_fatal(setup):
     agent_turns = [t for t in episode.turns if t.role == "agent"]
     assert agent_turns and all(t.error and "JSON" in t.error for t in agent_turns)
     assert episode.termination == "turn_limit"
+    assert episode.outcome == "model_error" and episode.cause == "turn_limit"  # scored
     assert episode.score["feasible"] is False
 
 
@@ -94,10 +95,13 @@ def test_provider_failure_is_recorded_by_the_runner(tmp_path, compass_db):
                         progress=False, client_options=FAST)  # fmt: skip
         summary = asyncio.run(run_suite(cfg))
     episodes = read_episodes(tmp_path / "run")
-    assert len(episodes) == 3 and summary["overall"]["n"] == 3
+    # an outage is no score of the model's: counted apart, left out of the metrics
+    assert len(episodes) == 3 and summary["overall"]["n"] == 0
+    assert summary["outcomes"]["infra_errors"] == 3
+    assert summary["outcomes"]["infra_causes"] == {"agent server": 3}
     for episode in episodes:
-        assert episode.termination == "error"
-        assert "server" in episode.error
+        assert episode.termination == "error" and episode.outcome == "infra_error"
+        assert "server" in episode.error and episode.cause == "agent server"
         assert episode.score["feasible"] is False
 
 
