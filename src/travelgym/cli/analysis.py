@@ -54,6 +54,7 @@ def register(main: click.Group) -> None:
 def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episodes: bool,
             resamples: int, seed: int, allow_mixed: bool) -> None:  # fmt: skip
     """Compute the analysis metrics of RUN_DIRS (one agent each) and compare them."""
+    from travelgym.core.summary_table import outcome_table, warnings
     from travelgym.report.shell import suite_of_runs
 
     suite = require(suite_of_runs(list(run_dirs)), "analyze")
@@ -65,12 +66,33 @@ def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episo
     if not episodes:
         for run in result["runs"].values():
             run.pop("episodes", None)
+    accounting = run_accounting(suite, run_dirs)  # the analysis counted no infra error
+    result["outcomes"] = {str(d): a for d, a in zip(run_dirs, accounting.values(), strict=True)}
+    for line in warnings(accounting):
+        click.echo(line, err=True)
     if as_json:
         emit_json(result)
         return
     click.echo(suite.format_analysis(result))
+    click.echo(outcome_table(accounting))
     for p in result.get("plots", []):
         click.echo(f"plot: {p}")
+
+
+def run_accounting(suite, run_dirs) -> dict[str, dict]:
+    """Each run's outcome counts, usage and pass^k by a label unique among ``run_dirs`` (the
+    manifest's agent, else the directory)."""
+    from travelgym.core.summary import ACCOUNTING
+    from travelgym.runner.store import read_manifest
+
+    out = {}
+    for directory in run_dirs:
+        label = str(read_manifest(directory).get("agent") or directory.name)
+        if label in out:
+            label = f"{label} ({directory})"
+        summary = suite.summarize(directory)
+        out[label] = {k: summary[k] for k in ACCOUNTING if k in summary}
+    return out
 
 
 @click.command()

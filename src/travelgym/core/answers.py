@@ -12,12 +12,19 @@ def is_trial_number(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def left_out_all(answers: Path) -> bool:
+    """Whether ANSWERS is a run directory with episodes, all of them left out of scoring (infra
+    errors): nothing to score, and no mistake."""
+    episodes = Path(answers) / "episodes.jsonl"
+    return Path(answers).is_dir() and episodes.is_file() and episodes.stat().st_size > 0
+
+
 def refuse_nothing_known(answers: Path, entries: list[dict], known: set[str], key: str) -> None:
     """A :class:`UserError` when ANSWERS scores nothing: no entries, or none naming a known
     task (``key``: the entries' task field, e.g. ``task_id``). A run directory whose episodes
     all ended in infrastructure errors has no entries to score and is no mistake: its
     summary counts them."""
-    if not entries and Path(answers).is_dir():
+    if not entries and left_out_all(answers):
         return
     if not entries:
         raise UserError(f"{answers}: no answers in it")

@@ -90,9 +90,12 @@ def _inferred(episode: dict[str, Any]) -> tuple[Outcome, str | None]:
     return "infra_error", f"internal: {role.split()[0] if role else 'unknown'}"
 
 
-def outcome_of(episode: dict[str, Any]) -> tuple[Outcome, str | None]:
-    """``(outcome, cause)`` of a stored episode (a JSON dict): as recorded, or inferred from its
-    termination and error when it was saved before outcomes existed."""
+def outcome_of(episode: Any) -> tuple[Outcome, str | None]:
+    """``(outcome, cause)`` of a stored episode (a JSON dict, or a suite's episode model as a
+    run is read back): as recorded, or inferred from its termination and error when it was
+    saved before outcomes existed."""
+    if not isinstance(episode, dict):  # a model read back: format 2, its outcome upgraded in
+        return episode.outcome, episode.cause
     outcome = episode.get("outcome")
     if outcome in OUTCOMES:
         return outcome, episode.get("cause")
@@ -106,7 +109,7 @@ def add_outcome(line: dict[str, Any]) -> dict[str, Any]:
     return {**line, "format_version": "2", "outcome": outcome, "cause": cause}
 
 
-def is_infra_error(episode: dict[str, Any]) -> bool:
+def is_infra_error(episode: Any) -> bool:
     """Whether a stored episode ended in an infrastructure error (left out of the metrics)."""
     return outcome_of(episode)[0] == "infra_error"
 
@@ -128,10 +131,9 @@ def count_outcomes(episodes: Iterable[dict[str, Any]]) -> dict[str, Any]:
             "infra_causes": dict(causes.most_common())}  # fmt: skip
 
 
-def scored_episodes(episodes: list[dict[str, Any]],
-                    count_errors_as_failures: bool = False) -> list[dict[str, Any]]:  # fmt: skip
-    """The episodes the metrics are computed over: all but the infra errors (every one with
-    ``count_errors_as_failures``, scored as they were saved)."""
+def scored_episodes(episodes: list[Any], count_errors_as_failures: bool = False) -> list[Any]:
+    """The episodes (dicts or models) the metrics are computed over: all but the infra errors
+    (every one with ``count_errors_as_failures``, scored as they were saved)."""
     if count_errors_as_failures:
         return list(episodes)
     return [e for e in episodes if not is_infra_error(e)]

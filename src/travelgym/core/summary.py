@@ -30,10 +30,10 @@ COUNT_ERRORS_KEY = "count_errors_as_failures"
 ACCOUNTING = ("outcomes", "usage", "pass_k")
 
 
-def counted_episodes(episodes: list[dict[str, Any]],
-                     manifest: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
-    """The episodes of a run with ``manifest`` that its metrics count (see
-    :func:`~travelgym.core.outcomes.scored_episodes`): what a suite re-scores of a run directory."""
+def counted_episodes(episodes: list[Any], manifest: dict[str, Any]) -> list[Any]:
+    """The episodes (dicts or models) of a run with ``manifest`` that its metrics count (see
+    :func:`~travelgym.core.outcomes.scored_episodes`): what a suite re-scores or analyses of a
+    run directory."""
     return scored_episodes(episodes, bool(manifest.get(COUNT_ERRORS_KEY)))
 
 

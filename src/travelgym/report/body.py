@@ -16,8 +16,10 @@ class ReportRun:
 
     directory: Path
     manifest: dict[str, Any]
-    episodes: list[Any]
+    episodes: list[Any]  # those the metrics count: infra errors are only in ``accounting``
     label: str = ""
+    # the run's outcome counts, usage and pass^k (travelgym.core.summary.ACCOUNTING)
+    accounting: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

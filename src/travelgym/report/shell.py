@@ -12,8 +12,10 @@ from pathlib import Path
 from travelgym.atomic import write_text_atomic
 from travelgym.core.registry import get_suite, suite_names
 from travelgym.core.suite import Suite
-from travelgym.report.body import ReportBody, ReportResult, ReportRun
-from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, embed_json
+from travelgym.core.summary import ACCOUNTING, counted_episodes
+from travelgym.core.summary_table import outcome_rows, warnings
+from travelgym.report.body import ReportBody, ReportResult, ReportRun, Section
+from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, embed_json, esc
 from travelgym.report.page import document
 from travelgym.runner.errors import RunDirError
 from travelgym.runner.integrity import tamper_notes
@@ -48,7 +50,10 @@ def load_runs(suite: Suite, run_dirs: list[Path]) -> list[ReportRun]:
     runs = []
     for directory in map(Path, run_dirs):
         contents = read_run(directory, suite.name)  # RunDirError without episodes.jsonl
-        runs.append(ReportRun(directory, contents.manifest, contents.episodes))
+        summary = suite.summarize(directory)
+        runs.append(ReportRun(directory, contents.manifest,
+                              counted_episodes(contents.episodes, contents.manifest),
+                              accounting={k: summary[k] for k in ACCOUNTING if k in summary}))  # fmt: skip
     labels = [r.manifest.get("agent") or (r.episodes[0].agent if r.episodes else r.directory.name)
               for r in runs]  # fmt: skip
     for run, label in zip(runs, labels, strict=True):
@@ -59,6 +64,19 @@ def load_runs(suite: Suite, run_dirs: list[Path]) -> list[ReportRun]:
         if seen[run.label] > 1:
             run.label = f"{run.label} #{seen[run.label]}"
     return runs
+
+
+def outcome_section(runs: list[ReportRun]) -> Section:
+    """The report's first section: how each run's episodes ended (infra errors are counted here
+    and left out of every figure below), their tokens and cost, pass^k."""
+    header, rows = outcome_rows({r.label: r.accounting for r in runs})
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return Section("outcomes", "Outcomes", f'<table class="outcomes"><thead><tr>{head}</tr>'
+                   f"</thead><tbody>{body}</tbody></table><p>Episodes that ended in an infra "
+                   "error (endpoint, sandbox, framework) are left out of every figure below "
+                   "and can be run again with <code>travelgym run ... --resume "
+                   "--retry-errors</code>.</p>")  # fmt: skip
 
 
 def write_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None = None,
@@ -74,6 +92,8 @@ def write_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None = Non
     body: ReportBody = suite.report_body(runs, data_dir=data_dir, max_result_chars=max_result_chars,
                                          include_analysis=include_analysis)  # fmt: skip
     notes += body.notes
+    notes += [w.removeprefix("warning: ") for w in warnings({r.label: r.accounting for r in runs})]
+    body.sections.insert(0, outcome_section(runs))
     timings.update(body.timings)
 
     clock = time.perf_counter()

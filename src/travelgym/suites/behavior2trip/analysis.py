@@ -38,7 +38,8 @@ def bin_of(length: int) -> str:
 
 
 def load_run(directory: Path) -> dict[str, Any]:
-    """The manifest and episodes (as dicts) of a Behavior2Trip run directory; ``ValueError``
+    """The manifest and the counted episodes (as dicts; infra errors left out) of a
+    Behavior2Trip run directory; ``ValueError``
     with one line for a directory without episodes or scored by other checks."""
     from travelgym.runner.store import RunDirError, read_run
     from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
@@ -56,7 +57,10 @@ def load_run(directory: Path) -> dict[str, Any]:
                          f"has version {CHECKS_VERSION}: its stored scores are not comparable; run "
                          f"it again to analyse it (`travelgym score {directory}` scores its "
                          "answers by the current checks)")  # fmt: skip
-    return {"dir": Path(directory), "manifest": run.manifest, "episodes": run.episodes}
+    from travelgym.core.summary import counted_episodes
+
+    return {"dir": Path(directory), "manifest": run.manifest,
+            "episodes": counted_episodes(run.episodes, run.manifest)}  # fmt: skip
 
 
 def run_label(manifest: dict[str, Any], directory: Path) -> str:

@@ -72,7 +72,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     """Score ``answers`` (see :meth:`Behavior2TripSuite.score`); with ``options.judge`` every
     delivered plan is judged by that model at ``base_url``, else the verdicts a judged run
     stored are kept. The result records ``db_scale`` and ``judge``."""
-    from travelgym.core.answers import refuse_nothing_known
+    from travelgym.core.answers import left_out_all, refuse_nothing_known
     from travelgym.suites.behavior2trip.build import ensure_database
     from travelgym.suites.behavior2trip.instances import ensure_selected, known_slots
     from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
@@ -80,7 +80,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     refuse_other_versions(answers)
     scale = scale_for(answers, options)
     entries = read_answers(answers, notes)
-    if not entries and not Path(answers).is_dir():  # a run's: all infra errors, counted apart
+    if not entries and not left_out_all(answers):  # a run's infra errors are counted apart
         raise UserError(f"{answers}: no answers in it")
     db = ensure_database(scale=scale, seed=seed, data_dir=data_dir)
     refuse_other_database(answers, db)

@@ -399,12 +399,15 @@ def _analyze_rows(episodes: Sequence[Episode], rows: list[EpisodeFeatures],
 
 
 def load_run(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
-    """A run directory's manifest (empty when missing) and episodes."""
+    """A run directory's manifest (empty when missing) and the episodes its metrics count
+    (infra errors left out: :func:`travelgym.core.summary.counted_episodes`)."""
+    from travelgym.core.summary import counted_episodes
     from travelgym.runner.run_manifest import read_manifest
     from travelgym.runner.store import read_episodes
 
     run_dir = Path(run_dir)
-    return read_manifest(run_dir), read_episodes(run_dir)
+    manifest = read_manifest(run_dir)
+    return manifest, counted_episodes(read_episodes(run_dir), manifest)
 
 
 def _unique_name(name: str, taken: dict[str, Any]) -> str:
