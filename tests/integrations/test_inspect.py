@@ -22,7 +22,10 @@ from click.testing import CliRunner
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
 from tests.training.support import need_extra
 from travelgym.core.registry import get_suite, suite_names
+from travelgym.core.summary import summarize_episodes
 
+# the outcome counts every log's metrics hold besides the suite's figures
+COUNTS = {"completed", "model_errors", "infra_errors"}
 OFFLINE_TOKENS = """import inspect_ai.model._model as _model
 _model.count_text_tokens = lambda text: max(1, len(text) // 4)
 """
@@ -57,6 +60,18 @@ def episodes_of(log) -> list[dict]:
 def metrics_of(log) -> dict[str, float]:
     (score,) = log.results.scores
     return {name: m.value for name, m in score.metrics.items()}
+
+
+def figures_of(log) -> dict[str, float]:
+    """The suite's headline figures of the log's metrics (its outcome counts left out)."""
+    return {k: v for k, v in metrics_of(log).items() if k not in COUNTS}
+
+
+def counts_of(log) -> dict[str, float]:
+    """The outcome counts of the log's metrics, as the run summary's ``outcomes`` names them."""
+    counts = {k: v for k, v in metrics_of(log).items() if k in COUNTS}
+    assert set(counts) == COUNTS
+    return counts
 
 
 @pytest.fixture
@@ -94,9 +109,12 @@ def test_every_suite_evaluates_with_mockllm(offline, suite_args, tmp_path):
         assert "Default output from mockllm/model" in sample.messages[2].text
         assert sample.scores["suite_score"].value == suite.headline_metrics(
             suite.summarize_episodes([episode]))  # fmt: skip
-    # the metrics are the suite's own summary of every episode of every epoch
-    expected = suite.headline_metrics(suite.summarize_episodes(episodes))
-    assert metrics_of(log) == pytest.approx(expected) and len(expected) >= 5
+    # the metrics are the run summary of every episode of every epoch, with its outcome counts
+    summary = summarize_episodes(suite, episodes)
+    expected = suite.headline_metrics(summary)
+    assert figures_of(log) == pytest.approx(expected) and len(expected) >= 5
+    assert counts_of(log) == {k: summary["outcomes"][k] for k in COUNTS}
+    assert counts_of(log)["infra_errors"] == 0
     assert {e["trial"] for e in episodes} == set(range(epochs))
 
 
@@ -120,7 +138,7 @@ def test_the_inspect_cli_writes_a_log_with_the_suites_scores(offline, compass_db
     (path,) = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
     assert log.status == "success" and [s.id for s in log.samples] == ["compass-001", "compass-002"]
-    assert set(metrics_of(log)) == {"FR", "OR5", "OR10", "OR20", "optimal"}
+    assert set(figures_of(log)) == {"FR", "OR5", "OR10", "OR20", "optimal"}
     assert all(e["termination"] == "turn_limit" for e in episodes_of(log))
     # a bad parameter: one line naming it, no traceback
     bad = subprocess.run([*inspect_cli, "--model", "mockllm/model", *data, "-T", "level=7",
@@ -185,8 +203,10 @@ def test_openai_compatible_provider_scores_as_travelgym_run(offline, compass_db,
         assert ("get_weekday", "parameter") in calls
     assert evaluated[first.task_id]["score"]["optimal"]
     assert not evaluated[second.task_id]["score"]["feasible"]
-    summary = get_suite("compass").summarize(run_dir)["overall"]
-    assert metrics_of(log) == {k: summary[k] for k in ("FR", "OR5", "OR10", "OR20", "optimal")}
+    summary = get_suite("compass").summarize(run_dir)
+    assert figures_of(log) == {k: summary["overall"][k] for k in ("FR", "OR5", "OR10", "OR20",
+                                                                  "optimal")}  # fmt: skip
+    assert counts_of(log) == {k: summary["outcomes"][k] for k in COUNTS}
     assert metrics_of(log)["FR"] == 50.0
     # the trajectory in the log: tool calls, their results, the user's turns
     messages = log.samples[0].messages
@@ -234,9 +254,11 @@ def test_a_suite_of_another_package_gets_a_task_too(offline, tmp_path):
                          tmp_path / "wrong")  # fmt: skip
     finally:
         del sys.modules[module.__name__]
-    # without an episode summary of its own, the mean of its scores' fields
-    assert metrics_of(right)["correct"] == 1.0 and metrics_of(wrong)["correct"] == 0.0
-    assert [e["score"]["correct"] for e in episodes_of(wrong)] == [False, False]
+    # its summary has no ``overall`` entry, so no headline figures: the outcome counts remain
+    for log, correct in ((right, True), (wrong, False)):
+        assert [e["score"]["correct"] for e in episodes_of(log)] == [correct, correct]
+        assert figures_of(log) == {}
+        assert counts_of(log) == {"completed": 2, "model_errors": 0, "infra_errors": 0}
 
 
 def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp_path,
@@ -285,6 +307,8 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
         assert episode["score"] == ran[task_id]["score"] and episode["tool_calls"] == 1
     finals = sorted(e["score"]["final"] for e in evaluated.values())
     assert finals == [False, True]  # the easy query's own plan passes, the borrowed one fails
-    summary = get_suite("travelplanner").summarize(run_dir)["metrics"]["overall"]
-    assert metrics_of(log) == pytest.approx({k: v for k, v in summary.items() if k != "queries"})
+    summary = get_suite("travelplanner").summarize(run_dir)
+    overall = summary["metrics"]["overall"]
+    assert figures_of(log) == pytest.approx({k: v for k, v in overall.items() if k != "queries"})
+    assert counts_of(log) == {k: summary["outcomes"][k] for k in COUNTS}
     assert metrics_of(log)["final_pass_rate"] == 0.5

@@ -114,6 +114,7 @@ def test_parameters_inspect_cannot_take_are_refused():
 
 def test_inspect_failures_map_to_travelgym_categories():
     from inspect_ai.util import LimitExceededError
+    from tenacity import Future, RetryError
 
     client = make_client("inspect:mockllm/model")
 
@@ -127,5 +128,9 @@ def test_inspect_failures_map_to_travelgym_categories():
         APIStatusError("slow down"): "rate_limit",
         RuntimeError("provider exploded"): "bad_response",
     }
+    # inspect gives up on a call that kept failing with the last attempt's error inside
+    gave_up = Future(attempt_number=2)
+    gave_up.set_exception(ConnectionError("still down"))
+    cases[RetryError(gave_up)] = "connection"
     for exc, category in cases.items():
         assert client._classify(exc).category == category, exc

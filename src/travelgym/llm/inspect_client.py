@@ -148,6 +148,15 @@ def completion_of(output: Any) -> dict[str, Any]:
                          "finish_reason": FINISH.get(choice.stop_reason)}]}  # fmt: skip
 
 
+def last_failure(exc: BaseException) -> BaseException:
+    """The failure behind ``exc``: inspect gives up on a call that kept failing with tenacity's
+    ``RetryError``, whose last attempt holds the provider's own error (a refused connection)."""
+    last = getattr(exc, "last_attempt", None)
+    if type(exc).__name__ == "RetryError" and last is not None and last.failed:
+        return last.exception() or exc
+    return exc
+
+
 class InspectChatClient(BaseChatClient):
     """A :class:`~travelgym.llm.protocol.ChatClient` over inspect_ai's model of the running
     sample (``name``: the eval's model, or another inspect model name). inspect retries failed
@@ -185,6 +194,7 @@ class InspectChatClient(BaseChatClient):
         return completion_of(output)
 
     def _classify(self, exc: BaseException) -> Failure | None:
+        exc = last_failure(exc)
         name, message = type(exc).__name__, str(exc)[:500]
         if isinstance(exc, OutsideInspect):
             return Failure("bad_request", message)
