@@ -8,11 +8,11 @@ import json
 
 import pytest
 
+from travelgym.core.episode import EPISODE_FORMAT
 from travelgym.runner import formats
 from travelgym.runner.episode_file import TORN, scan_episodes
 from travelgym.runner.errors import EpisodeFileError
 from travelgym.runner.store import EPISODES, read_episodes, read_run
-from travelgym.core.episode import EPISODE_FORMAT
 from travelgym.suites.compass.trajectory import Episode
 
 

@@ -60,7 +60,9 @@ def outcome_table(results: dict[str, dict[str, Any]]) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                        enumerate(zip(row, widths, strict=True))).rstrip()
              for row in (header, *rows)]  # fmt: skip
-    counted = any((s.get("outcomes") or {}).get("count_errors_as_failures") for s in results.values())
+    counted = any(
+        (s.get("outcomes") or {}).get("count_errors_as_failures") for s in results.values()
+    )
     lines.append("infra errors are scored as failures (--count-errors-as-failures)" if counted
                  else "metrics above leave infra errors out (--count-errors-as-failures counts "
                  "them as failures)")  # fmt: skip
