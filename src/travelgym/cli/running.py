@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -309,6 +311,7 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     from travelgym.core.summary_table import infra_error_rate, outcome_table, warnings
     from travelgym.runner.batch import RunConfig, run_suite
     from travelgym.runner.specs import SpecError, parse_agent_spec
+    from travelgym.runner.stopping import RunStopped
 
     progress.set_enabled(not no_progress and not as_json)
     allow_unsafe_sandbox(unsafe_sandbox)
@@ -353,6 +356,10 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
                 results[spec.text] = asyncio.run(run_suite(cfg))
             except ValueError as exc:  # e.g. unknown task ids
                 raise click.ClickException(str(exc)) from exc
+            except RunStopped as stopped:
+                click.echo(f"{stopped.saved} of {stopped.total} episodes saved in "
+                           f"{stopped.directory}; continue with: {resume_command()}", err=True)  # fmt: skip
+                raise SystemExit(stopped.exit_status) from None
             if not as_json:
                 click.echo(f"{spec.text}: {cfg.finished} episodes in {cfg.out}")
     finally:
@@ -371,6 +378,20 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
         click.echo(f"error: infra errors above --max-error-rate {max_error_rate:g} in "
                    f"{', '.join(over)}: the scores are incomplete (exit status 3)", err=True)  # fmt: skip
         raise SystemExit(INFRA_ERROR_EXIT)
+
+
+def resume_command(argv: list[str] | None = None) -> str:
+    """The command line this process was started with (``argv``: ``sys.argv``), quoted for a
+    shell, with ``--resume`` added unless it is there (before a ``--``, which ends options)."""
+    argv = list(sys.argv if argv is None else argv)
+    args = argv[1:]
+    if "--resume" not in args:
+        end = args.index("--") if "--" in args else len(args)
+        args.insert(end, "--resume")
+    # click's name for the program: ``travelgym``, or ``python -m travelgym.cli``
+    ctx = click.get_current_context(silent=True)
+    program = ctx.find_root().info_name if ctx is not None and ctx.find_root().info_name else None
+    return " ".join(filter(None, [program or shlex.quote(argv[0]), shlex.join(args)]))
 
 
 def _tasks_from(directory: Path, chosen, given: dict, db_seed: int):

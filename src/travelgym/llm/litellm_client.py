@@ -9,6 +9,7 @@ import asyncio
 import random
 from typing import Any
 
+from travelgym.core.errors import UserError
 from travelgym.llm.base import BaseChatClient
 from travelgym.llm.budget import RunBudget
 from travelgym.llm.cache import ResponseCache
@@ -18,6 +19,11 @@ INSTALL_HINT = (
     "LiteLLM backends need the optional dependency 'litellm': "
     "pip install 'travelgym[litellm]' (or: pip install litellm)"
 )
+
+
+class MissingLiteLLM(UserError, ImportError):
+    """LiteLLM is not installed: an ImportError that the command line prints as one line."""
+
 
 _PROVIDER_MODULES = {"litellm", "openai", "httpx", "httpx2", "httpcore", "aiohttp"}
 
@@ -55,7 +61,7 @@ class LiteLLMChatClient(BaseChatClient):
         try:
             import litellm
         except ImportError as exc:
-            raise ImportError(INSTALL_HINT) from exc
+            raise MissingLiteLLM(INSTALL_HINT) from exc
         super().__init__(
             model,
             timeout_s=timeout_s,

@@ -20,6 +20,7 @@ from travelgym.core.summary import COUNT_ERRORS_KEY
 from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
+from travelgym.runner.stopping import RunStopped, StopSignals, grace_s
 from travelgym.runner.store import RunStore, read_run
 
 
@@ -124,25 +125,23 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     if cfg.max_cost is not None:
         cfg.client_options = {**cfg.client_options, "max_cost": cfg.max_cost,
                               "prices": {p["model"]: p for p in prices.values()}}  # fmt: skip
+    grace = grace_s()  # a bad setting refuses the run before anything starts
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
-        source = cfg.tasks_check(run) if cfg.tasks_check is not None else {}
-        with RunStore(cfg.out) as store:  # the directory's lock is held until the run ends
-            manifest = manifest_of(suite, spec, cfg, run, prices)
-            if source:  # where the tasks came from: resuming from elsewhere is refused
-                directory = source.pop("directory", None)
-                manifest.update({"tasks_from": source, "tasks_from_directory": directory})
-            # model-written code needs the sandbox: refuse up front where there is none
-            manifest["sandbox"] = sandbox_entry(runs_code=spec.runs_code)
-            done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair,
-                              identity={**run.identity_keys, "tasks_from": None})  # fmt: skip
-            for note in store.notes:
-                print(f"note: {note}", file=sys.stderr)
-            integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])
-            wall = await _run_pending(suite, spec, cfg, run, store, done, integrity)
-            cfg.finished = store.saved
+        manifest = _checked_manifest(suite, spec, cfg, run, prices)
+        # a spec that cannot start (a missing extra, a bad checkpoint, no API key) is refused
+        # before the run directory exists; the Ray backend starts its agents on its workers
+        factory = _start_agents(spec, cfg, run) if cfg.backend != "ray" else None
+        with StopSignals(grace, enabled=cfg.backend != "ray") as stop:
+            try:
+                wall = await _run_into_store(suite, spec, cfg, run, manifest, factory, stop)
+            finally:
+                await _close_clients(factory)
     finally:
         await run.aclose()
+    if stop.requested:
+        assert stop.signum is not None
+        raise RunStopped(stop.signum, cfg.finished, len(run.tasks) * run.trials, cfg.out)
     summary = suite.summarize(cfg.out)
     summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
     if cfg.backend_stats is not None:
@@ -150,9 +149,56 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     return summary
 
 
+def _checked_manifest(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
+                      prices: dict[str, dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
+    """The run's manifest, with the checks that may refuse the run (where the tasks came from,
+    the sandbox) done before its directory is touched."""
+    source = cfg.tasks_check(run) if cfg.tasks_check is not None else {}
+    manifest = manifest_of(suite, spec, cfg, run, prices)
+    if source:  # where the tasks came from: resuming from elsewhere is refused
+        directory = source.pop("directory", None)
+        manifest.update({"tasks_from": source, "tasks_from_directory": directory})
+    # model-written code needs the sandbox: refuse up front where there is none
+    manifest["sandbox"] = sandbox_entry(runs_code=spec.runs_code)
+    return manifest
+
+
+def _start_agents(spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> Any:
+    """The run's agent factory, its clients built (a local server started, a model loaded)."""
+    generation = cfg.generation if spec.calls_llm else None
+    client_options = client_kwargs(cfg.client_options, generation)
+    return run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
+
+
+async def _close_clients(factory: Any) -> None:
+    """Close the clients of ``factory`` (``None``: nothing was started here)."""
+    for client in getattr(factory, "clients", ()):
+        close = getattr(client, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _run_into_store(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
+                          manifest: dict[str, Any], factory: Any,
+                          stop: StopSignals) -> float:  # fmt: skip
+    """Open the run directory (its lock held until the run ends), run the episodes not done
+    yet into it and return their wall time; ``cfg.finished``: the episodes it then holds."""
+    with RunStore(cfg.out) as store:
+        done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair,
+                          identity={**run.identity_keys, "tasks_from": None})  # fmt: skip
+        for note in store.notes:
+            print(f"note: {note}", file=sys.stderr)
+        integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])
+        try:
+            return await _run_pending(suite, spec, cfg, run, store, done, integrity, factory,
+                                      stop)  # fmt: skip
+        finally:
+            cfg.finished = store.saved
+
+
 async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
-                       store: RunStore, done: set[tuple[str, int]],
-                       integrity: IntegritySession) -> float:  # fmt: skip
+                       store: RunStore, done: set[tuple[str, int]], integrity: IntegritySession,
+                       factory: Any, stop: StopSignals) -> float:  # fmt: skip
     """Run the episodes not ``done`` yet into the open ``store``; return the wall time."""
     pending = [(t, k) for t in run.tasks for k in range(run.trials) if (t.task_id, k) not in done]
     progress = _Progress(suite, len(run.tasks) * run.trials, spec.text, cfg.progress)
@@ -174,7 +220,7 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
 
             cfg.backend_stats = vars(run_on_ray(cfg, run, pending, save))
         else:
-            await _run_here(spec, cfg, run, pending, save)
+            await _run_here(cfg, run, pending, save, factory, stop)
         failed = False
     finally:
         wall = time.perf_counter() - started
@@ -189,25 +235,29 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
     return wall
 
 
-async def _run_here(spec: AgentSpec, cfg: RunConfig, run: SuiteRun, pending: list[tuple[Any, int]],
-                    save: Callable[[Any], None]) -> None:  # fmt: skip
-    """The asyncio backend: ``pending`` episodes in this process, ``cfg.concurrency`` at once."""
-    generation = cfg.generation if spec.calls_llm else None
-    client_options = client_kwargs(cfg.client_options, generation)
-    factory = run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
+async def _run_here(cfg: RunConfig, run: SuiteRun, pending: list[tuple[Any, int]],
+                    save: Callable[[Any], None], factory: Any,
+                    stop: StopSignals) -> None:  # fmt: skip
+    """The asyncio backend: ``pending`` episodes in this process, ``cfg.concurrency`` at once;
+    once a stop is requested none starts, and an abandoned one is not saved."""
     gate = asyncio.Semaphore(max(1, cfg.concurrency))
 
     async def one(task: Any, trial: int) -> None:
-        async with gate:
-            save(await run.episode(task, factory.make(), trial, cfg.seed))
+        try:
+            async with gate:
+                if stop.requested:
+                    return
+                episode = await run.episode(task, factory.make(), trial, cfg.seed)
+        except asyncio.CancelledError:
+            if stop.abandoned:
+                return
+            raise
+        save(episode)
 
-    try:
-        await asyncio.gather(*(one(t, k) for t, k in pending))
-    finally:
-        for client in factory.clients:
-            close = getattr(client, "aclose", None)
-            if close is not None:
-                await close()
+    tasks = [asyncio.ensure_future(one(t, k)) for t, k in pending]
+    for task in tasks:
+        stop.track(task)
+    await asyncio.gather(*tasks)
 
 
 class _Progress:
