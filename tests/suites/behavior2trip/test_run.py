@@ -135,11 +135,14 @@ def test_llm_agent_runs_errors_and_retries(tmp_path, data_dir):
 
     with FakeOpenAIServer(responder=lambda body: HTTPError(500)) as server:
         summary = asyncio.run(run_suite(cfg(server.base_url)))
-    assert summary["episodes"] == 3 and summary["errors"] == 3 and summary["overall"]["DR"] == 0.0
+    # an outage: counted apart and left out of every metric (none is computed over 0 episodes)
+    assert summary["episodes"] == 0 and summary["outcomes"]["infra_errors"] == 3
+    assert summary["outcomes"]["infra_causes"] == {"agent server": 3}
     with FakeOpenAIServer(responder=lambda body: Reply("<answer>[]</answer>")) as server:
         summary = asyncio.run(run_suite(cfg(server.base_url, resume=True, retry_errors=True)))
     episodes = read_episodes(out)
-    assert len(episodes) == 3 and summary["errors"] == 0
+    assert len(episodes) == 3 and summary["errors"] == 0 and summary["episodes"] == 3
+    assert summary["outcomes"]["infra_errors"] == 0
     assert all(
         e.termination == "answered" and e.final_answer == "<answer>[]</answer>" for e in episodes
     )
