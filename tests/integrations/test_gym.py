@@ -140,6 +140,7 @@ def test_compass_replay_of_a_run_scores_as_the_runner(compass_options, tmp_path)
         assert heard == said[:-1]  # the last reply (acceptance) ends the episode, unseen
         expected = suite.reward(stored)
         assert reward == expected.total and info["breakdown"] == expected.model_dump()
+        assert info["outcome"] == stored["outcome"]  # as the run recorded it
         assert json.loads(env.unwrapped.episode().model_dump_json())["score"] == stored["score"]
         rewards.append(reward)
     env.close()
@@ -324,6 +325,7 @@ def test_an_episode_that_ends_needs_a_reset_and_renders(planner_options, capsys)
     obs, reward, terminated, truncated, info = env.step("<answer>[]</answer>")
     assert terminated and not truncated and obs == "" and info["turn"] == 2
     assert reward == info["breakdown"]["total"] == 0.0
+    assert info["outcome"] == "completed"  # answered (an empty plan is a wrong answer)
     with pytest.raises(gymnasium.error.ResetNeeded, match="has ended"):
         env.step("again")
     env.close()

@@ -167,7 +167,7 @@ class TravelGymEnv(gymnasium.Env[str, str]):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply the model's message ``action``: ``(observation, reward, terminated,
         truncated, info)``; ``info``: ``task_id``, ``turn``, ``messages`` (the new chat
-        messages), the text counts and, once the episode ended, ``breakdown``."""
+        messages), the text counts and, once the episode ended, ``breakdown`` and ``outcome``."""
         self._check_open()
         if self.task_id is None:
             raise ResetNeeded("call reset() before step()")
@@ -185,6 +185,11 @@ class TravelGymEnv(gymnasium.Env[str, str]):
         if terminated or truncated:
             self._done = True
             info["breakdown"] = copy.deepcopy(self._chat.breakdown())
+            # completed or model_error (core.outcomes): an infra error raises out of step();
+            # a training environment that keeps no episode records no outcome
+            episode = getattr(self.text_env, "episode", None)
+            if callable(episode):
+                info["outcome"] = episode().outcome
         return observation, float(reward), bool(terminated), bool(truncated), info
 
     def render(self) -> str | None:

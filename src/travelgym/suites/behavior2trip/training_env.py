@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.agents.b2t_format import Memory
+from travelgym.core.outcomes import settle
 from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
 from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
 from travelgym.suites.behavior2trip.agents.base import (
@@ -197,6 +198,8 @@ class TripTrainingEnv(SyncAPI):
         episode = build_trip_episode(self.instance, self.tools, self.agent_name, self.answer,
                                      self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
         episode.score = self.score
+        if self.score is not None:  # ended: its outcome, as a run would record it
+            settle(episode)
         episode.duration_s = round(time.perf_counter() - self._started, 4)
         return episode
 

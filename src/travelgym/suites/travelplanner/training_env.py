@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.agents.b2t_format import Memory
+from travelgym.core.outcomes import settle
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
 from travelgym.suites.travelplanner.agents.llm import opening
 from travelgym.suites.travelplanner.episode import PlannerEpisode, build_episode, safe_score
@@ -151,6 +152,8 @@ class PlannerTrainingEnv(SyncAPI):
         episode = build_episode(self.query, self.tools, self.mode, self.agent_name, self.answer,
                                 self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
         episode.score = self.score
+        if self.score is not None:  # ended: its outcome, as a run would record it
+            settle(episode)
         episode.duration_s = round(time.perf_counter() - self._started, 4)
         return episode
 
