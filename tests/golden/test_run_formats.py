@@ -31,7 +31,10 @@ MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
                   "db_scale": {"behavior2trip": "small"}, "judge": {"behavior2trip": None},
                   # RQ1's settings (docs/behavior2trip/rq1.md): off in an ordinary run
                   "no_trajectory": {"behavior2trip": False}, "clarify": {"behavior2trip": None},
-                  "clarify_turns": {"behavior2trip": None}}  # fmt: skip
+                  "clarify_turns": {"behavior2trip": None},
+                  # issue 32: how infra errors are counted, the prices of the run's models
+                  "count_errors_as_failures": {"compass": False, "behavior2trip": False},
+                  "pricing": {"compass": {}, "behavior2trip": {}}}  # fmt: skip
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)
