@@ -221,6 +221,7 @@ def test_vf_eval_command(compass_options, tmp_path):
     trace = record["traces"][0] if "traces" in record else record
     assert trace["task"]["data"]["id"] == "compass-001"
     assert trace["info"][EPISODE_KEY]["termination"] == "accepted"
+    assert trace["info"]["travelgym_outcome"] == "completed"
     assert trace["rewards"]["suite_reward"]["score"] == 1.0
     assert get_suite("compass").reward(trace["info"][EPISODE_KEY]).total == 1.0
     assert len(server.requests) >= 2 and record["ok"]

@@ -238,9 +238,12 @@ def as_messages(observation: Any) -> list[dict[str, Any]]:
 
 
 def record_outcome(info: dict[str, Any], env: Any) -> None:
-    """Keep the ended episode (or the reward of one cut short) on the trace for the rubric."""
+    """Keep the ended episode (or the reward of one cut short) on the trace for the rubric, with
+    its outcome (``completed`` or ``model_error``: an infra error raises out of the rollout,
+    which verifiers counts as an error)."""
     if env.reward is not None:
         info[EPISODE_KEY] = env.episode().model_dump(mode="json")
+        info["travelgym_outcome"] = info[EPISODE_KEY]["outcome"]
         info["travelgym_reward"] = env.reward.model_dump(mode="json")
     else:
         info[CUT_KEY], info["travelgym_reward"] = env.rollout_chat().cut()
