@@ -145,6 +145,16 @@ def test_tokens_cost_and_pass_k_by_role(tmp_path, compass_db, task_and_plan):
     scored = CliRunner().invoke(main, ["score", str(tmp_path / "b" / "llm-fake-model"), "--json",
                                        "--data-dir", str(compass_db.parent.parent)])  # fmt: skip
     assert json.loads(scored.stdout)["usage"] == usage
+    run_dir = str(tmp_path / "b" / "llm-fake-model")
+    analyzed = CliRunner().invoke(main, ["analyze", run_dir, "--json", "--resamples", "100"])
+    assert analyzed.exit_code == 0, analyzed.output
+    assert json.loads(analyzed.stdout)["outcomes"][run_dir]["usage"] == usage
+    report = tmp_path / "report.html"
+    written = CliRunner().invoke(main, ["report", run_dir, "--out", str(report),
+                                        "--data-dir", str(compass_db.parent.parent)])  # fmt: skip
+    assert written.exit_code == 0, written.output
+    html = report.read_text()
+    assert 'id="outcomes"' in html and f"${agent_cost + user_cost:,.4f}" in html
 
 
 def test_max_cost_stops_the_run_with_everything_saved(tmp_path, compass_db, task_and_plan):
