@@ -248,3 +248,20 @@ def private_data_dir(target: Path, source: Path, suites: Sequence[str] = ("compa
                 else:
                     shutil.copy2(path, dest)
     return target
+
+
+@pytest.fixture()
+def no_bwrap(tmp_path, monkeypatch):
+    """A PATH without bwrap: the sandbox cannot start (a fresh availability check before and
+    after)."""
+    from travelgym import sandbox
+    from travelgym.sandbox import boundary
+
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    boundary._bubblewrap.cache_clear()
+    yield
+    sandbox.allow_unsafe(False)
+    monkeypatch.undo()
+    boundary._bubblewrap.cache_clear()

@@ -12,12 +12,10 @@ import json
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply
-from travelgym import sandbox
 from travelgym.core.registry import get_suite
 from travelgym.core.summary import summarize_episodes
 from travelgym.db import connect_readonly
 from travelgym.llm.openai_client import OpenAIChatClient
-from travelgym.sandbox import boundary
 
 FAST = {"backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "max_retries": 2}
 GARBAGE = "Sure! I would love to help with that trip."  # no action, no answer, no JSON
@@ -43,19 +41,6 @@ def check(suite: str, unparsed, outage) -> None:
     counted = summarize_episodes(get_suite(suite), episodes[:1])
     assert {k: v for k, v in summary.items() if k not in ("outcomes", "usage")} == \
         {k: v for k, v in counted.items() if k not in ("outcomes", "usage")}  # fmt: skip
-
-
-@pytest.fixture()
-def no_sandbox(tmp_path, monkeypatch):
-    """A machine where the sandbox cannot start (no bwrap on the PATH)."""
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    boundary._bubblewrap.cache_clear()
-    yield
-    sandbox.allow_unsafe(False)
-    monkeypatch.undo()
-    boundary._bubblewrap.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +73,7 @@ def test_compass(compass):
     check("compass", unparsed, outage)
 
 
-def test_compass_code_agent_without_a_sandbox(compass, no_sandbox):
+def test_compass_code_agent_without_a_sandbox(compass, no_bwrap):
     from travelgym.suites.compass.agents.code_agent import CodeAgent
 
     code = json.dumps({"code": "print(1)"})
@@ -129,7 +114,7 @@ def test_behavior2trip(trips):
     check("behavior2trip", unparsed, outage)
 
 
-def test_behavior2trip_python_tool_without_a_sandbox(trips, no_sandbox):
+def test_behavior2trip_python_tool_without_a_sandbox(trips, no_bwrap):
     python = '<tool_call>{"name": "Python", "arguments": {"code": "print(1)"}}</tool_call>'
     episode = play(lambda body: Reply(python), trip_episode(trips))
     assert (episode.outcome, episode.cause) == ("infra_error", "sandbox")

@@ -9,24 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
-from travelgym import sandbox
 from travelgym.cli import main
 from travelgym.runner.integrity import INTEGRITY, IntegritySession, tampering
-from travelgym.sandbox import SandboxUnavailable, boundary, run_code
+from travelgym.sandbox import SandboxUnavailable, run_code
 from travelgym.suites.behavior2trip.tools import TripsContext, trips_registry
-
-
-@pytest.fixture()
-def no_bwrap(tmp_path, monkeypatch):
-    """A PATH without bwrap (and a fresh availability check before and after)."""
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    boundary._bubblewrap.cache_clear()
-    yield
-    sandbox.allow_unsafe(False)
-    monkeypatch.undo()
-    boundary._bubblewrap.cache_clear()
 
 
 def test_refusal_names_the_requirement(no_bwrap):

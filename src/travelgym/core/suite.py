@@ -95,18 +95,23 @@ class AgentFactory:
 @dataclass
 class ProgressTally:
     """Running figures for the progress bar: a suite adds ``(label, test)`` pairs and the tally
-    shows the share of episodes passing each test, plus tokens when ``show_tokens``."""
+    shows the share of episodes passing each test (infra errors left out, as in the summaries,
+    and counted), plus tokens when ``show_tokens``."""
 
     tests: Sequence[tuple[str, Callable[[dict[str, Any]], bool], int]]
     show_tokens: bool = False
     n: int = 0
     tokens: int = 0
+    infra_errors: int = 0
     passed: dict[str, int] = field(default_factory=dict)
 
-    def add(self, score: dict[str, Any] | None, tokens: int = 0) -> None:
+    def add(self, score: dict[str, Any] | None, tokens: int = 0, infra_error: bool = False) -> None:
         """Count one finished episode (its score dict, ``None`` when unscored)."""
-        self.n += 1
         self.tokens += tokens
+        if infra_error:
+            self.infra_errors += 1
+            return
+        self.n += 1
         for label, test, _ in self.tests:
             self.passed[label] = self.passed.get(label, 0) + bool(test(score or {}))
 
@@ -115,6 +120,8 @@ class ProgressTally:
         out: dict[str, Any] = {}
         for label, _, digits in self.tests:
             out[label] = f"{100 * self.passed.get(label, 0) / max(1, self.n):.{digits}f}%"
+        if self.infra_errors:
+            out["infra errors"] = self.infra_errors
         if self.show_tokens:
             out["tokens"] = self.tokens
         return out

@@ -14,6 +14,7 @@ from typing import Any
 
 from travelgym import __version__
 from travelgym.core.errors import UserError
+from travelgym.core.outcomes import is_infra_error
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import Suite, SuiteRun
 from travelgym.core.summary import COUNT_ERRORS_KEY
@@ -204,12 +205,14 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
     progress = _Progress(suite, len(run.tasks) * run.trials, spec.text, cfg.progress)
     if done:
         for e in read_run(cfg.out, suite.name, as_dicts=True).episodes:
-            progress.tally.add(e.get("score"), (e.get("usage") or {}).get("total_tokens", 0))
+            usage = e.get("usage") or {}
+            tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+            progress.tally.add(e.get("score"), tokens, is_infra_error(e))
         progress.advance(len(done))
 
     def save(episode: Any) -> None:  # the one writer, whichever backend ran the episode
         store.append(episode)
-        progress.tally.add(episode.score, episode.usage.total_tokens)
+        progress.tally.add(episode.score, episode.usage.total_tokens, is_infra_error(episode))
         progress.advance(1)
 
     started = time.perf_counter()

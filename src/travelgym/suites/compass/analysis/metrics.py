@@ -399,8 +399,7 @@ def _analyze_rows(episodes: Sequence[Episode], rows: list[EpisodeFeatures],
 
 
 def load_run(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
-    """A run directory's manifest (empty when missing) and the episodes its metrics count
-    (infra errors left out: :func:`travelgym.core.summary.counted_episodes`)."""
+    """A run directory's manifest (empty when missing) and its counted episodes (no infra error)."""
     from travelgym.core.summary import counted_episodes
     from travelgym.runner.run_manifest import read_manifest
     from travelgym.runner.store import read_episodes
