@@ -326,8 +326,7 @@ class OraclePlanner(Planner):
         lo, hi = need
         for pool in pools:
             table = self._table(pool, price)
-            fits = [t for t in table if t[1] not in used
-                    and (t[2] is None or (t[2][0] <= lo and hi <= t[2][1]))]  # fmt: skip
+            fits = [t for t in self._open_rows(table, lo, hi) if t[1] not in used]
             if not fits:
                 continue
             home_km = None if home is None else self._home_km(pool, home)
@@ -351,6 +350,17 @@ class OraclePlanner(Planner):
                 rows.append((r, r["id"], _hours(r), i, p2, math.cos(p2),
                              self.thrift * (r.get(price) or 0) / PRICE_UNIT, r["rating"] / 10))  # fmt: skip
             hit = memo[key] = (pool, rows)  # the pool is held: its id stays its own
+        return hit[1]
+
+    def _open_rows(self, table: list[tuple], lo: int, hi: int) -> list[tuple]:
+        """The entries of ``table`` open from ``lo`` to ``hi`` (in order), kept per table and
+        window (a day's slots ask the same few windows again and again)."""
+        memo = self.__dict__.setdefault("_open", {})
+        key = (id(table), lo, hi)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not table:
+            rows = [t for t in table if t[2] is None or (t[2][0] <= lo and hi <= t[2][1])]
+            hit = memo[key] = (table, rows)  # the table is held: its id stays its own
         return hit[1]
 
     def _away_km(self, pool: list[dict], table: list[tuple], anchor: dict) -> list[float]:
