@@ -31,9 +31,9 @@ from travelgym.suites.behavior2trip.agents.oracle_distances import (
     SPREADS,
     SPREADS_KEPT,
     anchor_km,
+    estimate,
     hotel_spread,
     nearest,
-    remembered,
 )
 from travelgym.suites.behavior2trip.agents.schedule import (
     Stop,
@@ -50,15 +50,11 @@ from travelgym.suites.behavior2trip.agents.scripted import (
 )
 from travelgym.suites.behavior2trip.agents.scripted_plan import DayDraft, Pick
 from travelgym.suites.behavior2trip.agents.scripted_search import (
-    PARTY_PER_CAR,
-    WALK_MAX_MINUTES,
     daytime,
     km,
 )
-from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.preferences import Preferences
 from travelgym.suites.behavior2trip.schema import DATES
-from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 
 def preferences_of(prefs: Preferences) -> Inferred:
@@ -83,30 +79,7 @@ def preferences_of(prefs: Preferences) -> Inferred:
     return out
 
 
-_ESTIMATES: dict[tuple, dict[str, Any]] = {}
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
-
-
-def _estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
-    """:meth:`~travelgym.suites.behavior2trip.agents.scripted_search.Toolbox.route` between
-    two known coordinates (MapGuide's formula, no call), remembered per process; read-only."""
-
-    def make() -> dict[str, Any]:
-        routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
-                             Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
-        walk = next((r for r in routes if r["mode"] == "Walking"), None)
-        if walk and walk["minutes"] <= WALK_MAX_MINUTES:
-            best = walk
-        else:
-            best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
-                       key=lambda r: r["minutes"])  # fmt: skip
-        cars = math.ceil(travellers / PARTY_PER_CAR)
-        cost = best["cost"] * (cars if best["mode"] == "Taxi" else travellers)
-        return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
-
-    key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
-    hit = _ESTIMATES.get(key)
-    return hit if hit is not None else remembered(_ESTIMATES, key, make)
 
 
 class Unplannable(Exception):
@@ -251,22 +224,17 @@ class OraclePlanner(Planner):
         draft = self.time(picks, start)
         if not draft.meets("exact"):
             return None
+        # no route is asked again (the baseline does, for its record): MapGuide routes the same
+        # places (their ids, or the names it located) by the estimates' formula, so equally
         self.used = used
-        self.confirm_routes(draft)
         return draft
-
-    def confirm_routes(self, draft: DayDraft) -> None:
-        """Nothing to ask when no step is recorded: MapGuide routes the same places (their ids,
-        or the names it located) by the formula the estimates use, so the answers are equal."""
-        if getattr(self.env, "records", True):
-            super().confirm_routes(draft)
 
     def _local_route(self, prev: Pick, pick: Pick) -> dict[str, Any]:
         """The local leg :meth:`time` takes from ``prev`` to ``pick`` (in one city)."""
         a, b = self.coords(prev, out=True), self.coords(pick, out=False)
         if a is None or b is None:
             return self.box.route(pick.city, prev.place_out, pick.place_in)
-        return _estimate(pick.city, a, b, self.box.travellers)
+        return estimate(pick.city, a, b, self.box.travellers)
 
     def anchor(self, near, city: str) -> dict | None:
         """A travel day's first place is chosen near the station or airport of its leg, not
@@ -409,7 +377,7 @@ class OraclePlanner(Planner):
 
     def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
         """:meth:`Planner.time` with :func:`solve_day` on the network's shape and the local
-        legs between known coordinates remembered (:func:`_estimate`). Remembered per planner
+        legs between known coordinates remembered (:func:`estimate`). Remembered per planner
         by the picks' rows and legs (a copy each time: a chosen day's legs are updated)."""
         key = tuple((p.kind, p.city, id(p.row), id(p.leg)) if p else None for p in (start, *picks))
         memo = self.__dict__.setdefault("_timed", {})

@@ -321,13 +321,9 @@ class Planner:
         if not draft.meets(level):
             return None
         self.used = used
-        self.confirm_routes(draft)
-        return draft
-
-    def confirm_routes(self, draft: DayDraft) -> None:
-        """The chosen day's routes, asked of MapGuide (the same formula as the estimates)."""
-        for leg in draft.locals:
+        for leg in draft.locals:  # the chosen routes, asked of MapGuide (same formula)
             leg.update(self.box.route(leg["city"], leg["origin"], leg["target"]))
+        return draft
 
     def best_effort(self, picks: list[Pick], start: Pick | None) -> DayDraft | None:
         """A timed day without a few of its stops (those that cannot fit), if any."""
@@ -404,14 +400,7 @@ class Planner:
         )
 
     def locate(self, city: str, place: str) -> dict | None:
-        """Where MapGuide places ``place`` of ``city`` (None when it cannot), asked once."""
-        memo = self.__dict__.setdefault("_located", {})
-        key = (city, place)
-        if key not in memo:
-            payload = self.box.call("MapGuide", origin_cityName=city, origin=place,
-                                    destination_cityName=city, destination=city)  # fmt: skip
-            memo[key] = payload["origin"] if payload else None
-        return memo[key]
+        return self.box.locate(city, place)
 
     def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
         """Route consecutive stops and solve the day's timing."""

@@ -41,7 +41,7 @@ class Toolbox:
         self.env = env
         self.travellers = travellers
         self._cache: dict[tuple, Any] = {}
-        self._routes: dict[tuple[str, str, str], dict[str, Any]] = {}  # MapGuide's, by places
+        self._routes: dict[tuple, Any] = {}  # MapGuide's legs and places, by names
 
     def call(self, name: str, **args: Any) -> Any:
         key = (name, tuple(sorted((k, repr(v)) for k, v in args.items())))
@@ -75,6 +75,15 @@ class Toolbox:
                                 destination_cityName=city, destination=destination)  # fmt: skip
             hit = self._routes[key] = self._best((payload or {}).get("routes"))
         return hit
+
+    def locate(self, city: str, place: str) -> dict[str, Any] | None:
+        """Where MapGuide places ``place`` of ``city`` (None when it cannot), asked once."""
+        key = ("locate", city, place)
+        if key not in self._routes:
+            payload = self.call("MapGuide", origin_cityName=city, origin=place,
+                                destination_cityName=city, destination=city)  # fmt: skip
+            self._routes[key] = payload["origin"] if payload else None
+        return self._routes[key]
 
     def _best(self, routes: list[dict[str, Any]] | None) -> dict[str, Any]:
         """The leg :meth:`route` takes among MapGuide's ``routes``."""
