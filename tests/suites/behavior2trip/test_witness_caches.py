@@ -89,7 +89,7 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
         for give_up in (True, False):
             for x in fresh[::2]:
                 oracle_distances.SPREADS.clear()
-                oracle._ESTIMATES.clear()
+                oracle_distances.ESTIMATES.clear()
                 day_timing._shapes.cache_clear()
                 day_timing._fits.cache_clear()
                 recorded = oracle.oracle_plan(x, conn, give_up=give_up,

@@ -122,6 +122,16 @@ def _ideal_times(seq: list[tuple], leg: dict[str, Any], arrival: bool) -> tuple 
 
 
 _FAR = 1 << 40  # no such edge
+# kind -> (earliest start, latest start, shortest, longest) of a stop without fixed times, as
+# schedule's _bounds gives them, strict (False) and relaxed (True)
+_BOUNDS = {
+    relaxed: {
+        kind: (*windows[1 if relaxed else 0],
+               RELAXED_MEAL_MINUTES.get(kind, dmin) if relaxed else dmin, dmax)
+        for kind, (windows, (dmin, dmax)) in WINDOWS.items()
+    }
+    for relaxed in (False, True)
+}  # fmt: skip
 
 
 def solve_day(stops: list[Stop], relaxed: bool = False) -> bool:
@@ -134,9 +144,17 @@ def solve_day(stops: list[Stop], relaxed: bool = False) -> bool:
     m = 2 * n  # point 2i: stop i starts, 2i + 1: it ends (schedule's node k + 1)
     up, down = [_FAR] * m, [_FAR] * m  # edges midnight -> k, k -> midnight
     fwd, bwd = [_FAR] * m, [_FAR] * m  # edges k -> k + 1, k + 1 -> k
+    bounds, first_leg = _BOUNDS[relaxed], -1
     # (integer minimums as comparisons: this runs for every day tried)
     for i, stop in enumerate(stops):
-        (lo, hi), (dmin, dmax) = _bounds(stop, relaxed)
+        if stop.fixed is not None:  # schedule's _bounds, read from a table
+            (lo, hi), (dmin, dmax) = _bounds(stop, relaxed)
+            if first_leg < 0:
+                first_leg = i
+        else:
+            lo, hi, dmin, dmax = bounds[stop.kind]
+            if stop.longest is not None and stop.kind == "attraction":
+                dmax = dmin if dmin > stop.longest else stop.longest
         s, e = 2 * i, 2 * i + 1
         if hi < up[s]:
             up[s] = hi
@@ -163,8 +181,8 @@ def solve_day(stops: list[Stop], relaxed: bool = False) -> bool:
     earliest = _chain_distances(down, up, bwd, fwd)  # the reversed network: minus the earliest
     if earliest is None:
         return False
-    latest = _chain_distances(up, down, fwd, bwd)
-    first_leg = next((i for i, x in enumerate(stops) if x.fixed is not None), -1)
+    # the latest times pin only the stops before the first leg (and the network is feasible)
+    latest = _chain_distances(up, down, fwd, bwd) if first_leg > 0 else None
     for i, stop in enumerate(stops):
         if i < first_leg:
             stop.start, stop.end = latest[2 * i], latest[2 * i + 1]

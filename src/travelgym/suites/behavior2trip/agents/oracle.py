@@ -31,9 +31,9 @@ from travelgym.suites.behavior2trip.agents.oracle_distances import (
     SPREADS,
     SPREADS_KEPT,
     anchor_km,
+    estimate,
     hotel_spread,
     nearest,
-    remembered,
 )
 from travelgym.suites.behavior2trip.agents.schedule import (
     Stop,
@@ -50,15 +50,11 @@ from travelgym.suites.behavior2trip.agents.scripted import (
 )
 from travelgym.suites.behavior2trip.agents.scripted_plan import DayDraft, Pick
 from travelgym.suites.behavior2trip.agents.scripted_search import (
-    PARTY_PER_CAR,
-    WALK_MAX_MINUTES,
     daytime,
     km,
 )
-from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.preferences import Preferences
 from travelgym.suites.behavior2trip.schema import DATES
-from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 
 def preferences_of(prefs: Preferences) -> Inferred:
@@ -83,29 +79,7 @@ def preferences_of(prefs: Preferences) -> Inferred:
     return out
 
 
-_ESTIMATES: dict[tuple, dict[str, Any]] = {}
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
-
-
-def _estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
-    """:meth:`~travelgym.suites.behavior2trip.agents.scripted_search.Toolbox.route` between
-    two known coordinates (MapGuide's formula, no call), remembered per process; read-only."""
-
-    def make() -> dict[str, Any]:
-        routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
-                             Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
-        walk = next((r for r in routes if r["mode"] == "Walking"), None)
-        if walk and walk["minutes"] <= WALK_MAX_MINUTES:
-            best = walk
-        else:
-            best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
-                       key=lambda r: r["minutes"])  # fmt: skip
-        cars = math.ceil(travellers / PARTY_PER_CAR)
-        cost = best["cost"] * (cars if best["mode"] == "Taxi" else travellers)
-        return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
-
-    key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
-    return remembered(_ESTIMATES, key, make)
 
 
 class Unplannable(Exception):
@@ -209,9 +183,58 @@ class OraclePlanner(Planner):
         return list(memo[key])
 
     def try_template(self, template, leg, start, level, pull):
-        """The baseline's day, remembering the day's leg (see :meth:`anchor`)."""
+        """The baseline's day, remembering the day's leg (see :meth:`anchor`). A witness
+        search (giving up, no steps recorded) stops choosing a day's places as soon as its
+        local transport exceeds the daily limit: no such day meets every rule."""
         self._leg = leg
+        if level == "exact" and self.give_up and not getattr(self.env, "records", True):
+            return self._try_exact(template, leg, start, pull)
         return super().try_template(template, leg, start, level, pull)
+
+    def _try_exact(self, template, leg, start, pull) -> DayDraft | None:
+        """:meth:`Planner.try_template` at level ``exact``, cut short once the local legs so
+        far (the same legs :meth:`time` routes) exceed :data:`LOCAL_DAILY_LIMIT` minutes."""
+        used = set(self.used)
+        picks: list[Pick] = []
+        where = start
+        has_pref = {"attraction": False, "meal": False}
+        spent = 0
+        for slot in template:
+            if slot[0] == "leg":
+                if leg is None:
+                    continue
+                pick = Pick("leg", leg["from_city"], leg=leg)
+            elif slot[0] == "hotel":
+                if self.hotel is None:
+                    continue
+                pick = Pick("hotel", self.dest, self.hotel)
+            else:
+                kind, role, hint = slot
+                city = self.home if role == "home" else self.dest
+                pick = self.choose(kind, city, hint, where, used, has_pref, pull)
+                if pick is None:
+                    return None
+                used.add(pick.row["id"])
+            if where is not None and where.city_out == pick.city:
+                spent += self._local_route(where, pick)["minutes"]
+                if spent > LOCAL_DAILY_LIMIT:
+                    return None
+            picks.append(pick)
+            where = pick
+        draft = self.time(picks, start)
+        if not draft.meets("exact"):
+            return None
+        # no route is asked again (the baseline does, for its record): MapGuide routes the same
+        # places (their ids, or the names it located) by the estimates' formula, so equally
+        self.used = used
+        return draft
+
+    def _local_route(self, prev: Pick, pick: Pick) -> dict[str, Any]:
+        """The local leg :meth:`time` takes from ``prev`` to ``pick`` (in one city)."""
+        a, b = self.coords(prev, out=True), self.coords(pick, out=False)
+        if a is None or b is None:
+            return self.box.route(pick.city, prev.place_out, pick.place_in)
+        return estimate(pick.city, a, b, self.box.travellers)
 
     def anchor(self, near, city: str) -> dict | None:
         """A travel day's first place is chosen near the station or airport of its leg, not
@@ -271,8 +294,7 @@ class OraclePlanner(Planner):
         lo, hi = need
         for pool in pools:
             table = self._table(pool, price)
-            fits = [t for t in table if t[1] not in used
-                    and (t[2] is None or (t[2][0] <= lo and hi <= t[2][1]))]  # fmt: skip
+            fits = [t for t in self._open_rows(table, lo, hi) if t[1] not in used]
             if not fits:
                 continue
             home_km = None if home is None else self._home_km(pool, home)
@@ -296,6 +318,17 @@ class OraclePlanner(Planner):
                 rows.append((r, r["id"], _hours(r), i, p2, math.cos(p2),
                              self.thrift * (r.get(price) or 0) / PRICE_UNIT, r["rating"] / 10))  # fmt: skip
             hit = memo[key] = (pool, rows)  # the pool is held: its id stays its own
+        return hit[1]
+
+    def _open_rows(self, table: list[tuple], lo: int, hi: int) -> list[tuple]:
+        """The entries of ``table`` open from ``lo`` to ``hi`` (in order), kept per table and
+        window (a day's slots ask the same few windows again and again)."""
+        memo = self.__dict__.setdefault("_open", {})
+        key = (id(table), lo, hi)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not table:
+            rows = [t for t in table if t[2] is None or (t[2][0] <= lo and hi <= t[2][1])]
+            hit = memo[key] = (table, rows)  # the table is held: its id stays its own
         return hit[1]
 
     def _away_km(self, pool: list[dict], table: list[tuple], anchor: dict) -> list[float]:
@@ -344,7 +377,7 @@ class OraclePlanner(Planner):
 
     def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
         """:meth:`Planner.time` with :func:`solve_day` on the network's shape and the local
-        legs between known coordinates remembered (:func:`_estimate`). Remembered per planner
+        legs between known coordinates remembered (:func:`estimate`). Remembered per planner
         by the picks' rows and legs (a copy each time: a chosen day's legs are updated)."""
         key = tuple((p.kind, p.city, id(p.row), id(p.leg)) if p else None for p in (start, *picks))
         memo = self.__dict__.setdefault("_timed", {})
@@ -369,11 +402,7 @@ class OraclePlanner(Planner):
             if pick.kind in ("attraction", "entertainment"):
                 stop.longest = int(max(90, 1.5 * 60 * (pick.row.get("duration_hours") or 2)))
             if prev is not None and prev.city_out == pick.city:
-                a, b = self.coords(prev, out=True), self.coords(pick, out=False)
-                if a is None or b is None:
-                    route = self.box.route(pick.city, prev.place_out, pick.place_in)
-                else:
-                    route = _estimate(pick.city, a, b, self.box.travellers)
+                route = self._local_route(prev, pick)
                 after = len(stops) - 1 if stops else None  # leaves when that stop ends
                 locals_.append({"from": prev.label_out, "to": pick.label_in, "after": after,
                                 "before": len(stops), "city": pick.city, "origin": prev.place_out,

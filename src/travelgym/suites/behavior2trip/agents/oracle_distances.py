@@ -7,6 +7,9 @@ import math
 from typing import Any
 
 from travelgym.geo import EARTH_RADIUS_KM
+from travelgym.suites.behavior2trip.agents.scripted_search import PARTY_PER_CAR, WALK_MAX_MINUTES
+from travelgym.suites.behavior2trip.context import Place
+from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 NEAREST = 12  # POIs of each pool that weigh in a hotel's centrality
 
@@ -32,6 +35,7 @@ def hotel_spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> f
 SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # places -> hotel -> spread
 SPREADS_KEPT = 1024  # sets of places whose hotels' spreads are remembered
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
+ESTIMATES: dict[tuple, dict[str, Any]] = {}  # local legs between two coordinates
 
 
 def remembered(memo: dict, key: tuple, make: Any) -> Any:
@@ -75,3 +79,25 @@ def anchor_km(table: list[tuple], anchor: dict) -> list[float]:
         a = sin(dp / 2) ** 2 + c1 * c2 * sin(dl / 2) ** 2
         out.append(2 * EARTH_RADIUS_KM * asin(min(1.0, sqrt(a))))
     return out
+
+
+def estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
+    """:meth:`~travelgym.suites.behavior2trip.agents.scripted_search.Toolbox.route` between
+    two known coordinates (MapGuide's formula, no call), remembered per process; read-only."""
+
+    def make() -> dict[str, Any]:
+        routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
+                             Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
+        walk = next((r for r in routes if r["mode"] == "Walking"), None)
+        if walk and walk["minutes"] <= WALK_MAX_MINUTES:
+            best = walk
+        else:
+            best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
+                       key=lambda r: r["minutes"])  # fmt: skip
+        cars = math.ceil(travellers / PARTY_PER_CAR)
+        cost = best["cost"] * (cars if best["mode"] == "Taxi" else travellers)
+        return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
+
+    key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
+    hit = ESTIMATES.get(key)
+    return hit if hit is not None else remembered(ESTIMATES, key, make)

@@ -400,9 +400,7 @@ class Planner:
         )
 
     def locate(self, city: str, place: str) -> dict | None:
-        payload = self.box.call("MapGuide", origin_cityName=city, origin=place,
-                                destination_cityName=city, destination=city)  # fmt: skip
-        return payload["origin"] if payload else None
+        return self.box.locate(city, place)
 
     def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
         """Route consecutive stops and solve the day's timing."""

@@ -41,6 +41,7 @@ class Toolbox:
         self.env = env
         self.travellers = travellers
         self._cache: dict[tuple, Any] = {}
+        self._routes: dict[tuple, Any] = {}  # MapGuide's legs and places, by names
 
     def call(self, name: str, **args: Any) -> Any:
         key = (name, tuple(sorted((k, repr(v)) for k, v in args.items())))
@@ -63,14 +64,29 @@ class Toolbox:
         """The local leg between two places: walking when short, else the fastest ride, with
         minutes and the party's cost. With ``ends`` (the two places' coordinates) it is
         estimated by MapGuide's documented formula without a call (for trying out days);
-        unknown places fall back to a 30-minute taxi."""
+        unknown places fall back to a 30-minute taxi. Callers only read the leg it returns."""
         if ends is not None:
             a, b = (Place(str(x.get("name")), "", None, city, x["lat"], x["lon"]) for x in ends)
-            routes = city_routes(a, b)[1]
-        else:
+            return self._best(city_routes(a, b)[1])
+        key = (city, origin, destination)
+        hit = self._routes.get(key)
+        if hit is None:  # the call is made once per places, as by call()'s cache
             payload = self.call("MapGuide", origin_cityName=city, origin=origin,
                                 destination_cityName=city, destination=destination)  # fmt: skip
-            routes = (payload or {}).get("routes")
+            hit = self._routes[key] = self._best((payload or {}).get("routes"))
+        return hit
+
+    def locate(self, city: str, place: str) -> dict[str, Any] | None:
+        """Where MapGuide places ``place`` of ``city`` (None when it cannot), asked once."""
+        key = ("locate", city, place)
+        if key not in self._routes:
+            payload = self.call("MapGuide", origin_cityName=city, origin=place,
+                                destination_cityName=city, destination=city)  # fmt: skip
+            self._routes[key] = payload["origin"] if payload else None
+        return self._routes[key]
+
+    def _best(self, routes: list[dict[str, Any]] | None) -> dict[str, Any]:
+        """The leg :meth:`route` takes among MapGuide's ``routes``."""
         if not routes:
             return {"mode": "Taxi", "minutes": 30, "cost": 30.0}
         walk = next((r for r in routes if r["mode"] == "Walking"), None)

@@ -11,7 +11,8 @@ from typing import Any
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.gen_poi_specs import WALKING_LIMITS_KM
-from travelgym.suites.behavior2trip.tools.common import N, decode, placeholders, preferences_type
+from travelgym.suites.behavior2trip.tools.common import N, preferences_type
+from travelgym.suites.behavior2trip.tools.poi_rows import city_rows, search_rows
 from travelgym.toolkit import tool
 
 ORDER = "avg_rating DESC, review_count DESC, {id} ASC"
@@ -54,20 +55,14 @@ def _search(
     city: str,
     n: int,
     prefs: dict[str, list[str]] | None,
-    where: list[tuple[str, list[Any]]],
+    tests: list[tuple[str, str, Any]],
 ) -> dict[str, Any]:
-    """Run a filtered, ordered POI query; ``where`` holds (SQL condition, parameters) pairs."""
+    """The city's POIs of ``table`` in the tools' order that pass ``tests``
+    (:func:`~travelgym.suites.behavior2trip.tools.poi_rows.matches`, on the selected
+    ``columns``): how many, and the first ``n``."""
     row = ctx.resolve_city(city)
-    clauses = ["city_id = ?"] + [c for c, _ in where]
-    params: list[Any] = [row["city_id"]] + [p for _, ps in where for p in ps]
-    cond = " AND ".join(clauses)
-    total = ctx.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {cond}", params).fetchone()[0]
-    results = ctx.rows(
-        f"SELECT {columns} FROM {table} WHERE {cond} ORDER BY {ORDER.format(id=id_col)} LIMIT ?",
-        [*params, n],
-    )
-    for r in results:
-        decode(r, "facilities", "rooms", "reviews")
+    rows = city_rows(ctx, table, columns, ORDER.format(id=id_col), row["city_id"])
+    total, results = search_rows(rows, tests, n)
     return {
         "city": row["name"],
         "preferences": prefs or {},
@@ -78,8 +73,9 @@ def _search(
     }
 
 
-def _any_of(column: str, values: list[str] | None) -> list[tuple[str, list[Any]]]:
-    return [(f"{column} IN ({placeholders(values)})", list(values))] if values else []
+def _any_of(column: str, values: list[str] | None) -> list[tuple[str, str, Any]]:
+    """``column`` (as selected) is one of ``values`` (no test without values)."""
+    return [("in", column, list(values))] if values else []
 
 
 @tool
@@ -103,10 +99,9 @@ def AccommodationSearch(
         rating, facilities, rooms and reviews.
     """
     prefs = preferences or {}
-    where = _any_of("secondary_category", prefs.get("star_rating"))
-    for facility in prefs.get("amenities", []):
-        where.append(("EXISTS (SELECT 1 FROM json_each(facilities) WHERE value = ?)", [facility]))
-    return _search(ctx, "hotels", "hotel_id", _HOTEL_COLS, city, n, preferences, where)
+    tests = _any_of("star_level", prefs.get("star_rating"))
+    tests += [("has", "facilities", facility) for facility in prefs.get("amenities", [])]
+    return _search(ctx, "hotels", "hotel_id", _HOTEL_COLS, city, n, preferences, tests)
 
 
 @tool
@@ -131,13 +126,13 @@ def AttractionSearch(
         coordinates.
     """
     prefs = preferences or {}
-    where = _any_of("attraction_type", prefs.get("attraction_type"))
+    tests = _any_of("attraction_type", prefs.get("attraction_type"))
     if prefs.get("walk_tolerance"):
         limit = max(WALKING_LIMITS_KM[t] for t in prefs["walk_tolerance"])
         if limit != float("inf"):
-            where.append(("walking_km < ?", [limit]))
+            tests.append(("below", "walking_km", limit))
     return _search(ctx, "attractions", "attraction_id", _ATTRACTION_COLS, city, n, preferences,
-                   where)  # fmt: skip
+                   tests)  # fmt: skip
 
 
 @tool
@@ -161,9 +156,9 @@ def EntertainmentSearch(
         The city, the applied preferences, the number of matching venues and the top n with id,
         name, type, business hours, price_per_person (CNY), rating and coordinates.
     """
-    where = _any_of("secondary_category", (preferences or {}).get("type"))
+    tests = _any_of("type", (preferences or {}).get("type"))
     return _search(ctx, "entertainment", "entertainment_id", _ENTERTAINMENT_COLS, city, n,
-                   preferences, where)  # fmt: skip
+                   preferences, tests)  # fmt: skip
 
 
 @tool
@@ -187,10 +182,10 @@ def RestaurantSearch(
         rating and coordinates.
     """
     prefs = preferences or {}
-    where = (
-        _any_of("secondary_category", prefs.get("cuisine"))
+    tests = (
+        _any_of("cuisine", prefs.get("cuisine"))
         + _any_of("price_level", prefs.get("price_level"))
-        + _any_of("dining_environment", prefs.get("environment"))
+        + _any_of("environment", prefs.get("environment"))
     )
     return _search(ctx, "restaurants", "restaurant_id", _RESTAURANT_COLS, city, n, preferences,
-                   where)  # fmt: skip
+                   tests)  # fmt: skip
