@@ -163,7 +163,9 @@ def test_server_killed_mid_episode_is_a_provider_error_and_the_run_goes_on(
     assert "connection" in first["error"] and "attempts" in first["error"]  # retried, then failed
     assert first["score"] is not None and first["score"]["feasible"] is False
     _assert_complete(second)  # the server was started again and the run went on
-    assert len(summary["tasks"]) == 2
+    # the killed server's episode is an infra error: counted apart, not scored
+    assert first["outcome"] == "infra_error" and first["cause"] == "agent connection"
+    assert len(summary["tasks"]) == 1 and summary["outcomes"]["infra_errors"] == 1
 
 
 @pytest.mark.parametrize("signum", [2, 15], ids=["ctrl-c", "sigterm"])
