@@ -194,33 +194,18 @@ class OraclePlanner(Planner):
     def _try_exact(self, template, leg, start, pull) -> DayDraft | None:
         """:meth:`Planner.try_template` at level ``exact``, cut short once the local legs so
         far (the same legs :meth:`time` routes) exceed :data:`LOCAL_DAILY_LIMIT` minutes."""
-        used = set(self.used)
-        picks: list[Pick] = []
-        where = start
-        has_pref = {"attraction": False, "meal": False}
         spent = 0
-        for slot in template:
-            if slot[0] == "leg":
-                if leg is None:
-                    continue
-                pick = Pick("leg", leg["from_city"], leg=leg)
-            elif slot[0] == "hotel":
-                if self.hotel is None:
-                    continue
-                pick = Pick("hotel", self.dest, self.hotel)
-            else:
-                kind, role, hint = slot
-                city = self.home if role == "home" else self.dest
-                pick = self.choose(kind, city, hint, where, used, has_pref, pull)
-                if pick is None:
-                    return None
-                used.add(pick.row["id"])
+
+        def admit(where: Pick | None, pick: Pick) -> bool:
+            nonlocal spent
             if where is not None and where.city_out == pick.city:
                 spent += self._local_route(where, pick)["minutes"]
-                if spent > LOCAL_DAILY_LIMIT:
-                    return None
-            picks.append(pick)
-            where = pick
+            return spent <= LOCAL_DAILY_LIMIT
+
+        chosen = self.pick_slots(template, leg, start, "exact", pull, admit)
+        if chosen is None:
+            return None
+        picks, used = chosen
         draft = self.time(picks, start)
         if not draft.meets("exact"):
             return None

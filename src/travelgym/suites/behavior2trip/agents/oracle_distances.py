@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from travelgym.geo import EARTH_RADIUS_KM
-from travelgym.suites.behavior2trip.agents.scripted_search import PARTY_PER_CAR, WALK_MAX_MINUTES
+from travelgym.suites.behavior2trip.agents.scripted_search import best_leg
 from travelgym.suites.behavior2trip.context import Place
 from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
@@ -88,15 +88,7 @@ def estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
     def make() -> dict[str, Any]:
         routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
                              Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
-        walk = next((r for r in routes if r["mode"] == "Walking"), None)
-        if walk and walk["minutes"] <= WALK_MAX_MINUTES:
-            best = walk
-        else:
-            best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
-                       key=lambda r: r["minutes"])  # fmt: skip
-        cars = math.ceil(travellers / PARTY_PER_CAR)
-        cost = best["cost"] * (cars if best["mode"] == "Taxi" else travellers)
-        return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
+        return best_leg(routes, travellers)
 
     key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
     hit = ESTIMATES.get(key)

@@ -11,12 +11,16 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import infer_preferences
 from travelgym.suites.behavior2trip.agents.schedule import DAY_START, Stop, solve_day
-from travelgym.suites.behavior2trip.agents.scripted_plan import (
+from travelgym.suites.behavior2trip.agents.scripted_plan import (  # the templates: re-exported
+    ARRIVAL_TEMPLATES,
+    DEPARTURE_TEMPLATES,
+    FULL_DAY,
     DayDraft,
     Pick,
     plan_cost,
@@ -38,38 +42,6 @@ MAX_LEGS_TRIED = 12
 THRIFT_LEVELS = (0, 1, 2)
 LOCAL_DAILY_LIMIT = 120  # minutes of local transport a day (Table 8)
 PRICE_UNIT = 40.0  # CNY that weigh as much as one km when saving money
-# (kind, city role, hint: the clock time the slot is meant for)
-ARRIVAL_TEMPLATES = (
-    (("breakfast", "home", 8 * 60), ("leg",), ("lunch", "dest", 12 * 60),
-     ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60), ("hotel",)),
-    (("breakfast", "home", 7 * 60), ("leg",), ("attraction", "dest", 10 * 60),
-     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
-     ("hotel",)),
-    (("breakfast", "home", 9 * 60), ("lunch", "home", 11 * 60 + 30), ("leg",),
-     ("attraction", "dest", 15 * 60), ("dinner", "dest", 18 * 60), ("hotel",)),
-    (("leg",), ("breakfast", "dest", 9 * 60), ("attraction", "dest", 10 * 60),
-     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
-     ("hotel",)),
-    (("breakfast", "home", 8 * 60), ("attraction", "home", 9 * 60 + 30),
-     ("lunch", "home", 12 * 60), ("leg",), ("dinner", "dest", 19 * 60), ("hotel",)),
-)  # fmt: skip
-FULL_DAY = (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
-            ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60),
-            ("dinner", "dest", 18 * 60), ("hotel",))  # fmt: skip
-DEPARTURE_TEMPLATES = (
-    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
-     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
-     ("leg",)),
-    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
-     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("leg",),
-     ("dinner", "home", 19 * 60)),
-    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
-     ("lunch", "dest", 12 * 60), ("leg",), ("dinner", "home", 18 * 60)),
-    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30), ("leg",),
-     ("lunch", "home", 13 * 60), ("attraction", "home", 14 * 60 + 30),
-     ("dinner", "home", 18 * 60)),
-)  # fmt: skip
-
 LEVELS = ("exact", "timed", "any")
 DROP_ORDER = ("entertainment", "attraction", "lunch", "breakfast", "dinner", "hotel")
 PULLS = (0.7, 2.0, 5.0)  # how strongly a day's POIs are drawn towards the hotel
@@ -287,10 +259,12 @@ class Planner:
 
     # --- one day from a template -----------------------------------------------------------
 
-    def try_template(self, template, leg: dict | None, start: Pick | None, level: str,
-                     pull: float) -> DayDraft | None:  # fmt: skip
-        """Choose POIs for the template's slots, route and time them; None when the day does
-        not meet ``level`` (see :meth:`DayDraft.meets`)."""
+    def pick_slots(self, template, leg: dict | None, start: Pick | None, level: str,
+                   pull: float, admit: Callable[[Pick | None, Pick], bool] | None = None,
+                   ) -> tuple[list[Pick], set] | None:  # fmt: skip
+        """The template's slots filled in order from ``start`` and the POI ids then used, or
+        None when a slot has no POI (below level ``any``) or ``admit(previous, pick)`` refuses
+        a pick (a caller's bound on the day so far)."""
         used = set(self.used)
         picks: list[Pick] = []
         where = start
@@ -313,8 +287,20 @@ class Planner:
                         continue
                     return None
                 used.add(pick.row["id"])
+            if admit is not None and not admit(where, pick):
+                return None
             picks.append(pick)
             where = pick
+        return picks, used
+
+    def try_template(self, template, leg: dict | None, start: Pick | None, level: str,
+                     pull: float) -> DayDraft | None:  # fmt: skip
+        """Choose POIs for the template's slots, route and time them; None when the day does
+        not meet ``level`` (see :meth:`DayDraft.meets`)."""
+        chosen = self.pick_slots(template, leg, start, level, pull)
+        if chosen is None:
+            return None
+        picks, used = chosen
         draft = self.time(picks, start)
         if level == "any" and not draft.timed:
             draft = self.best_effort(picks, start) or draft

@@ -1,5 +1,5 @@
-"""The scripted baseline's plan pieces: what a stop stands for, a timed day, and the day as
-plan-format JSON (docs/behavior2trip/plan_format.md) with its cost."""
+"""The scripted baseline's plan pieces: the day templates, what a stop stands for, a timed
+day, and the day as plan-format JSON (docs/behavior2trip/plan_format.md) with its cost."""
 
 from __future__ import annotations
 
@@ -10,6 +10,37 @@ from typing import Any
 from travelgym.suites.behavior2trip.agents.schedule import Stop, hhmm
 
 DESCRIPTION_CHARS = 160
+# (kind, city role, hint: the clock time the slot is meant for)
+ARRIVAL_TEMPLATES = (
+    (("breakfast", "home", 8 * 60), ("leg",), ("lunch", "dest", 12 * 60),
+     ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60), ("hotel",)),
+    (("breakfast", "home", 7 * 60), ("leg",), ("attraction", "dest", 10 * 60),
+     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
+     ("hotel",)),
+    (("breakfast", "home", 9 * 60), ("lunch", "home", 11 * 60 + 30), ("leg",),
+     ("attraction", "dest", 15 * 60), ("dinner", "dest", 18 * 60), ("hotel",)),
+    (("leg",), ("breakfast", "dest", 9 * 60), ("attraction", "dest", 10 * 60),
+     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
+     ("hotel",)),
+    (("breakfast", "home", 8 * 60), ("attraction", "home", 9 * 60 + 30),
+     ("lunch", "home", 12 * 60), ("leg",), ("dinner", "dest", 19 * 60), ("hotel",)),
+)  # fmt: skip
+FULL_DAY = (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
+            ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60),
+            ("dinner", "dest", 18 * 60), ("hotel",))  # fmt: skip
+DEPARTURE_TEMPLATES = (
+    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
+     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("dinner", "dest", 18 * 60),
+     ("leg",)),
+    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
+     ("lunch", "dest", 12 * 60), ("attraction", "dest", 14 * 60), ("leg",),
+     ("dinner", "home", 19 * 60)),
+    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30),
+     ("lunch", "dest", 12 * 60), ("leg",), ("dinner", "home", 18 * 60)),
+    (("breakfast", "dest", 8 * 60), ("attraction", "dest", 9 * 60 + 30), ("leg",),
+     ("lunch", "home", 13 * 60), ("attraction", "home", 14 * 60 + 30),
+     ("dinner", "home", 18 * 60)),
+)  # fmt: skip
 
 
 @dataclass

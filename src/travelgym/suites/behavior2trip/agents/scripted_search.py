@@ -89,15 +89,22 @@ class Toolbox:
         """The leg :meth:`route` takes among MapGuide's ``routes``."""
         if not routes:
             return {"mode": "Taxi", "minutes": 30, "cost": 30.0}
-        walk = next((r for r in routes if r["mode"] == "Walking"), None)
-        if walk and walk["minutes"] <= WALK_MAX_MINUTES:
-            best = walk
-        else:
-            best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
-                       key=lambda r: r["minutes"])  # fmt: skip
-        cars = math.ceil(self.travellers / PARTY_PER_CAR)
-        cost = best["cost"] * (cars if best["mode"] == "Taxi" else self.travellers)
-        return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
+        return best_leg(routes, self.travellers)
+
+
+def best_leg(routes: list[dict[str, Any]], travellers: int) -> dict[str, Any]:
+    """The leg the scripted planners take among MapGuide's ``routes`` (a walk up to
+    :data:`WALK_MAX_MINUTES`, else the faster of taxi and subway) and its cost for
+    ``travellers`` (a taxi per :data:`PARTY_PER_CAR`, a subway ticket each)."""
+    walk = next((r for r in routes if r["mode"] == "Walking"), None)
+    if walk and walk["minutes"] <= WALK_MAX_MINUTES:
+        best = walk
+    else:
+        best = min((r for r in routes if r["mode"] in ("Taxi", "Subway")),
+                   key=lambda r: r["minutes"])  # fmt: skip
+    cars = math.ceil(travellers / PARTY_PER_CAR)
+    cost = best["cost"] * (cars if best["mode"] == "Taxi" else travellers)
+    return {"mode": best["mode"], "minutes": int(best["minutes"]), "cost": round(cost, 1)}
 
 
 def intercity(box: Toolbox, origin: str, destination: str) -> dict[str, dict[str, Any]]:
