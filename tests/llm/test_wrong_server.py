@@ -6,34 +6,32 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 
 import anyio
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Raw, Reply
+from tests.llm.test_multi_url import USAGE, anyio_backend  # noqa: F401 - the fixture
+from tests.llm.test_multi_url import make as make_pool
 from travelgym.llm import ChatMessage, LLMError, OpenAIChatClient, RunBudget
 
 pytestmark = pytest.mark.anyio
 
-USAGE = (10, 2)
-
-
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-async def no_sleep(seconds: float) -> None:
-    return None
-
 
 def make(urls, **kwargs) -> OpenAIChatClient:
-    kwargs.setdefault("timeout_s", 5)
-    kwargs.setdefault("max_retries", 3)
+    """The pool client of ``tests/llm/test_multi_url.py``, a server set aside for 30 s."""
     kwargs.setdefault("endpoint_down_s", 30)
-    return OpenAIChatClient("fake-model", base_url=list(urls), sleep=no_sleep,
-                            rng=random.Random(0), **kwargs)  # fmt: skip
+    return make_pool(urls, **kwargs)
+
+
+async def failure(client: OpenAIChatClient) -> LLMError:
+    """The error one call of ``client`` fails with (the client closed after)."""
+    try:
+        with pytest.raises(LLMError) as caught:
+            await ask(client, "q")
+    finally:
+        await client.aclose()
+    return caught.value
 
 
 def echo(body: dict) -> Reply:
@@ -98,15 +96,10 @@ async def test_a_server_without_the_model_is_set_aside_and_no_call_fails(kind):
 @pytest.mark.parametrize("kind", WRONG)
 async def test_one_server_alone_fails_the_call_as_before(kind):
     with FakeOpenAIServer(responder=lambda body: WRONG[kind]) as only:
-        client = make([only.base_url])
-        try:
-            with pytest.raises(LLMError) as caught:
-                await ask(client, "q")
-        finally:
-            await client.aclose()
-    assert caught.value.category == ALONE[kind]
+        error = await failure(make([only.base_url]))
+    assert error.category == ALONE[kind]
     assert len(only.requests) == 1  # not retried
-    assert "after" not in str(caught.value)
+    assert "after" not in str(error)
 
 
 @pytest.mark.parametrize("kind", ["404", "html"])
@@ -117,15 +110,10 @@ async def test_every_server_answering_wrong_fails_once_each_has_answered(kind):
         FakeOpenAIServer(responder=lambda body: WRONG[kind]) as a,
         FakeOpenAIServer(responder=lambda body: WRONG[kind]) as b,
     ):
-        client = make([a.base_url, b.base_url], max_retries=5)
-        try:
-            with pytest.raises(LLMError) as caught:
-                await ask(client, "q")
-        finally:
-            await client.aclose()
-    assert caught.value.category == ALONE[kind]
+        error = await failure(make([a.base_url, b.base_url], max_retries=5))
+    assert error.category == ALONE[kind]
     assert len(a.requests) == len(b.requests) == 1
-    assert "(after 2 attempts)" in str(caught.value)
+    assert "(after 2 attempts)" in str(error)
 
 
 async def test_a_400_about_the_request_sets_no_server_aside():
