@@ -14,7 +14,7 @@ from travelgym.cli.common import (
     option_choices,
     suite_options,
 )
-from travelgym.clikit import OutputPath
+from travelgym.clikit import FiniteFloatRange, OutputPath
 from travelgym.core.registry import capable, require
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def _suites() -> list[str]:
 @base_url_option()
 @click.option("--concurrency", type=click.IntRange(1, 512), default=4, show_default=True,
               help="Tasks annotated at a time (LLM annotators).")  # fmt: skip
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=None,
+@click.option("--timeout", "timeout_s", type=FiniteFloatRange(min=1.0), default=None,
               help="Seconds per model request.")  # fmt: skip
 @click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the generated database.")  # fmt: skip

@@ -15,7 +15,7 @@ from travelgym.cli.common import (
     suite_flags,
     suite_options,
 )
-from travelgym.clikit import InputPath, OutputPath, RuledCommand, RuledOption
+from travelgym.clikit import FiniteFloatRange, InputPath, OutputPath, RuledCommand, RuledOption
 from travelgym.training.base import training_suite_names, training_suites
 
 
@@ -39,7 +39,7 @@ def suite_filter_options(func):
         if f.is_flag:
             func = click.option(f"--{flag}", f.name, is_flag=True, default=None, help=text)(func)
         else:
-            kind = click.FloatRange(0.0, 1.0)
+            kind = FiniteFloatRange(0.0, 1.0)
             func = click.option(f"--{flag}", f.name, type=kind, default=None, help=text)(func)
     return func
 

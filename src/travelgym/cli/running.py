@@ -22,6 +22,7 @@ from travelgym.cli.common import (
     unsafe_sandbox_option,
 )
 from travelgym.clikit import (
+    FiniteFloatRange,
     InputPath,
     OutputPath,
     RuledCommand,
@@ -162,7 +163,7 @@ def _agent_help() -> str:
 )
 @click.option(
     "--gpus-per-episode",
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     default=None,
     help="With --backend ray: GPUs each episode's worker holds (hf: models; default 0).",
 )
@@ -269,7 +270,7 @@ def _agent_help() -> str:
 )
 @click.option(
     "--max-error-rate",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.0,
     show_default=True,
     help="Exit with status 3 when a run's share of infra errors is above this "
@@ -285,7 +286,7 @@ def _agent_help() -> str:
 )
 @click.option(
     "--max-cost",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     metavar="DOLLARS",
     help="Stop the run's model calls at this cost (needs prices).",

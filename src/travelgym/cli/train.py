@@ -12,6 +12,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from travelgym.clikit import FiniteFloatRange
 from travelgym.training.base import training_suite_names
 from travelgym.training.grpo_config import default_suite, setting_owners
 
@@ -106,7 +107,7 @@ def train() -> None:
                    "colocate in each training process, or server (trl vllm-serve). Untested.")  # fmt: skip
 @click.option("--vllm-server-base-url", default=None,
               help="vllm-mode server: the server's URL (default http://0.0.0.0:8000).")  # fmt: skip
-@click.option("--vllm-gpu-memory-utilization", type=click.FloatRange(0, 1, min_open=True),
+@click.option("--vllm-gpu-memory-utilization", type=FiniteFloatRange(0, 1, min_open=True),
               default=None, help="vllm-mode colocate: vLLM's share of GPU memory (TRL: 0.3).")  # fmt: skip
 @click.option("--vllm-max-model-length", type=click.IntRange(min=8), default=None,
               help="vllm-mode colocate: vLLM's context length (default: the model's).")  # fmt: skip

@@ -1,0 +1,34 @@
+"""Float ranges refuse nan and inf, which click's own ranges let through (a nan threshold makes
+every later comparison false: a --max-error-rate of nan would never fail a run)."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from travelgym.clikit import FiniteFloatRange
+
+
+@click.command()
+@click.option("--rate", type=FiniteFloatRange(0, 1), default=0.0)
+def command(rate: float) -> None:
+    click.echo(f"rate={rate}")
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e999"])
+def test_non_finite_values_are_usage_errors(value):
+    result = CliRunner().invoke(command, ["--rate", value])
+    assert result.exit_code == 2
+    assert "is not a finite number" in result.output or "not in the range" in result.output
+
+
+@pytest.mark.parametrize(("value", "shown"), [("0", "rate=0.0"), ("0.25", "rate=0.25"),
+                                              ("1", "rate=1.0")])  # fmt: skip
+def test_finite_values_in_range_pass(value, shown):
+    result = CliRunner().invoke(command, ["--rate", value])
+    assert result.exit_code == 0 and result.output.strip() == shown
+
+
+def test_out_of_range_is_still_refused():
+    assert CliRunner().invoke(command, ["--rate", "1.5"]).exit_code == 2
