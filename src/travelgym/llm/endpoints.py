@@ -9,8 +9,9 @@ broken by a rotating cursor (deterministic: the same sequence of picks and relea
 same servers). A server whose attempt fails in a way that says something about the server (a
 refused or reset connection, a 5xx, a timeout, or an answer no server of the model gives:
 :data:`WRONG_SERVER`) is marked down for a short time that doubles with each failure in a row
-(``down_s`` up to ``down_max_s``) and comes back by itself when that time is over; a success clears its record. When every server is down the one back soonest is
-used, so a pool never refuses an attempt: failures cost retries, nothing else. A wrong-server
+(``down_s`` up to ``down_max_s``) and comes back by itself when that time is over; a success
+clears its record. When every server is down the one back soonest is used, so a pool never
+refuses an attempt: failures cost retries, nothing else. A wrong-server
 answer is worth a retry only while some server has not just given one
 (:meth:`EndpointPool.may_retry_elsewhere`): when every server answers the same, the fault is
 the request's or the model name's, not a server's.
