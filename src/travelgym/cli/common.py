@@ -10,7 +10,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from travelgym.clikit import OutputPath
+from travelgym.clikit import FiniteFloatRange, OutputPath
 from travelgym.core.registry import broken_suites, capable, get_suite, suite_names
 
 
@@ -180,7 +180,9 @@ def _click_type(fields: list) -> Any:
     if choices:
         return click.Choice(choices)
     base = _base(info.annotation)
-    return base if base in (int, float) else str
+    if base is float:
+        return FiniteFloatRange()
+    return base if base is int else str
 
 
 def option_choices(name: str) -> list[str]:
