@@ -1,5 +1,6 @@
 """Building blocks of the ``travelgym`` command line: the error boundary, path parameters that
-refuse unusable paths up front, finite number ranges, and options that know their suite and their companions."""
+refuse unusable paths up front, finite number ranges, and options that know their suite and
+their companions."""
 
 from travelgym.clikit.errors import GuardedGroup, user_error_message
 from travelgym.clikit.numbers import FiniteFloatRange
