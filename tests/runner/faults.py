@@ -104,9 +104,13 @@ def run_in_tmpfs(mountpoint: Path, size: str, script: str, timeout: float = 180)
 # ------------------------------------------------------------------ kill and resume
 
 
-def cli_command(*args: str, slow_disk: bool = False) -> list[str]:
+def cli_command(*args: str, slow_disk: bool = False, gate: Path | None = None) -> list[str]:
     """``python -m travelgym.cli ARGS`` running this checkout's code (``slow_disk``: the same
-    CLI writing through :mod:`tests.runner.slow_disk_cli`, so a kill can land mid-write)."""
+    CLI writing through :mod:`tests.runner.slow_disk_cli`, so a kill can land mid-write;
+    ``gate``: through :mod:`tests.runner.gated_cli`, pausing after each saved episode until the
+    file ``gate`` exists)."""
+    if gate is not None:
+        return [sys.executable, "-m", "tests.runner.gated_cli", str(gate), *args]
     module = "tests.runner.slow_disk_cli" if slow_disk else "travelgym.cli"
     return [sys.executable, "-m", module, *args]
 

@@ -28,11 +28,13 @@ def test_two_concurrent_runs_into_one_directory(tmp_path, compass_db):
                                       limit=TASKS, data_dir=compass_db.parent.parent,
                                       progress=False)))  # fmt: skip
     out = tmp_path / "shared"
-    command = cli_command("run", "compass", "--agent", "scripted:sampled", "--limit", str(TASKS),
-                          "--no-progress", "--data-dir", data_dir, "--out", str(out))  # fmt: skip
+    args = ("run", "compass", "--agent", "scripted:sampled", "--limit", str(TASKS),
+            "--no-progress", "--data-dir", data_dir, "--out", str(out))  # fmt: skip
+    command = cli_command(*args)
     episodes = out / "scripted-sampled" / EPISODES
-    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=child_env())  # fmt: skip
+    release = tmp_path / "release"  # the first run pauses after each episode until it exists
+    first = subprocess.Popen(cli_command(*args, gate=release), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=child_env())  # fmt: skip
     deadline = time.monotonic() + 120
     while first.poll() is None and not episodes.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -40,6 +42,7 @@ def test_two_concurrent_runs_into_one_directory(tmp_path, compass_db):
     second = subprocess.run(command + ["--resume"], capture_output=True, text=True,
                             env=child_env(), timeout=120)  # fmt: skip
     assert first.poll() is None, "the first run ended before the second one started"
+    release.touch()
     assert second.returncode == 1
     lines = second.stderr.strip().splitlines()
     assert lines == [f"Error: {out / 'scripted-sampled'} is in use by another run "
