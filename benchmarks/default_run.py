@@ -218,6 +218,16 @@ def _scores(summaries: dict[str, Any]) -> dict[str, Any]:
     return {a: {k: v for k, v in r.items() if k != "episodes_wall_s"} for a, r in summaries.items()}
 
 
+def _same_scores(this: dict[str, Any], ref: dict[str, Any]) -> tuple[bool, list[str]]:
+    """Whether both sides scored every agent alike, on the figures both summaries carry (code
+    after issue 32 adds outcome and usage counts a reference may lack); the differing keys."""
+    differing = [f"{agent}.{k}" for agent in this.keys() | ref.keys()
+                 for k in this.get(agent, {}).keys() & ref.get(agent, {}).keys()
+                 if this[agent][k] != ref[agent][k]]  # fmt: skip
+    shared = all(this[a].keys() & ref[a].keys() for a in this.keys() & ref.keys())
+    return this.keys() == ref.keys() and shared and not differing, sorted(differing)
+
+
 def reference_source(ref: str) -> Path:
     """The ``src`` directory REF names: ``before``, a git revision, or a directory."""
     if ref == "before":
@@ -249,11 +259,12 @@ def compare(args: argparse.Namespace) -> int:
     medians = {side: {k: round(statistics.median(v), 2) for k, v in got.items()}
                for side, got in sides.items()}  # fmt: skip
     ratios = {k: round(medians["this"][k] / medians["reference"][k], 3) for k in medians["this"]}
-    same = scores["this"] == scores["reference"]
+    same, differing = _same_scores(scores["this"], scores["reference"])
     result = {"reference": args.reference, "reference_src": str(source), "repeats": args.repeats,
               "date": dt.date.today().isoformat(), "machine": machine(),
               "runs": {side: dict(got) for side, got in sides.items()}, "medians": medians,
-              "ratio_this_over_reference": ratios, "identical_scores": same}  # fmt: skip
+              "ratio_this_over_reference": ratios, "identical_scores": same,
+              "differing": differing}  # fmt: skip
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import sys
 import time
 from collections.abc import Callable
@@ -217,6 +218,10 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
 
     started = time.perf_counter()
     failed = True
+    # the tasks, ground truth and caches loaded so far live as long as the run: the cyclic
+    # collector need not walk them again at every full collection of the episodes' objects
+    # (unfrozen after, so a process running many runs still collects what they leave)
+    gc.freeze()
     try:
         if cfg.backend == "ray":
             from travelgym.runner.ray_backend import run_on_ray
@@ -227,6 +232,7 @@ async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Suite
         failed = False
     finally:
         wall = time.perf_counter() - started
+        gc.unfreeze()
         progress.close()
         try:
             integrity.finish()
