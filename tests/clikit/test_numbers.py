@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from travelgym.clikit import FiniteFloatRange
+from travelgym.clikit import FiniteFloat, FiniteFloatRange
 
 
 @click.command()
@@ -32,3 +32,20 @@ def test_finite_values_in_range_pass(value, shown):
 
 def test_out_of_range_is_still_refused():
     assert CliRunner().invoke(command, ["--rate", "1.5"]).exit_code == 2
+
+
+@click.command()
+@click.option("--beta", type=FiniteFloat(), default=0.0)
+def unbounded(beta: float) -> None:
+    click.echo(f"beta={beta}")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_an_unbounded_float_refuses_non_finite_values(value):
+    result = CliRunner().invoke(unbounded, ["--beta", value])
+    assert result.exit_code == 2 and "is not a finite number" in result.output
+
+
+def test_an_unbounded_float_takes_any_finite_value_and_shows_as_float():
+    assert CliRunner().invoke(unbounded, ["--beta", "-1e300"]).output.strip() == "beta=-1e+300"
+    assert "--beta FLOAT" in CliRunner().invoke(unbounded, ["--help"]).output

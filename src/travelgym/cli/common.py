@@ -10,7 +10,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from travelgym.clikit import FiniteFloatRange, OutputPath
+from travelgym.clikit import FiniteFloat, OutputPath
 from travelgym.core.registry import broken_suites, capable, get_suite, suite_names
 
 
@@ -181,7 +181,7 @@ def _click_type(fields: list) -> Any:
         return click.Choice(choices)
     base = _base(info.annotation)
     if base is float:
-        return FiniteFloatRange()
+        return FiniteFloat()
     return base if base is int else str
 
 

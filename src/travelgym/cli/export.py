@@ -15,7 +15,14 @@ from travelgym.cli.common import (
     suite_flags,
     suite_options,
 )
-from travelgym.clikit import FiniteFloatRange, InputPath, OutputPath, RuledCommand, RuledOption
+from travelgym.clikit import (
+    FiniteFloat,
+    FiniteFloatRange,
+    InputPath,
+    OutputPath,
+    RuledCommand,
+    RuledOption,
+)
 from travelgym.training.base import training_suite_names, training_suites
 
 
@@ -64,7 +71,7 @@ def export() -> None:
 @click.option("--format", "fmt", type=click.Choice(["openai", "sharegpt"]), default="openai",
               show_default=True,
               help="openai: {messages, tools} (TRL SFTTrainer); sharegpt: LLaMA-Factory.")  # fmt: skip
-@click.option("--min-score", type=FiniteFloatRange(), default=None, help=_min_score_help())
+@click.option("--min-score", type=FiniteFloat(), default=None, help=_min_score_help())
 @click.option("--suite", type=click.Choice(training_suite_names()), default=None,
               help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
 @click.option("--scale", type=click.Choice(["small", "full"]), default=None,

@@ -22,6 +22,7 @@ from travelgym.cli.common import (
     unsafe_sandbox_option,
 )
 from travelgym.clikit import (
+    FiniteFloat,
     FiniteFloatRange,
     InputPath,
     OutputPath,
@@ -60,9 +61,9 @@ def generation_options(func):
                      default=None, help="JSON (or .toml) file of generation options: "
                      "temperature, top_p, max_tokens, reasoning_effort, seed, extra_body "
                      "(overrides --gen-preset; the flags below override it)."),
-        click.option("--temperature", type=FiniteFloatRange(), default=None,
+        click.option("--temperature", type=FiniteFloat(), default=None,
                      help="Agent sampling temperature, 0-2 (default: not sent)."),
-        click.option("--top-p", type=FiniteFloatRange(), default=None, help="Agent nucleus sampling, (0, 1]."),
+        click.option("--top-p", type=FiniteFloat(), default=None, help="Agent nucleus sampling, (0, 1]."),
         click.option("--max-tokens", type=int, default=None,
                      help="Agent output tokens per reply (--max-tokens-total caps the run)."),
         click.option("--reasoning-effort", type=click.Choice(REASONING_EFFORTS), default=None,

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from travelgym.clikit import FiniteFloatRange
+from travelgym.clikit import FiniteFloat, FiniteFloatRange
 from travelgym.training.base import training_suite_names
 from travelgym.training.grpo_config import default_suite, setting_owners
 
@@ -81,17 +81,13 @@ def train() -> None:
 @click.option("--per-device-batch-size", type=click.IntRange(min=1), default=None,
               help="Rollouts per device per step (default: the group size).")  # fmt: skip
 @click.option("--gradient-accumulation-steps", type=click.IntRange(min=1), default=1)
-@click.option(
-    "--beta", type=FiniteFloatRange(), default=0.0, show_default=True, help="KL coefficient."
-)
-@click.option(
-    "--epsilon", type=FiniteFloatRange(), default=0.2, show_default=True, help="Clip range."
-)
+@click.option("--beta", type=FiniteFloat(), default=0.0, show_default=True, help="KL coefficient.")
+@click.option("--epsilon", type=FiniteFloat(), default=0.2, show_default=True, help="Clip range.")
 @click.option("--loss-type", default="grpo", show_default=True, help="TRL loss type.")
-@click.option("--learning-rate", type=FiniteFloatRange(), default=1e-6, show_default=True)
+@click.option("--learning-rate", type=FiniteFloat(), default=1e-6, show_default=True)
 @click.option("--max-steps", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--temperature", type=FiniteFloatRange(), default=1.0, show_default=True)
+@click.option("--temperature", type=FiniteFloat(), default=1.0, show_default=True)
 @click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
               help="Model messages per episode.")  # fmt: skip
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True,
@@ -172,8 +168,8 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--max-steps", type=int, default=-1, show_default=True,
               help="Optimizer steps (-1: --epochs).")  # fmt: skip
-@click.option("--epochs", type=FiniteFloatRange(), default=1.0, show_default=True)
-@click.option("--learning-rate", type=FiniteFloatRange(), default=2e-5, show_default=True)
+@click.option("--epochs", type=FiniteFloat(), default=1.0, show_default=True)
+@click.option("--learning-rate", type=FiniteFloat(), default=2e-5, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--max-length", type=click.IntRange(min=8), default=4096, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)

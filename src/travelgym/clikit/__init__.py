@@ -3,11 +3,12 @@ refuse unusable paths up front, finite number ranges, and options that know thei
 their companions."""
 
 from travelgym.clikit.errors import GuardedGroup, user_error_message
-from travelgym.clikit.numbers import FiniteFloatRange
+from travelgym.clikit.numbers import FiniteFloat, FiniteFloatRange
 from travelgym.clikit.options import RuledCommand, RuledOption, comma_separated, is_used
 from travelgym.clikit.paths import InputPath, OutputPath
 
 __all__ = [
+    "FiniteFloat",
     "FiniteFloatRange",
     "GuardedGroup",
     "InputPath",
