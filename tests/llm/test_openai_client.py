@@ -382,3 +382,35 @@ def test_factory_and_missing_litellm(monkeypatch):
     monkeypatch.setitem(sys.modules, "litellm", None)  # makes `import litellm` fail
     with pytest.raises(ImportError, match=r"pip install 'travelgym\[litellm\]'"):
         make_client("litellm/anthropic/claude-sonnet-4")
+
+
+def test_a_client_left_open_is_dropped_without_touching_another_loop(server):
+    """A client used in one event loop and never closed is collected while another loop runs:
+    nothing is scheduled on that loop (the SDK's own wrapper would close the pool there, and
+    its connection, made on the closed loop, fails with "Event loop is closed")."""
+    import asyncio
+    import gc
+
+    server.push(Reply("hello"))
+    holder = [OpenAIChatClient("fake-model", base_url=server.base_url, timeout_s=5,
+                               max_retries=0, rng=random.Random(0))]  # fmt: skip
+
+    async def use() -> str:
+        return (await holder[0].complete(USER)).message.content
+
+    assert asyncio.run(use()) == "hello"  # a pooled connection now belongs to a closed loop
+    errors: list[dict] = []
+
+    async def collect() -> int:
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: errors.append(context))
+        before = len(asyncio.all_tasks())
+        holder.clear()
+        gc.collect()
+        scheduled = len(asyncio.all_tasks()) - before
+        for _ in range(5):
+            await asyncio.sleep(0)
+        return scheduled
+
+    assert asyncio.run(collect()) == 0
+    gc.collect()
+    assert errors == []

@@ -186,7 +186,7 @@ class OpenAIChatClient(BaseChatClient):
         endpoints = [
             Endpoint(url or DEFAULT_URL, openai.AsyncOpenAI(
                 api_key=key, base_url=url, timeout=timeout_s, max_retries=0,
-                default_headers=default_headers))
+                default_headers=default_headers, http_client=_http_client()))
             for url in (urls or (None,))
         ]  # fmt: skip
         self.pool = EndpointPool(endpoints, down_s=endpoint_down_s, down_max_s=endpoint_down_max_s,
@@ -304,6 +304,15 @@ class OpenAIChatClient(BaseChatClient):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _http_client() -> Any:
+    """The SDK's default HTTP client without its wrapper's finaliser: that one closes a client
+    left open on whatever event loop runs when it is collected, and a connection made on a loop
+    that has since closed then fails there ("Event loop is closed") inside another run's loop.
+    :meth:`OpenAIChatClient.aclose` closes the pools; an unclosed one is dropped, not closed
+    on a foreign loop."""
+    return openai.DefaultAsyncHttpxClient()
 
 
 def _wrong_server_status(exc: BaseException) -> bool:
