@@ -214,11 +214,14 @@ def generate_split(catalog: PoiCatalog, seed: int, split: str, per_difficulty: i
 _WORKER_CATALOG: dict[str, PoiCatalog] = {}
 
 
-def _catalog_for(db_path: str) -> PoiCatalog:
-    if db_path not in _WORKER_CATALOG:
+def _catalog_for(db_path: str | os.PathLike[str]) -> PoiCatalog:
+    """The catalog of ``db_path``, loaded once per process (the same file named by a str or a
+    Path is one entry: loading it costs a quarter of a second)."""
+    key = os.fspath(db_path)
+    if key not in _WORKER_CATALOG:
         _WORKER_CATALOG.clear()
-        _WORKER_CATALOG[db_path] = PoiCatalog.from_database(db_path)
-    return _WORKER_CATALOG[db_path]
+        _WORKER_CATALOG[key] = PoiCatalog.from_database(key)
+    return _WORKER_CATALOG[key]
 
 
 def slot_keys(split: str, per_difficulty: int | None = None) -> list[tuple[str, str, int]]:
