@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from travelgym.core import AgentFactory, AgentKind, BuiltData, EpisodeBase, ProgressTally, Suite
 from travelgym.core import SuiteOptions, SuiteRun, suite_flag
 from travelgym.paths import suite_dir
+from travelgym.runner.run_summary import summarize_run
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
 
 
@@ -154,7 +155,7 @@ class ToySuite(Suite):
 
     def score(self, answers, seed, data_dir, notes, options=None, base_url=None):
         if answers.is_dir():
-            return self.summarize(answers)
+            return summarize_run(self, answers)
         entries = [json.loads(line) for line in answers.read_text().splitlines() if line.strip()]
         return score_entries(entries)
 
@@ -164,7 +165,7 @@ class ToySuite(Suite):
     def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
         from travelgym.report.body import ReportBody, Section
 
-        rows = "".join(f"<tr><td>{r.directory.name}</td><td>{self.summarize(r.directory)['accuracy']}"
+        rows = "".join(f"<tr><td>{r.directory.name}</td><td>{summarize_run(self, r.directory)['accuracy']}"
                        "</td></tr>" for r in runs)
         return ReportBody(sections=[Section("summary", "Summary", f"<table>{rows}</table>")],
                           data={"runs": [{"label": r.label} for r in runs]})

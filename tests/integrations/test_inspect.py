@@ -23,6 +23,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
 from tests.training.support import need_extra
 from travelgym.core.registry import get_suite, suite_names
 from travelgym.core.summary import summarize_episodes
+from travelgym.runner.run_summary import summarize_run
 
 # the outcome counts every log's metrics hold besides the suite's figures
 COUNTS = {"completed", "model_errors", "infra_errors"}
@@ -203,7 +204,7 @@ def test_openai_compatible_provider_scores_as_travelgym_run(offline, compass_db,
         assert ("get_weekday", "parameter") in calls
     assert evaluated[first.task_id]["score"]["optimal"]
     assert not evaluated[second.task_id]["score"]["feasible"]
-    summary = get_suite("compass").summarize(run_dir)
+    summary = summarize_run(get_suite("compass"), run_dir)
     assert figures_of(log) == {k: summary["overall"][k] for k in ("FR", "OR5", "OR10", "OR20",
                                                                   "optimal")}  # fmt: skip
     assert counts_of(log) == {k: summary["outcomes"][k] for k in COUNTS}
@@ -307,7 +308,7 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
         assert episode["score"] == ran[task_id]["score"] and episode["tool_calls"] == 1
     finals = sorted(e["score"]["final"] for e in evaluated.values())
     assert finals == [False, True]  # the easy query's own plan passes, the borrowed one fails
-    summary = get_suite("travelplanner").summarize(run_dir)
+    summary = summarize_run(get_suite("travelplanner"), run_dir)
     overall = summary["metrics"]["overall"]
     assert figures_of(log) == pytest.approx({k: v for k, v in overall.items() if k != "queries"})
     assert counts_of(log) == {k: summary["outcomes"][k] for k in COUNTS}

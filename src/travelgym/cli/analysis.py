@@ -10,6 +10,7 @@ import click
 from travelgym.cli.common import data_dir_option, emit_json
 from travelgym.clikit import InputPath, OutputPath
 from travelgym.core.registry import capable, require
+from travelgym.runner.run_summary import summarize_run
 
 RUN_DIRS = click.Path(file_okay=False, exists=True, path_type=Path)
 
@@ -90,7 +91,7 @@ def run_accounting(suite, run_dirs) -> dict[str, dict]:
         label = str(read_manifest(directory).get("agent") or directory.name)
         if label in out:
             label = f"{label} ({directory})"
-        summary = suite.summarize(directory)
+        summary = summarize_run(suite, directory)
         out[label] = {k: summary[k] for k in ACCOUNTING if k in summary}
     return out
 

@@ -18,6 +18,7 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import InputPath, is_used
 from travelgym.core.registry import all_suites, get_suite, suite_names
+from travelgym.runner.run_summary import summarize_run
 
 if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
@@ -120,7 +121,7 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     result = chosen.score(answers, seed, data_dir, notes, options=options, base_url=base_url)
     if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them
-        summary = chosen.summarize(answers)
+        summary = summarize_run(chosen, answers)
         result.update({k: summary[k] for k in ACCOUNTING if k in summary})
     source = tasks_source(answers)
     if source:

@@ -282,13 +282,6 @@ class Suite(ABC):
     def tally(self) -> ProgressTally:
         """The progress bar's running figures."""
 
-    def summarize(self, run_dir: Path) -> dict[str, Any]:
-        """The score summary of a run directory's episodes: the suite's metrics over those that
-        count, with the outcome counts, usage and pass^k (:mod:`travelgym.core.summary`)."""
-        from travelgym.core.summary import summarize_run
-
-        return summarize_run(self, run_dir)
-
     @abstractmethod
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         """Summaries by agent label, as the table ``travelgym run`` prints (the outcome counts

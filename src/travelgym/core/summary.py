@@ -10,7 +10,6 @@ the same counts.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from travelgym.core.outcomes import count_outcomes, scored_episodes
@@ -53,14 +52,3 @@ def summarize_episodes(suite: Suite, episodes: list[dict[str, Any]],
     if isinstance(trials, int) and trials > 1:
         summary["pass_k"] = pass_at_k_table(counted, suite.succeeded, trials)
     return summary
-
-
-def summarize_run(suite: Suite, run_dir: Path) -> dict[str, Any]:
-    """:func:`summarize_episodes` of a run directory's episodes (read strictly; none yet: an
-    empty summary) with its manifest."""
-    from travelgym.runner.store import EPISODES, read_manifest, read_run
-
-    if not (Path(run_dir) / EPISODES).exists():
-        return summarize_episodes(suite, [], read_manifest(run_dir))
-    run = read_run(run_dir, suite.name, as_dicts=True)
-    return summarize_episodes(suite, run.episodes, run.manifest)

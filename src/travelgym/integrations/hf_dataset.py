@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from travelgym.core.errors import UserError
 from travelgym.core.suite import Suite, SuiteOptions
+from travelgym.integrations.hf_dataset_card import CARD, canonical, content_sha256, render_card
 
 FORMAT = "1"  # the layout and card format of an exported dataset
 TASK_JSON = "task_json"  # the column holding each task's full record (answer key left out)
@@ -34,11 +34,6 @@ def task_record(suite: Suite, task: Any) -> dict[str, Any]:
     """``task`` as JSON without its answer-key fields: what the dataset stores and what
     ``run --tasks-from`` compares with the suite's own task."""
     return task.model_dump(mode="json", exclude=set(suite.answer_key_fields))
-
-
-def canonical(value: Any) -> str:
-    """One stable JSON text of ``value`` (sorted keys, no spaces): what hashes are taken of."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def rows_sha256(rows: list[dict[str, Any]]) -> str:
@@ -194,7 +189,6 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
     """Write ``suite``'s tasks selected by ``options`` as a dataset directory ``out`` (replaced
     whole, or left as it was on an error); return the card's ``travelgym`` metadata.
     ``selection``: the options that pick the data (recorded with their values)."""
-    from travelgym.integrations.hf_dataset_card import content_sha256, render_card
 
     pq = need_pyarrow()
     refuse_foreign_dir(out)
@@ -238,7 +232,6 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
 def refuse_foreign_dir(out: Path) -> None:
     """A one-line error when ``out`` holds something other than an exported dataset (it is
     replaced whole, so only a directory this command wrote may be)."""
-    from travelgym.integrations.hf_dataset_card import CARD
 
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: not a directory")
@@ -257,7 +250,6 @@ def _card_text(path: Path) -> str:
 def _write(out: Path, suite: Suite, meta: dict[str, Any], tables: list[Table], arrows: list,
            pq: Any, render_card: Any) -> None:  # fmt: skip
     """Write the files into a fresh sibling directory, then swap it in for ``out``."""
-    from travelgym.integrations.hf_dataset_card import CARD
 
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

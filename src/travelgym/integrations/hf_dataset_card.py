@@ -6,14 +6,20 @@ then the schema, versions, licence and provenance for people."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
-from travelgym.integrations.hf_dataset import canonical
 
 CARD = "README.md"
 LICENSE = "apache-2.0"  # the generated data is travelgym's own
+
+
+def canonical(value: Any) -> str:
+    """One stable JSON text of ``value`` (sorted keys, no spaces): what hashes are taken of."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
 
 # what each column of the files means (columns a suite adds to the tasks are its browsing ones)
 MEANINGS = {

@@ -20,6 +20,7 @@ from travelgym.report.page import document
 from travelgym.runner.errors import RunDirError
 from travelgym.runner.integrity import tamper_notes
 from travelgym.runner.run_manifest import read_manifest
+from travelgym.runner.run_summary import summarize_run
 from travelgym.runner.store import read_run
 
 
@@ -50,7 +51,7 @@ def load_runs(suite: Suite, run_dirs: list[Path]) -> list[ReportRun]:
     runs = []
     for directory in map(Path, run_dirs):
         contents = read_run(directory, suite.name)  # RunDirError without episodes.jsonl
-        summary = suite.summarize(directory)
+        summary = summarize_run(suite, directory)
         runs.append(ReportRun(directory, contents.manifest,
                               counted_episodes(contents.episodes, contents.manifest),
                               accounting={k: summary[k] for k in ACCOUNTING if k in summary}))  # fmt: skip

@@ -21,6 +21,7 @@ from travelgym.core.suite import Suite, SuiteRun
 from travelgym.core.summary import COUNT_ERRORS_KEY
 from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
+from travelgym.runner.run_summary import summarize_run
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
 from travelgym.runner.stopping import RunStopped, StopSignals, grace_s
 from travelgym.runner.store import RunStore, read_run
@@ -144,7 +145,7 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     if stop.requested:
         assert stop.signum is not None
         raise RunStopped(stop.signum, cfg.finished, len(run.tasks) * run.trials, cfg.out)
-    summary = suite.summarize(cfg.out)
+    summary = summarize_run(suite, cfg.out)
     summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
     if cfg.backend_stats is not None:
         summary["ray"] = cfg.backend_stats

@@ -82,7 +82,7 @@ async def run_trip_episode(
     whose caches serve many episodes; default a fresh one over ``conn``). Tool results are kept
     in the trajectory unless the agent says otherwise (``keep_results`` attribute, e.g. the
     scripted baseline). RQ1: ``withhold_trajectory`` gives the agent the request without the
-    behaviour trajectory; ``user`` (a :class:`~travelgym.suites.behavior2trip.clarify.SimulatedUser`)
+    behaviour trajectory; ``user`` (a :class:`~travelgym.suites.behavior2trip.clarify_user.SimulatedUser`)
     answers its ``AskUser`` questions."""
     started = time.perf_counter()
     keep = keep_results if keep_results is not None else getattr(agent, "keep_results", True)

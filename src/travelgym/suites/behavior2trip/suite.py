@@ -192,7 +192,7 @@ class Behavior2TripRun(SuiteRun):
 
         user = None
         if self.options.clarify is not None:
-            from travelgym.suites.behavior2trip.clarify import SimulatedUser
+            from travelgym.suites.behavior2trip.clarify_user import SimulatedUser
 
             user = SimulatedUser(task.profile, self.options.ask_limit, self.user_client,
                                  self.options.clarify)  # fmt: skip

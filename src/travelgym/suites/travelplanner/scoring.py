@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
+from travelgym.runner.run_summary import summarize_run
 from travelgym.suites.travelplanner.evaluation import (
     SubmissionError,
     constraint_pass_counts,
@@ -43,14 +44,18 @@ def summarize_episodes(episodes: list[dict[str, Any]]) -> dict[str, Any]:
 
 def score_run_dir(run_dir: Path, notes: list[str]) -> dict[str, Any]:
     """A run directory's summary (the one every command shows:
-    :func:`travelgym.core.summary.summarize_run`); what it misses goes to ``notes``."""
+    :func:`travelgym.runner.run_summary.summarize_run`); what it misses goes to ``notes``."""
     from travelgym.core.registry import get_suite
     from travelgym.runner.store import missing_note, read_run
 
     note = missing_note(read_run(run_dir, "travelplanner", as_dicts=True))
     if note:
         notes.append(note)
-    return {"source": "run", "path": str(run_dir), **get_suite("travelplanner").summarize(run_dir)}
+    return {
+        "source": "run",
+        "path": str(run_dir),
+        **summarize_run(get_suite("travelplanner"), run_dir),
+    }
 
 
 def score_submission_file(path: Path, options: Any, data_dir: Path | None) -> dict[str, Any]:
