@@ -37,8 +37,7 @@ def child(data_dir: str, workers: int | None) -> None:
     """The timed work (run in the child process); prints one JSON line."""
     t0 = time.perf_counter()
     from travelgym.suites.behavior2trip.build import ensure_database
-    from travelgym.suites.behavior2trip.instance_stats import instance_stats
-    from travelgym.suites.behavior2trip.instances import ensure_instances
+    from travelgym.suites.behavior2trip.instances import ensure_instances, instance_stats
 
     t1 = time.perf_counter()
     db = ensure_database(data_dir=data_dir)

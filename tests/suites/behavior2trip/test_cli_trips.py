@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
-import types
 
 import pytest
 from click.testing import CliRunner
@@ -32,14 +30,12 @@ def test_build_reports_the_current_database(trips_database, tmp_path, monkeypatc
 
 def test_stats_json_has_database_and_instance_statistics(trips_db, monkeypatch):
     runner = CliRunner()
-    import travelgym.suites.behavior2trip
+    from travelgym.suites.behavior2trip import instances
 
-    # the instance statistics come from the instance_stats module (stood in for: building the
-    # 11,400 instances is not this test's subject)
-    fake = types.ModuleType("travelgym.suites.behavior2trip.instance_stats")
-    fake.instance_stats = lambda **kwargs: {"splits": {"train": None, "test": None}, "total": 0}
-    monkeypatch.setitem(sys.modules, "travelgym.suites.behavior2trip.instance_stats", fake)
-    monkeypatch.setattr(travelgym.suites.behavior2trip, "instance_stats", fake, raising=False)
+    # the instance statistics are stood in for: building the 11,400 instances is not this
+    # test's subject
+    monkeypatch.setattr(instances, "instance_stats",
+                        lambda **kwargs: {"splits": {"train": None, "test": None}, "total": 0})  # fmt: skip
     result = runner.invoke(main, ["stats", "behavior2trip", "--json", "--db", str(trips_db)])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
@@ -138,7 +134,8 @@ def test_tasks_refuses_flags_of_the_other_suite(instance_data):
 
 @pytest.mark.slow  # statistics over both splits' 11,400 instances
 def test_stats_text_compares_instances_with_table2(both_splits, trips_db):
-    from travelgym.suites.behavior2trip.instance_stats import PAPER_TABLE2, instance_stats
+    from travelgym.suites.behavior2trip.instance_stats import PAPER_TABLE2
+    from travelgym.suites.behavior2trip.instances import instance_stats
 
     data_dir, _ = both_splits
     result = CliRunner().invoke(main, ["stats", "behavior2trip", "--db", str(trips_db),

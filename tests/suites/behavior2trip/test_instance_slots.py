@@ -134,8 +134,8 @@ def test_a_first_use_build_shows_its_progress_on_stderr(trips_database, tmp_path
 def test_the_catalog_is_loaded_once_whether_its_path_is_text_or_a_path(trips_database):
     """A slot build names the database by text, the quality control by either: one file is one
     catalog (each load costs a quarter of a second, and a flip-flop reloaded it per slot)."""
-    from travelgym.suites.behavior2trip.instances import _catalog_for
+    from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
 
     path = Path(trips_database.path)
-    first = _catalog_for(str(path))
-    assert _catalog_for(path) is first and _catalog_for(str(path)) is first
+    first = catalog_for(str(path))
+    assert catalog_for(path) is first and catalog_for(str(path)) is first

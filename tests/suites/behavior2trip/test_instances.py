@@ -13,7 +13,6 @@ from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
 from travelgym.suites.behavior2trip.instance_stats import (
     MEASURES,
     PAPER_TABLE2,
-    instance_stats,
     split_stats,
 )
 from travelgym.suites.behavior2trip.instances import (
@@ -24,6 +23,7 @@ from travelgym.suites.behavior2trip.instances import (
     file_sha256,
     generate_instance,
     instance_pool,
+    instance_stats,
     instances_path,
     iter_instances,
     load_instances,

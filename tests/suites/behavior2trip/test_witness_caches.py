@@ -28,9 +28,10 @@ from travelgym.suites.behavior2trip.agents.scripted import (
     DEPARTURE_TEMPLATES,
     FULL_DAY,
 )
+from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
 from travelgym.suites.behavior2trip.checks import run_checks
 from travelgym.suites.behavior2trip.context import TripsContext, normalize
-from travelgym.suites.behavior2trip.instances import _catalog_for, generate_instance
+from travelgym.suites.behavior2trip.instances import generate_instance
 from travelgym.suites.behavior2trip.plan import _parse_clock, clock_minutes
 from travelgym.suites.behavior2trip.plan_parse import _clock_text, _first_clock, parse_plan
 from travelgym.suites.behavior2trip.plan_values import _NON_KEY, _key, _local_mode, local_mode
@@ -41,7 +42,7 @@ from travelgym.toolkit import ContentError
 @pytest.fixture(scope="module")
 def fresh(trips_db):
     """Two instances of each level, generated here (their witnesses' verdicts remembered)."""
-    catalog = _catalog_for(str(trips_db))
+    catalog = catalog_for(str(trips_db))
     return [generate_instance(catalog, 7, "test", level, i)
             for level in ("easy", "medium", "hard") for i in range(2)]  # fmt: skip
 

@@ -200,3 +200,17 @@ class CandidatePool:
 
 class PoolError(ValueError):
     """The database cannot supply a pool for this profile (its preferences are too rare)."""
+
+
+_CATALOGS: dict[str, PoiCatalog] = {}
+
+
+def catalog_for(db_path: str | os.PathLike[str]) -> PoiCatalog:
+    """The catalog of the database at ``db_path``, loaded once per process (the same file named
+    by a str or a Path is one entry: loading it costs a quarter of a second); the last one
+    only."""
+    key = os.fspath(db_path)
+    if key not in _CATALOGS:
+        _CATALOGS.clear()
+        _CATALOGS[key] = PoiCatalog.from_database(key)
+    return _CATALOGS[key]

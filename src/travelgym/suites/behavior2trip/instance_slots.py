@@ -64,12 +64,13 @@ def _digest(*parts: str) -> str:
 
 def build_slot(db_path: str, seed: int, key: Key) -> Slot:
     """Build one slot in this process (pure in its arguments)."""
+    from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
+    from travelgym.suites.behavior2trip.instance_gen import generate_instance
     from travelgym.suites.behavior2trip.instance_stats import measures
-    from travelgym.suites.behavior2trip.instances import _catalog_for, generate_instance
     from travelgym.suites.behavior2trip.quality_filter import control
 
     split, difficulty, index = key
-    catalog = _catalog_for(db_path)
+    catalog = catalog_for(db_path)
     rejections: dict[str, int] = {}
     candidates = []
     first = None

@@ -3,17 +3,15 @@ per-difficulty means next to the paper's values, and the statistics of the files
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from travelgym.datafiles import manifest_path, read_manifest
 from travelgym.suites.behavior2trip.behaviour import poi_of
 from travelgym.suites.behavior2trip.preferences import poi_matches
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES
 
 if TYPE_CHECKING:
-    from travelgym.suites.behavior2trip.instances import Instance
+    from travelgym.suites.behavior2trip.instance_model import Instance
 
 # Table 2 of the paper: (train, test) values for Easy, Medium, Hard
 PAPER_TABLE2: dict[str, dict[str, tuple[float, float, float]]] = {
@@ -78,44 +76,3 @@ def noise_clicks(instance: Instance) -> int:
     """Clicks on POIs that go against the hidden preferences."""
     prefs = instance.profile.preferences
     return sum(not poi_matches(prefs, poi_of(a)) for a in instance.trajectory)
-
-
-def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
-                   seed: int | None = None, generate: bool = True) -> dict[str, Any]:  # fmt: skip
-    """Table 2 statistics per split and difficulty, next to the paper's values (from the
-    manifests; the instances are generated first when ``generate`` and they are missing)."""
-    # instances.py imports this module's measures, so its file functions are imported here
-    from travelgym.suites.behavior2trip.instances import (
-        DEFAULT_INSTANCE_SEED,
-        SPLITS,
-        ensure_instances,
-        instances_path,
-        scale_of,
-    )
-
-    seed = DEFAULT_INSTANCE_SEED if seed is None else seed
-    if db is None:
-        from travelgym.suites.behavior2trip.build import ensure_database
-
-        db = ensure_database(data_dir=data_dir) if generate else None
-    if generate:
-        paths = ensure_instances(db, data_dir, seed)
-    else:
-        scale = scale_of(db) if db is not None else "small"
-        paths = {split: instances_path(split, data_dir, scale) for split in SPLITS}
-    out: dict[str, Any] = {"splits": {}}
-    for split, path in paths.items():
-        if not manifest_path(path).exists():
-            out["splits"][split] = None
-            continue
-        meta = read_manifest(path)
-        out["splits"][split] = {
-            "path": str(path),
-            "count": meta.get("count"),
-            "sha256": meta.get("sha256"),
-            "seed": meta.get("seed"),
-            "db_content_hash": meta.get("db_content_hash"),
-            "by_difficulty": meta.get("stats"),
-        }
-    out["total"] = sum((s or {}).get("count") or 0 for s in out["splits"].values())
-    return out

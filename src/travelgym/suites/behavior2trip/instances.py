@@ -17,35 +17,19 @@ import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from travelgym.datafiles import manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
-from travelgym.suites.behavior2trip.actions import Action
-from travelgym.suites.behavior2trip.behaviour import SPECS, build_pool, generate_trajectory
-from travelgym.suites.behavior2trip.behaviour_pool import (
-    CandidatePool,
-    PoiCatalog,
-    PoolError,
-    Thread,
-)
-from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
+from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
+
+# the generator's and the data model's names, re-exported: most callers know this module
+from travelgym.suites.behavior2trip.instance_gen import agenerate_instance as agenerate_instance
+from travelgym.suites.behavior2trip.instance_gen import generate_instance
+from travelgym.suites.behavior2trip.instance_model import Instance, instance_id
+from travelgym.suites.behavior2trip.instance_model import instance_pool as instance_pool
 from travelgym.suites.behavior2trip.instance_stats import table2
-from travelgym.suites.behavior2trip.instruction import Instruction, make_instruction
-from travelgym.suites.behavior2trip.preferences import (
-    Experience,
-    HistoricalTravelExperiences,
-    poi_matches,
-)
-from travelgym.suites.behavior2trip.profiles import (
-    DIFFICULTIES,
-    Draws,
-    Profile,
-    rng_for,
-    sample_profile,
-)
+from travelgym.suites.behavior2trip.profiles import DIFFICULTIES
 
 INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
 # 2.0.0: requests without a witness are drawn again; 2.1.0: the default set is filtered by the
@@ -57,148 +41,9 @@ INSTANCE_SETS = ("filtered", "unfiltered")
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
 SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
-MAX_ATTEMPTS = 100
 
 
-class Instance(BaseModel):
-    """One (trajectory, profile, instruction) triplet. Agents see ``trajectory`` and
-    ``instruction.text``; ``profile`` is hidden (it drives the preference checks), and so is
-    ``witness``: a plan passing every applicable check, found while generating
-    (:mod:`~travelgym.suites.behavior2trip.witness`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    instance_id: str
-    split: Literal["train", "test"]
-    difficulty: Literal["easy", "medium", "hard"]
-    instruction: Instruction
-    trajectory: list[Action]
-    profile: Profile
-    witness: str | None = Field(default=None, repr=False)
-
-    @property
-    def n_pois(self) -> int:
-        return len({a.poi_id for a in self.trajectory})
-
-    @property
-    def task_id(self) -> str:
-        """The id the run store keys episodes by (the instance id)."""
-        return self.instance_id
-
-
-def instance_id(split: str, difficulty: str, index: int) -> str:
-    return f"b2t-{split}-{difficulty}-{index:04d}"
-
-
-def with_history(profile: Profile, trajectory: Sequence[Action]) -> Profile:
-    """The profile with its historical travel experiences: the POIs booked in the trajectory."""
-    lists: dict[str, list[Experience]] = {"accommodations": [], "restaurants": [], "attractions": [],
-                                          "transportation": []}  # fmt: skip
-    target = {"hotel": "accommodations", "restaurant": "restaurants", "attraction": "attractions",
-              "flight": "transportation", "train": "transportation", "bus": "transportation"}  # fmt: skip
-    for a in trajectory:
-        if a.action_type == "book" and a.poi_type in target:
-            lists[target[a.poi_type]].append(
-                Experience(
-                    poi_id=a.poi_id,
-                    name=a.poi_name,
-                    poi_type=a.poi_type,
-                    city=a.city,
-                    date=a.timestamp[:10],
-                    labels=a.categories,
-                )  # fmt: skip
-            )
-    history = HistoricalTravelExperiences(**lists)
-    prefs = profile.preferences.model_copy(update={"historical_travel_experiences": history})
-    return profile.model_copy(update={"preferences": prefs})
-
-
-def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
-                 rejections: dict[str, int]) -> tuple[Profile, CandidatePool, list[Action]]:  # fmt: skip
-    """A consistent profile, its pool and a valid trajectory (redrawing what fails)."""
-    for _ in range(MAX_ATTEMPTS):
-        profile = sample_profile(d, pid, difficulty, rejections)
-        try:
-            pool = build_pool(profile, catalog, d)
-        except PoolError:
-            rejections["pool"] = rejections.get("pool", 0) + 1
-            continue
-        trajectory = generate_trajectory(profile, pool, d)
-        if validate_trajectory(trajectory, pool):
-            rejections["trajectory"] = rejections.get("trajectory", 0) + 1
-            continue
-        return profile, pool, trajectory
-    raise RuntimeError(f"{pid}: no valid trajectory after {MAX_ATTEMPTS} attempts")
-
-
-def generate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str, index: int,
-                      rejections: dict[str, int] | None = None, candidate: int = 0,
-                      ) -> Instance:  # fmt: skip
-    """Instance ``index`` of (split, difficulty): deterministic in its arguments, with a witness
-    plan (a profile whose requests have none is drawn again). ``candidate`` ``k > 0`` draws the
-    slot's k-th replacement (:mod:`.instance_slots`) from a key of its own, with the same id."""
-    iid = instance_id(split, difficulty, index)
-    d = rng_for(seed, "instance", split, difficulty, index,
-                *(("candidate", candidate) if candidate else ()))  # fmt: skip
-    rejections = rejections if rejections is not None else {}
-    for _ in range(MAX_ATTEMPTS):
-        profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections)
-        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
-        if instance is not None:
-            return instance
-    raise RuntimeError(f"{iid}: no satisfiable request after {MAX_ATTEMPTS} profiles")
-
-
-def _assemble(catalog, d, iid, split, difficulty, profile, trajectory,
-              rejections: dict[str, int]) -> Instance | None:  # fmt: skip
-    """The instance of a profile and trajectory with a request that has a witness plan (None
-    when no drawn request has one: :func:`~travelgym.suites.behavior2trip.witness.witnessed`)."""
-    from travelgym.suites.behavior2trip.witness import witnessed
-
-    if catalog.source is None:
-        raise ValueError("instances are generated over a database: load the catalog with "
-                         "PoiCatalog.from_database")  # fmt: skip
-    profile = with_history(profile, trajectory)
-
-    def build(instruction: Instruction) -> Instance:
-        return Instance(instance_id=iid, split=split, difficulty=difficulty,
-                        instruction=instruction, trajectory=trajectory, profile=profile)  # fmt: skip
-
-    found = witnessed(lambda like: make_instruction(profile, trajectory, catalog, d, like),
-                      build, catalog.source, rejections)  # fmt: skip
-    if found is None:
-        rejections["witness_profile"] = rejections.get("witness_profile", 0) + 1
-    return found
-
-
-async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str,
-                             index: int, backend, rejections: dict[str, int] | None = None,
-                             ) -> Instance:  # fmt: skip
-    """:func:`generate_instance` with any trajectory backend (e.g. the LLM
-    :class:`~travelgym.suites.behavior2trip.roleplay.RoleplayBackend`): a profile whose trajectory the backend
-    cannot write validly is redrawn."""
-    from travelgym.suites.behavior2trip.roleplay import RoleplayError
-
-    rejections = rejections if rejections is not None else {}
-    iid = instance_id(split, difficulty, index)
-    d = rng_for(seed, "instance", split, difficulty, index)
-    for _ in range(MAX_ATTEMPTS):
-        profile = sample_profile(d, iid, difficulty, rejections)
-        try:
-            pool = build_pool(profile, catalog, d)
-        except PoolError:
-            rejections["pool"] = rejections.get("pool", 0) + 1
-            continue
-        try:
-            trajectory = await backend.agenerate(profile, pool, d)
-        except RoleplayError:
-            trajectory = None
-        if trajectory is None or validate_trajectory(trajectory, pool):
-            rejections["trajectory"] = rejections.get("trajectory", 0) + 1
-            continue
-        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
-        if instance is not None:
-            return instance
-    raise RuntimeError(f"{iid}: no valid trajectory after {MAX_ATTEMPTS} attempts")
+# --- generation --------------------------------------------------------------------------------
 
 
 def generate_split(catalog: PoiCatalog, seed: int, split: str, per_difficulty: int | None = None,
@@ -207,21 +52,6 @@ def generate_split(catalog: PoiCatalog, seed: int, split: str, per_difficulty: i
     n = SPLITS[split] if per_difficulty is None else per_difficulty
     return [generate_instance(catalog, seed, split, diff, i, rejections)
             for diff in DIFFICULTIES for i in range(n)]  # fmt: skip
-
-
-# --- generation --------------------------------------------------------------------------------
-
-_WORKER_CATALOG: dict[str, PoiCatalog] = {}
-
-
-def _catalog_for(db_path: str | os.PathLike[str]) -> PoiCatalog:
-    """The catalog of ``db_path``, loaded once per process (the same file named by a str or a
-    Path is one entry: loading it costs a quarter of a second)."""
-    key = os.fspath(db_path)
-    if key not in _WORKER_CATALOG:
-        _WORKER_CATALOG.clear()
-        _WORKER_CATALOG[key] = PoiCatalog.from_database(key)
-    return _WORKER_CATALOG[key]
 
 
 def slot_keys(split: str, per_difficulty: int | None = None) -> list[tuple[str, str, int]]:
@@ -455,24 +285,6 @@ def load_instances(path: str | os.PathLike[str], check: bool = True) -> list[Ins
     return list(iter_instances(path, check))
 
 
-def instance_pool(instance: Instance, catalog: PoiCatalog) -> CandidatePool:
-    """The candidate pool of an instance's trajectory rebuilt from the database and the hidden
-    profile: a POI is matched when it satisfies the preferences, noise when it does not. With it,
-    :func:`~travelgym.suites.behavior2trip.behaviour.validate_trajectory` re-checks a stored trajectory."""
-    prefs = instance.profile.preferences
-    threads: dict[tuple[str, str], Thread] = {}
-    seen: set[str] = set()
-    for a in instance.trajectory:
-        poi = catalog.pois.get(a.poi_id)
-        if poi is None or poi.poi_id in seen:
-            continue  # an unknown POI is reported by the validator
-        seen.add(poi.poi_id)
-        t = threads.setdefault((poi.city, poi.focus), Thread(poi.city, poi.focus, []))
-        (t.matched if poi_matches(prefs, poi) else t.noise).append(poi)
-    return CandidatePool(instance.instance_id, instance.difficulty, list(threads.values()),
-                         SPECS[instance.difficulty].noise[1])  # fmt: skip
-
-
 def read_instances(path: str | os.PathLike[str], wanted: set[str]):
     """The instances of an instance file whose ids are ``wanted``; a line whose leading
     ``instance_id`` is not wanted is skipped unparsed (instance files are large)."""
@@ -486,3 +298,35 @@ def read_instances(path: str | os.PathLike[str], wanted: set[str]):
                 instance = Instance.model_validate_json(line)
                 if instance.instance_id in wanted:
                     yield instance
+
+
+def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
+                   seed: int | None = None, generate: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Table 2 statistics per split and difficulty, next to the paper's values (from the
+    manifests; the instances are generated first when ``generate`` and they are missing)."""
+    seed = DEFAULT_INSTANCE_SEED if seed is None else seed
+    if db is None:
+        from travelgym.suites.behavior2trip.build import ensure_database
+
+        db = ensure_database(data_dir=data_dir) if generate else None
+    if generate:
+        paths = ensure_instances(db, data_dir, seed)
+    else:
+        scale = scale_of(db) if db is not None else "small"
+        paths = {split: instances_path(split, data_dir, scale) for split in SPLITS}
+    out: dict[str, Any] = {"splits": {}}
+    for split, path in paths.items():
+        if not manifest_path(path).exists():
+            out["splits"][split] = None
+            continue
+        meta = read_manifest(path)
+        out["splits"][split] = {
+            "path": str(path),
+            "count": meta.get("count"),
+            "sha256": meta.get("sha256"),
+            "seed": meta.get("seed"),
+            "db_content_hash": meta.get("db_content_hash"),
+            "by_difficulty": meta.get("stats"),
+        }
+    out["total"] = sum((s or {}).get("count") or 0 for s in out["splits"].values())
+    return out

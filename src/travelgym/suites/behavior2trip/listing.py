@@ -65,7 +65,7 @@ def _cell(entry: Any) -> str:
 
 def format_table2(stats: dict[str, Any]) -> list[str]:
     """Lines comparing the instances with the paper's Table 2 (from
-    :func:`~travelgym.suites.behavior2trip.instance_stats.instance_stats`): per split and difficulty
+    :func:`~travelgym.suites.behavior2trip.instances.instance_stats`): per split and difficulty
     each measure as ``measured | paper``, then the largest relative difference."""
     splits = stats.get("splits") or {}
     widths = [len("split"), len("difficulty")] + [12] * len(TABLE2_COLUMNS)

@@ -45,7 +45,7 @@ def instance_values(paths: dict[str, str | os.PathLike[str]]) -> dict[str, dict[
 def write_instance_plots(stats: dict[str, Any], out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``instances_table2.png`` (each Table 2 measure per split and difficulty, measured
     and paper) and ``instances_histograms.png`` (days, actions and companions per difficulty,
-    both splits together) from :func:`~travelgym.suites.behavior2trip.instance_stats.instance_stats`'s
+    both splits together) from :func:`~travelgym.suites.behavior2trip.instances.instance_stats`'s
     result. ``out_dir`` is created when missing; returns the written paths in that order (a
     figure without data, e.g. no instance file, is left out)."""
     out = Path(out_dir)

@@ -23,15 +23,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from travelgym.suites.behavior2trip.instances import Instance, instance_pool
+from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
+from travelgym.suites.behavior2trip.instance_model import Instance, instance_pool
 from travelgym.suites.behavior2trip.preferences import POI_TYPE_CATEGORY, poi_matches
+from travelgym.suites.behavior2trip.quality_correct import (
+    KEY_ACTIONS,
+    corrected_from_behaviour,
+    shown_kinds,
+)
 
 QC_FORMAT_VERSION = "1"
 RULES_VERSION = "1.0.1"  # 1.0.1: a correction keeps the values matching clicks show
 CRITERIA = ("completeness", "clarity", "constraints")
 OPERATIONS = ("no_action", "correct_preference", "mark_incomplete", "delete")
 Operation = Literal["no_action", "correct_preference", "mark_incomplete", "delete"]
-KEY_ACTIONS = ("add_to_favorites", "book")
 # Figure 9 rules that make a trajectory broken or illogical (criterion 1: delete, not mark)
 BROKEN_RULES = ("unknown_poi", "poi_mismatch", "funnel", "rebooked", "timestamp",
                 "session_order", "session_city", "session_topic", "plan_order", "commitment",
@@ -139,21 +144,6 @@ def clarity(instance: Instance, catalog: Any) -> tuple[Criterion, bool]:
                      f"every stated preference ({', '.join(prefs.categories)})"), True  # fmt: skip
 
 
-def shown_kinds(instance: Instance, catalog: Any, category: str) -> set[str]:
-    """The kinds (star level, attraction type, cuisine) the behaviour shows for ``category``:
-    those of its favourites and bookings, and of clicked POIs that match every preference
-    (a noise click shows nothing)."""
-    prefs = instance.profile.preferences
-    out = set()
-    for a in instance.trajectory:
-        poi = catalog.pois.get(a.poi_id)
-        if poi is None or POI_TYPE_CATEGORY.get(a.poi_type) != category:
-            continue
-        if a.action_type in KEY_ACTIONS or poi_matches(prefs, poi):
-            out.add(poi.kind)
-    return out
-
-
 # --- criterion 3: constraints --------------------------------------------------------------------
 
 
@@ -195,11 +185,10 @@ class RuleJudge:
     name = "rules"
 
     def __init__(self, db_path: str) -> None:
-        from travelgym.suites.behavior2trip.instances import _catalog_for
         from travelgym.suites.behavior2trip.witness import _open
 
         self.db_path = str(db_path)
-        self.catalog = _catalog_for(self.db_path)  # the one the generator and corrections use
+        self.catalog = catalog_for(self.db_path)  # the one the generator and corrections use
         self.pdb = _open(self.db_path)[2]
 
     def assess(self, instance: Instance, chain_plan: str | None = None,
@@ -228,7 +217,5 @@ def assess_rules(instance: Instance, catalog: Any, pdb: Any, chain_plan: str | N
                       completeness=c1, clarity=c2, constraints=c3,
                       operation=operation_of(c1, broken, c2, fixable, c3))  # fmt: skip
     if record.operation == "correct_preference":
-        from travelgym.suites.behavior2trip.quality_apply import corrected_from_behaviour
-
         record.corrected_preferences = corrected_from_behaviour(instance, catalog)
     return record

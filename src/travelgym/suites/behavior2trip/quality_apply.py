@@ -9,81 +9,11 @@ import json
 from collections import Counter
 from typing import Any
 
-from travelgym.suites.behavior2trip.instances import Instance
-from travelgym.suites.behavior2trip.preferences import MODE_SEATS, POI_TYPE_CATEGORY, Preferences
-from travelgym.suites.behavior2trip.quality import KEY_ACTIONS, OPERATIONS, QCRecord, shown_kinds
-from travelgym.suites.behavior2trip.vocab import WALKING_TOLERANCE
+from travelgym.suites.behavior2trip.instance_model import Instance
+from travelgym.suites.behavior2trip.preferences import Preferences
+from travelgym.suites.behavior2trip.quality import OPERATIONS, QCRecord
 
 REMOVED = ("mark_incomplete", "delete")
-
-
-def _ordered(values: list[str]) -> list[str]:
-    """Distinct values, the most frequent first (ties: first seen)."""
-    counts = Counter(values)
-    return sorted(counts, key=lambda v: (-counts[v], values.index(v)))
-
-
-def _shared(values: list[Any], stated: Any) -> Any:
-    """``stated`` when every behaviour agrees with it, else the one value all share, else None."""
-    if all(v == stated for v in values):
-        return stated
-    return values[0] if values and len(set(values)) == 1 else None
-
-
-def corrected_from_behaviour(instance: Instance, catalog: Any) -> dict[str, Any]:
-    """The preferences (JSON, without the history) the key behaviours support: listed values no
-    favourite or booking shows are dropped (or replaced by those shown), and an attribute a key
-    behaviour contradicts takes the value the behaviour shows (or none when it is optional and
-    the behaviours disagree). Categories stay as they are, and so does every clicked POI's
-    standing (a value a matching click shows is kept: no click turns into noise)."""
-    prefs = instance.profile.preferences
-    pois: dict[str, list] = {}
-    for a in instance.trajectory:
-        category = POI_TYPE_CATEGORY.get(a.poi_type)
-        if a.action_type in KEY_ACTIONS and category and a.poi_id in catalog.pois:
-            pois.setdefault(category, []).append(catalog.pois[a.poi_id])
-    out = prefs.model_dump(mode="json", exclude={"historical_travel_experiences"})
-
-    def narrowed(stated: list[str], category: str) -> list[str]:
-        # what the behaviour shows: the same evidence criterion 2 looks at
-        shown = shown_kinds(instance, catalog, category)
-        kept = [v for v in stated if v in shown]
-        return kept or _ordered([p.kind for p in pois[category]])[: len(stated)]
-
-    if (h := prefs.hotel_preferences) and (ps := pois.get("hotel_preferences")):
-        out["hotel_preferences"] = {
-            "star_requirement": narrowed(h.star_requirement, "hotel_preferences"),
-            "essential_facilities": [f for f in h.essential_facilities
-                                     if all(f in p.facilities for p in ps)],
-        }  # fmt: skip
-    if (a := prefs.attraction_preferences) and (ps := pois.get("attraction_preferences")):
-        walking = a.walking_tolerance
-        levels = [p.level for p in ps if p.level]
-        if walking and levels:
-            walking = max([walking, *levels], key=WALKING_TOLERANCE.index)
-        out["attraction_preferences"] = {
-            "preferred_attraction_types": narrowed(a.preferred_attraction_types,
-                                                   "attraction_preferences"),
-            "walking_tolerance": walking,
-        }  # fmt: skip
-    if (d := prefs.dining_requirements) and (ps := pois.get("dining_requirements")):
-        out["dining_requirements"] = {
-            "cuisine_preferences": narrowed(d.cuisine_preferences, "dining_requirements"),
-            "price_level": _shared([p.level for p in ps], d.price_level) if d.price_level
-            else None,
-            "dining_environment": _shared([p.env for p in ps], d.dining_environment)
-            if d.dining_environment else None,
-        }  # fmt: skip
-    if (t := prefs.transportation_preferences) and (ps := pois.get("transportation_preferences")):
-        modes = [p.kind for p in ps]
-        mode = t.intercity_transport if t.intercity_transport in modes else _ordered(modes)[0]
-        seats = [p.level for p in ps if p.kind == mode]
-        seat = _shared(seats, t.seat_class) if t.seat_class else None
-        out["transportation_preferences"] = {
-            "intercity_transport": mode, "intracity_transport": t.intracity_transport,
-            "seat_class": seat if seat in MODE_SEATS[mode] else None,
-        }  # fmt: skip
-    return out
 
 
 def corrected_instance(instance: Instance, preferences: dict[str, Any],
@@ -106,15 +36,16 @@ def corrected_instance(instance: Instance, preferences: dict[str, Any],
         return None, "the correction changes the preference categories (the difficulty)"
     fixed = instance.model_copy(update={"profile": instance.profile.model_copy(
         update={"preferences": prefs})})  # fmt: skip
+    from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
     from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
-    from travelgym.suites.behavior2trip.instances import _catalog_for, instance_pool
+    from travelgym.suites.behavior2trip.instance_model import instance_pool
     from travelgym.suites.behavior2trip.profiles import check_profile
 
     issues = [i.rule for i in check_profile(fixed.profile)]
     if issues:
         return None, f"the corrected profile breaks the consistency rules: {', '.join(issues)}"
     # the trajectory must stay valid for the corrected profile (no click becomes stray noise)
-    problems = validate_trajectory(fixed.trajectory, instance_pool(fixed, _catalog_for(db_path)))
+    problems = validate_trajectory(fixed.trajectory, instance_pool(fixed, catalog_for(db_path)))
     if problems:
         return None, f"the trajectory breaks Figure 9 under the correction: {problems[0]}"
     pdb = _open(str(db_path))[2]

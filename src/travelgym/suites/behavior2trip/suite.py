@@ -261,7 +261,7 @@ class Behavior2TripSuite(
         return BuiltData(built.path, built.metadata, built.built)
 
     def stats(self, options, seed, db, data_dir, plots) -> dict[str, Any]:
-        from travelgym.suites.behavior2trip.instance_stats import instance_stats
+        from travelgym.suites.behavior2trip.instances import instance_stats
         from travelgym.suites.behavior2trip.stats import database_stats
 
         built = self.build(options, seed, data_dir) if db is None else None

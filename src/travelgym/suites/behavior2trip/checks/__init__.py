@@ -28,7 +28,7 @@ from travelgym.suites.behavior2trip.checks.base import (
 from travelgym.suites.behavior2trip.checks.completeness import NEEDS, completeness, gate
 from travelgym.suites.behavior2trip.checks.context import Context
 from travelgym.suites.behavior2trip.checks.data import PlanDB
-from travelgym.suites.behavior2trip.instances import Instance
+from travelgym.suites.behavior2trip.instance_model import Instance
 from travelgym.suites.behavior2trip.plan import Plan
 
 _MODULES = (format_auth, reason_day, reason_time, personalization, richness)  # register checks

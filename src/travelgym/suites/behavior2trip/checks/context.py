@@ -17,7 +17,7 @@ from typing import Any
 from travelgym.suites.behavior2trip.checks.data import PlanDB, same_name
 from travelgym.suites.behavior2trip.checks.transport import DAY, Leg, resolve_leg
 from travelgym.suites.behavior2trip.context import Place, normalize
-from travelgym.suites.behavior2trip.instances import Instance
+from travelgym.suites.behavior2trip.instance_model import Instance
 from travelgym.suites.behavior2trip.plan import (
     LOCAL_MODES,
     MEALS,

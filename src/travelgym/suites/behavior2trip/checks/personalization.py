@@ -14,7 +14,7 @@ from travelgym.suites.behavior2trip.checks.base import Verdict, check, fail, ver
 from travelgym.suites.behavior2trip.checks.context import Context, Item
 from travelgym.suites.behavior2trip.checks.data import PlanDB
 from travelgym.suites.behavior2trip.checks.transport import seat_class
-from travelgym.suites.behavior2trip.instances import Instance
+from travelgym.suites.behavior2trip.instance_model import Instance
 from travelgym.suites.behavior2trip.preferences import MODE_SEATS, walking_ok
 from travelgym.suites.behavior2trip.profiles import STAR_ORDER
 from travelgym.suites.behavior2trip.vocab import WALKING_TOLERANCE
