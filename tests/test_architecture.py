@@ -76,20 +76,29 @@ def test_the_check_catches_what_it_forbids(tmp_path):
     assert len(found) == 3, found
 
 
-def module_graph() -> dict[str, set[str]]:
-    """travelgym's modules and the travelgym modules each imports at module level."""
+def module_graph(root: Path | None = None) -> dict[str, set[str]]:
+    """travelgym's modules and the travelgym modules each imports: every import statement,
+    at module level or inside a function, a method or a ``TYPE_CHECKING`` block (an import
+    deferred into a function still ties the two modules together), relative ones resolved."""
+    root = root or PACKAGE
     paths = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         paths[name] = path
     graph = {}
     for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found = set()
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.ImportFrom) and node.module:
-                subs = {f"{node.module}.{a.name}" for a in node.names} & set(paths)
-                found |= subs or {node.module}  # ``from pkg import module`` needs the module
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else [])) if node.level \
+                    else node.module  # fmt: skip
+                if not module:
+                    continue
+                subs = {f"{module}.{a.name}" for a in node.names} & set(paths)
+                found |= subs or {module}  # ``from pkg import module`` needs the module
             elif isinstance(node, ast.Import):
                 found |= {a.name for a in node.names}
         graph[name] = {m for m in found if m in paths and m != name}
@@ -127,6 +136,19 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles():
     assert cycles(module_graph()) == []
+
+
+def test_the_graph_reads_imports_inside_functions_and_relative_ones(tmp_path):
+    """A circle closed by an import inside a function (or a relative one) is a circle."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg import b\n")
+    (pkg / "b.py").write_text("def f():\n    from pkg.c import g\n    return g\n")
+    (pkg / "c.py").write_text("def g():\n    from . import a\n    return a\n")
+    graph = module_graph(pkg)
+    assert graph["pkg.b"] == {"pkg.c"} and graph["pkg.c"] == {"pkg.a"}
+    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
 
 
 def test_the_cycle_check_finds_a_cycle():

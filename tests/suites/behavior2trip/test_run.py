@@ -15,8 +15,8 @@ from travelgym.core.registry import get_suite
 from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.specs import parse_agent_spec
 from travelgym.runner.store import EPISODES, MANIFEST, read_episodes
+from travelgym.suites.behavior2trip.instance_sets import select_instances
 from travelgym.suites.behavior2trip.instances import ensure_instances
-from travelgym.suites.behavior2trip.suite import select_instances
 
 FAST = {"backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "max_retries": 1}
 

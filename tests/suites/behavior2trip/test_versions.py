@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from travelgym.cli import main
 from travelgym.runner.store import MANIFEST
 from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
+from travelgym.suites.behavior2trip.instance_sets import versions
 from travelgym.suites.behavior2trip.instances import ensure_instances
-from travelgym.suites.behavior2trip.suite import versions
 
 
 @pytest.fixture(scope="module")

@@ -220,8 +220,7 @@ def annotate_chains(annotator_spec: str, out: Path, options: Any, *,
     then the first ``limit``) with ``annotator_spec`` and write the chains file ``out`` with its
     manifest; return the summary."""
     from travelgym.db import connect_readonly
-    from travelgym.suites.behavior2trip.instance_sets import load_split
-    from travelgym.suites.behavior2trip.suite import select_instances, versions
+    from travelgym.suites.behavior2trip.instance_sets import load_split, select_instances, versions
 
     annotator, clients = make_annotator(annotator_spec, base_url, client_options,
                                         options.max_steps)  # fmt: skip

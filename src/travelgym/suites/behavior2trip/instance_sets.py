@@ -4,6 +4,7 @@ chosen instances are built, and the set's identity stands for its content."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -48,3 +49,38 @@ def load_split(split: str, db_seed: int = 0, data_dir: str | os.PathLike[str] | 
         path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
         return db, load_instances(path, check=False), sha
     return db, ensure_selected(db, data_dir, split, keys, instances=instances)[1], sha
+
+
+def versions() -> dict[str, str]:
+    """The versions a run's scores depend on: the 32 checks and the instance files."""
+    from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
+    from travelgym.suites.behavior2trip.instances import (
+        INSTANCE_FORMAT_VERSION,
+        INSTANCE_GENERATOR_VERSION,
+    )
+
+    return {"checks_version": CHECKS_VERSION,
+            "instances_version": f"{INSTANCE_FORMAT_VERSION}/{INSTANCE_GENERATOR_VERSION}"}  # fmt: skip
+
+
+def select_instances(instances: list, ids: list[str] | None, difficulty: str | None,
+                     limit: int | None) -> list:  # fmt: skip
+    """Instances by explicit ids (in that order), else by difficulty; then the first ``limit``.
+    With a limit and no difficulty the instances are interleaved Easy/Medium/Hard, so a small
+    sample covers every level."""
+    if ids:
+        by_id = {x.instance_id: x for x in instances}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
+        chosen = [by_id[i] for i in ids]
+    elif difficulty is not None:
+        chosen = [x for x in instances if x.difficulty == difficulty]
+    elif limit is not None:
+        levels: dict[str, list] = {}
+        for x in instances:
+            levels.setdefault(x.difficulty, []).append(x)
+        chosen = [x for row in itertools.zip_longest(*levels.values()) for x in row if x]
+    else:
+        chosen = list(instances)
+    return chosen[:limit] if limit is not None else chosen

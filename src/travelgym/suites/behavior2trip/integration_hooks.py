@@ -35,7 +35,7 @@ class TripIntegrationHooks:
 
     def dataset_splits(self, options: Any, data_dir: Path | None = None) -> dict:
         """Both splits, or the one ``--split`` names."""
-        from travelgym.suites.behavior2trip.suite import SPLITS
+        from travelgym.suites.behavior2trip.instances import SPLITS
 
         if "split" in options.model_fields_set:
             return {options.split: options}

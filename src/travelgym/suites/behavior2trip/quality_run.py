@@ -51,8 +51,8 @@ def assess(out: Path, *, backend: str, split: str = "test", limit: int | None = 
     Hard interleaved) with ``backend`` (``rules`` or a model name) and write the QC file ``out``
     with its manifest; return the summary. With ``chains`` criterion 3 judges each chain's plan
     (instances without a chain are skipped), else the witness."""
+    from travelgym.suites.behavior2trip.instance_sets import select_instances
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
-    from travelgym.suites.behavior2trip.suite import select_instances
 
     if split not in SPLIT_CHOICES:
         raise UserError(f"unknown split {split!r} (choose train, test or all)")

@@ -29,7 +29,8 @@ def refuse_other_versions(answers: Path) -> None:
     """Refuse to re-score a run directory made with other checks or instance files: its
     episodes keep the scores of their own version (a run from before versions were recorded
     used version 1 of both)."""
-    from travelgym.suites.behavior2trip.suite import Behavior2TripRun, versions
+    from travelgym.suites.behavior2trip.instance_sets import versions
+    from travelgym.suites.behavior2trip.run import Behavior2TripRun
 
     manifest = _manifest(answers)
     if not manifest:

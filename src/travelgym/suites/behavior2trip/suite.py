@@ -4,214 +4,22 @@ scored by the 32 rule checks."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field, field_validator
+from typing import Any
 
 from travelgym.core.capabilities import ChainAnnotation, QualityControl, RunAnalysis
 from travelgym.core.suite import (
-    AgentFactory,
     AgentKind,
     BuiltData,
     ProgressTally,
     SftFilter,
     Suite,
-    SuiteOptions,
-    SuiteRun,
-    suite_flag,
 )
 from travelgym.suites.behavior2trip.episode import TripEpisode
 from travelgym.suites.behavior2trip.instance_sets import load_split
 from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
-
-SPLITS = ("train", "test")
-
-
-class TripOptions(SuiteOptions):
-    """Behavior2Trip's own flags."""
-
-    split: Literal["train", "test"] = "test"
-    difficulty: Literal["easy", "medium", "hard"] | None = None
-    max_steps: int = Field(default=25, ge=1, le=200)
-    scale: Literal["small", "full"] = "small"
-    judge: str | None = None  # the LLM judge's model (the "LLM" pass rate); None: no judge
-    instances: Literal["filtered", "unfiltered"] = suite_flag(
-        "filtered", help="Instance set: the default one filtered by the automatic quality "
-        "control, or the unfiltered one it is drawn from (docs/behavior2trip/quality.md).",
-        commands=("run", "tasks", "score", "export"))  # fmt: skip
-    # RQ1 (docs/behavior2trip/rq1.md): plan without the trajectory, optionally asking a user
-    no_trajectory: bool = suite_flag(
-        False, help="RQ1: withhold the behaviour trajectory (the agent gets only the request; "
-        "the prompt says none is available).", commands=("run",))  # fmt: skip
-    clarify: str | None = suite_flag(
-        None, help="RQ1, with --no-trajectory: let the agent ask a simulated user who knows the "
-        "hidden profile (AskUser tool): 'template', or a MODEL answering at --base-url.",
-        commands=("run",), metavar="USER")  # fmt: skip
-    clarify_turns: int | None = suite_flag(
-        None, help="With --clarify: the most questions the user answers per episode (default 5).",
-        commands=("run",), metavar="N", ge=1, le=50)  # fmt: skip
-
-    @field_validator("clarify")
-    @classmethod
-    def _clarify_needs_no_trajectory(cls, value: str | None, info: Any) -> str | None:
-        if value is not None and not info.data.get("no_trajectory"):
-            raise ValueError("--clarify needs --no-trajectory (RQ1 asks instead of reading the "
-                             "trajectory)")  # fmt: skip
-        if value is not None and not value.strip():
-            raise ValueError("--clarify needs 'template' or a model name")
-        return value
-
-    @field_validator("clarify_turns")
-    @classmethod
-    def _turns_need_clarify(cls, value: int | None, info: Any) -> int | None:
-        if value is not None and info.data.get("clarify") is None:
-            raise ValueError("--clarify-turns applies with --clarify only")
-        return value
-
-    @property
-    def ask_limit(self) -> int | None:
-        """The clarification turn limit (``None``: no clarification)."""
-        if self.clarify is None:
-            return None
-        from travelgym.suites.behavior2trip.clarify import DEFAULT_CLARIFY_TURNS
-
-        return self.clarify_turns or DEFAULT_CLARIFY_TURNS
-
-
-def versions() -> dict[str, str]:
-    """The versions a run's scores depend on: the 32 checks and the instance files."""
-    from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
-    from travelgym.suites.behavior2trip.instances import (
-        INSTANCE_FORMAT_VERSION,
-        INSTANCE_GENERATOR_VERSION,
-    )
-
-    return {"checks_version": CHECKS_VERSION,
-            "instances_version": f"{INSTANCE_FORMAT_VERSION}/{INSTANCE_GENERATOR_VERSION}"}  # fmt: skip
-
-
-def select_instances(instances: list, ids: list[str] | None, difficulty: str | None,
-                     limit: int | None) -> list:  # fmt: skip
-    """Instances by explicit ids (in that order), else by difficulty; then the first ``limit``.
-    With a limit and no difficulty the instances are interleaved Easy/Medium/Hard, so a small
-    sample covers every level."""
-    if ids:
-        by_id = {x.instance_id: x for x in instances}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
-        chosen = [by_id[i] for i in ids]
-    elif difficulty is not None:
-        chosen = [x for x in instances if x.difficulty == difficulty]
-    elif limit is not None:
-        levels: dict[str, list] = {}
-        for x in instances:
-            levels.setdefault(x.difficulty, []).append(x)
-        chosen = [x for row in itertools.zip_longest(*levels.values()) for x in row if x]
-    else:
-        chosen = list(instances)
-    return chosen[:limit] if limit is not None else chosen
-
-
-def agent_factory(spec: Any, base_url: str | None = None, client_options: dict | None = None,
-                  max_steps: int = 25) -> AgentFactory:  # fmt: skip
-    """Fresh Behavior2Trip agents for ``spec``: ``scripted``, ``react:MODEL``, ``b2t:MODEL``,
-    ``local:GGUF`` (the B2T agent on a llama.cpp server this process runs) or ``hf:CKPT`` (the
-    B2T agent on a transformers checkpoint, e.g. a GRPO output)."""
-    if spec.kind == "scripted":
-        from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
-
-        return AgentFactory(ScriptedTripAgent)
-    if spec.kind == "oracle":
-        from travelgym.suites.behavior2trip.agents.oracle import OracleTripAgent
-
-        return AgentFactory(OracleTripAgent)
-    from travelgym.runner.specs import make_model_client
-
-    model = spec.text if spec.kind in ("local", "hf") else spec.arg
-    client = make_model_client(model, base_url, client_options)
-    if spec.kind == "react":
-        from travelgym.suites.behavior2trip.agents.react import ReactAgent as cls
-    else:
-        from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent as cls
-    return AgentFactory(lambda: cls(client, max_steps=max_steps), [client])
-
-
-class Behavior2TripRun(SuiteRun):
-    """One Behavior2Trip run: the POI database, the chosen instances, the checks' caches."""
-
-    def __init__(self, options: TripOptions, task_ids, limit, db_seed, data_dir) -> None:
-        from travelgym.db import connect_readonly
-        from travelgym.suites.behavior2trip.checks import PlanDB
-
-        db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale,
-                                        options.instances, task_ids, options.difficulty,
-                                        limit)  # fmt: skip
-        self.options = options
-        self.tasks = select_instances(instances, task_ids, options.difficulty, limit)
-        self.db_path, self.db_hash, self.tasks_sha256 = db.path, db.metadata["content_hash"], sha
-        self.conn = connect_readonly(db.path)
-        self.score_db = PlanDB(self.conn)  # its look-up caches serve every episode
-        self.judge = None  # the judge's client, made with the agents' (same endpoint)
-        self.user_client = None  # RQ1's LLM user (--clarify MODEL), on the same endpoint
-
-    # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
-    # and (before RQ1 and quality control) the trajectory given, no user, the unfiltered set
-    identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
-                     "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
-                     "clarify_turns": None, "instances": "unfiltered"}  # fmt: skip
-
-    def manifest(self) -> dict[str, Any]:
-        return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
-                "max_turns": self.options.max_steps, "db_scale": self.options.scale,
-                "judge": self.options.judge, "no_trajectory": self.options.no_trajectory,
-                "clarify": self.options.clarify, "clarify_turns": self.options.ask_limit,
-                "instances": self.options.instances, **versions()}  # fmt: skip
-
-    def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
-        factory = agent_factory(spec, base_url, client_options, self.options.max_steps)
-        if self.options.judge is not None and self.judge is None:
-            from travelgym.runner.specs import make_model_client
-
-            # the judge shares the run's endpoint and caps but never the agent's sampling
-            caps = {k: v for k, v in client_options.items() if k != "default_params"}
-            self.judge = make_model_client(self.options.judge, base_url, caps)
-            factory.clients.append(self.judge)
-        if self.options.clarify not in (None, "template") and self.user_client is None:
-            from travelgym.runner.specs import make_model_client, user_client_options
-
-            self.user_client = make_model_client(self.options.clarify, base_url,
-                                                 user_client_options(client_options))  # fmt: skip
-            factory.clients.append(self.user_client)
-        return factory
-
-    async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> TripEpisode:
-        from travelgym.suites.behavior2trip.episode import run_trip_episode
-
-        user = None
-        if self.options.clarify is not None:
-            from travelgym.suites.behavior2trip.clarify_user import SimulatedUser
-
-            user = SimulatedUser(task.profile, self.options.ask_limit, self.user_client,
-                                 self.options.clarify)  # fmt: skip
-        episode = await run_trip_episode(task, agent, self.conn, seed=seed, trial=trial,
-                                         score_db=self.score_db,
-                                         withhold_trajectory=self.options.no_trajectory,
-                                         user=user)  # fmt: skip
-        if self.judge is not None and episode.score is not None:
-            from travelgym.suites.behavior2trip.judge import judge_plan
-
-            verdict = await judge_plan(self.judge, task, episode.final_answer)
-            episode.score = {**episode.score, "judge": verdict.model_dump(mode="json")}
-        return episode
-
-    async def aclose(self) -> None:
-        self.conn.close()
-
-    def data_identity(self) -> dict[str, Any]:
-        return {"db_scale": self.options.scale, "instances": self.options.instances, **versions()}
+from travelgym.suites.behavior2trip.options import TripOptions
+from travelgym.suites.behavior2trip.run import Behavior2TripRun
 
 
 class Behavior2TripSuite(

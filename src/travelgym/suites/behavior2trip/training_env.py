@@ -76,8 +76,7 @@ class TripTrainingEnv(SyncAPI):
         """An environment over a split of the shipped instances at database ``scale`` (database
         and instances built when missing), optionally one difficulty and the first ``limit``
         instances."""
-        from travelgym.suites.behavior2trip.instance_sets import load_split
-        from travelgym.suites.behavior2trip.suite import select_instances
+        from travelgym.suites.behavior2trip.instance_sets import load_split, select_instances
 
         db, instances, _ = load_split(split, db_seed, Path(data_dir) if data_dir else None, scale,
                                       difficulty=difficulty, limit=limit)  # fmt: skip

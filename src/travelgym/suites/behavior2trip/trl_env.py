@@ -104,8 +104,7 @@ def trip_env_factory(split: str = "train", *, difficulty: str | None = None,
     connection per environment); ``env_kwargs`` go to
     :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` (``memory``, ``penalty``,
     ``max_turns``; default 100 tool calls)."""
-    from travelgym.suites.behavior2trip.instance_sets import load_split
-    from travelgym.suites.behavior2trip.suite import select_instances
+    from travelgym.suites.behavior2trip.instance_sets import load_split, select_instances
     from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 
     db, instances, _ = load_split(split, db_seed, data_dir, scale)

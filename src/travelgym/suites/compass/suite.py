@@ -59,7 +59,7 @@ class CompassRun(SuiteRun):
         from travelgym.suites.compass.context import ToolCache
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
         from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
-        from travelgym.suites.compass.tasks import load_tasks
+        from travelgym.suites.compass.tasks import load_tasks, select_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
         tasks_path = task_file_for(db_seed, data_dir)
@@ -128,19 +128,6 @@ class CompassRun(SuiteRun):
         keep = ("tasks_format_version", "tasks_db_seed", "task_seed")
         return {**{k: self.task_file[k] for k in keep},
                 "ground_truth_format_version": GROUND_TRUTH_FORMAT_VERSION}  # fmt: skip
-
-
-def select_tasks(tasks: list, ids: list[str] | None, level: int | None, limit: int | None) -> list:
-    """Tasks by explicit ids (in the given order), else by level, then the first ``limit``."""
-    if ids:
-        by_id = {t.task_id: t for t in tasks}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise ValueError(f"unknown task id(s): {', '.join(unknown)}")
-        chosen = [by_id[i] for i in ids]
-    else:
-        chosen = [t for t in tasks if level is None or t.level == level]
-    return chosen[:limit] if limit is not None else chosen
 
 
 class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalysis, Annotation):

@@ -184,3 +184,16 @@ def load_ground_truth(path: Path) -> dict[str, GroundTruth]:
             gt = GroundTruth.model_validate_json(line)
             out[gt.task_id] = gt
     return out
+
+
+def select_tasks(tasks: list, ids: list[str] | None, level: int | None, limit: int | None) -> list:
+    """Tasks by explicit ids (in the given order), else by level, then the first ``limit``."""
+    if ids:
+        by_id = {t.task_id: t for t in tasks}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ValueError(f"unknown task id(s): {', '.join(unknown)}")
+        chosen = [by_id[i] for i in ids]
+    else:
+        chosen = [t for t in tasks if level is None or t.level == level]
+    return chosen[:limit] if limit is not None else chosen

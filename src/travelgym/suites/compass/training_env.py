@@ -94,9 +94,8 @@ class CompassTrainingEnv(SyncAPI):
         missing), optionally one level, explicit ids and the first ``limit`` tasks."""
         from travelgym.suites.compass.build import ensure_database
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
-        from travelgym.suites.compass.suite import select_tasks
         from travelgym.suites.compass.task_sets import task_file_for
-        from travelgym.suites.compass.tasks import load_tasks
+        from travelgym.suites.compass.tasks import load_tasks, select_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
         _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)

@@ -86,9 +86,8 @@ def compass_env_factory(*, level: int | None = None, limit: int | None = None,
     (``user``, ``max_turns``, ...)."""
     from travelgym.suites.compass.build import ensure_database
     from travelgym.suites.compass.ground_truth import ensure_ground_truth
-    from travelgym.suites.compass.suite import select_tasks
     from travelgym.suites.compass.task_sets import task_file_for
-    from travelgym.suites.compass.tasks import load_tasks
+    from travelgym.suites.compass.tasks import load_tasks, select_tasks
     from travelgym.suites.compass.training_env import CompassTrainingEnv
 
     db = ensure_database(seed=db_seed, data_dir=data_dir)

@@ -1,0 +1,61 @@
+"""Behavior2Trip's options: the flags its commands take (split, difficulty, scale, instance
+set, the judge, RQ1's withheld trajectory and simulated user)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from travelgym.core.suite import SuiteOptions, suite_flag
+
+
+class TripOptions(SuiteOptions):
+    """Behavior2Trip's own flags."""
+
+    split: Literal["train", "test"] = "test"
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    max_steps: int = Field(default=25, ge=1, le=200)
+    scale: Literal["small", "full"] = "small"
+    judge: str | None = None  # the LLM judge's model (the "LLM" pass rate); None: no judge
+    instances: Literal["filtered", "unfiltered"] = suite_flag(
+        "filtered", help="Instance set: the default one filtered by the automatic quality "
+        "control, or the unfiltered one it is drawn from (docs/behavior2trip/quality.md).",
+        commands=("run", "tasks", "score", "export"))  # fmt: skip
+    # RQ1 (docs/behavior2trip/rq1.md): plan without the trajectory, optionally asking a user
+    no_trajectory: bool = suite_flag(
+        False, help="RQ1: withhold the behaviour trajectory (the agent gets only the request; "
+        "the prompt says none is available).", commands=("run",))  # fmt: skip
+    clarify: str | None = suite_flag(
+        None, help="RQ1, with --no-trajectory: let the agent ask a simulated user who knows the "
+        "hidden profile (AskUser tool): 'template', or a MODEL answering at --base-url.",
+        commands=("run",), metavar="USER")  # fmt: skip
+    clarify_turns: int | None = suite_flag(
+        None, help="With --clarify: the most questions the user answers per episode (default 5).",
+        commands=("run",), metavar="N", ge=1, le=50)  # fmt: skip
+
+    @field_validator("clarify")
+    @classmethod
+    def _clarify_needs_no_trajectory(cls, value: str | None, info: Any) -> str | None:
+        if value is not None and not info.data.get("no_trajectory"):
+            raise ValueError("--clarify needs --no-trajectory (RQ1 asks instead of reading the "
+                             "trajectory)")  # fmt: skip
+        if value is not None and not value.strip():
+            raise ValueError("--clarify needs 'template' or a model name")
+        return value
+
+    @field_validator("clarify_turns")
+    @classmethod
+    def _turns_need_clarify(cls, value: int | None, info: Any) -> int | None:
+        if value is not None and info.data.get("clarify") is None:
+            raise ValueError("--clarify-turns applies with --clarify only")
+        return value
+
+    @property
+    def ask_limit(self) -> int | None:
+        """The clarification turn limit (``None``: no clarification)."""
+        if self.clarify is None:
+            return None
+        from travelgym.suites.behavior2trip.clarify import DEFAULT_CLARIFY_TURNS
+
+        return self.clarify_turns or DEFAULT_CLARIFY_TURNS
