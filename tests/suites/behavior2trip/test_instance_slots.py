@@ -131,7 +131,9 @@ def test_a_first_use_build_shows_its_progress_on_stderr(trips_database, tmp_path
     assert shown == (flag is None), done.stderr
 
 
-def test_the_catalog_is_loaded_once_whether_its_path_is_text_or_a_path(trips_database):
+def test_the_catalog_is_loaded_once_whether_its_path_is_text_or_a_path(
+    trips_database, tmp_path, monkeypatch
+):
     """A slot build names the database by text, the quality control by either: one file is one
     catalog (each load costs a quarter of a second, and a flip-flop reloaded it per slot)."""
     from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
@@ -139,3 +141,8 @@ def test_the_catalog_is_loaded_once_whether_its_path_is_text_or_a_path(trips_dat
     path = Path(trips_database.path)
     first = catalog_for(str(path))
     assert catalog_for(path) is first and catalog_for(str(path)) is first
+    link = tmp_path / "linked.sqlite"
+    link.symlink_to(path)
+    assert catalog_for(link) is first  # the same file through a link
+    monkeypatch.chdir(path.parent)
+    assert catalog_for(path.name) is first  # and named relatively

@@ -207,10 +207,10 @@ _CATALOGS: dict[str, PoiCatalog] = {}
 
 def catalog_for(db_path: str | os.PathLike[str]) -> PoiCatalog:
     """The catalog of the database at ``db_path``, loaded once per process (the same file named
-    by a str or a Path is one entry: loading it costs a quarter of a second); the last one
-    only."""
-    key = os.fspath(db_path)
+    by a str or a Path, relatively or through a link, is one entry: loading it costs a quarter
+    of a second); the last one only."""
+    key = os.path.realpath(db_path)
     if key not in _CATALOGS:
         _CATALOGS.clear()
-        _CATALOGS[key] = PoiCatalog.from_database(key)
+        _CATALOGS[key] = PoiCatalog.from_database(os.fspath(db_path))
     return _CATALOGS[key]
