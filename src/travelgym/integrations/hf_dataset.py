@@ -189,7 +189,6 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
     """Write ``suite``'s tasks selected by ``options`` as a dataset directory ``out`` (replaced
     whole, or left as it was on an error); return the card's ``travelgym`` metadata.
     ``selection``: the options that pick the data (recorded with their values)."""
-
     pq = need_pyarrow()
     refuse_foreign_dir(out)
     splits, arrows = [], []
@@ -232,7 +231,6 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
 def refuse_foreign_dir(out: Path) -> None:
     """A one-line error when ``out`` holds something other than an exported dataset (it is
     replaced whole, so only a directory this command wrote may be)."""
-
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: not a directory")
     if out.is_dir() and any(out.iterdir()) and "travelgym:" not in _card_text(out / CARD):
@@ -250,7 +248,6 @@ def _card_text(path: Path) -> str:
 def _write(out: Path, suite: Suite, meta: dict[str, Any], tables: list[Table], arrows: list,
            pq: Any, render_card: Any) -> None:  # fmt: skip
     """Write the files into a fresh sibling directory, then swap it in for ``out``."""
-
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:

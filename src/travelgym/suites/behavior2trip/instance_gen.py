@@ -41,16 +41,26 @@ def with_history(profile: Profile, trajectory: Sequence[Action]) -> Profile:
     return profile.model_copy(update={"preferences": prefs})
 
 
+def _profile_and_pool(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
+                      rejections: dict[str, int]) -> tuple[Profile, CandidatePool] | None:  # fmt: skip
+    """A profile drawn and its candidate pool; None (counted in ``rejections["pool"]``) when
+    the catalog cannot give it one."""
+    profile = sample_profile(d, pid, difficulty, rejections)
+    try:
+        return profile, build_pool(profile, catalog, d)
+    except PoolError:
+        rejections["pool"] = rejections.get("pool", 0) + 1
+        return None
+
+
 def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
                  rejections: dict[str, int]) -> tuple[Profile, CandidatePool, list[Action]]:  # fmt: skip
     """A consistent profile, its pool and a valid trajectory (redrawing what fails)."""
     for _ in range(MAX_ATTEMPTS):
-        profile = sample_profile(d, pid, difficulty, rejections)
-        try:
-            pool = build_pool(profile, catalog, d)
-        except PoolError:
-            rejections["pool"] = rejections.get("pool", 0) + 1
+        drawn = _profile_and_pool(catalog, d, pid, difficulty, rejections)
+        if drawn is None:
             continue
+        profile, pool = drawn
         trajectory = generate_trajectory(profile, pool, d)
         if validate_trajectory(trajectory, pool):
             rejections["trajectory"] = rejections.get("trajectory", 0) + 1
@@ -111,12 +121,10 @@ async def agenerate_instance(catalog: PoiCatalog, seed: int, split: str, difficu
     iid = instance_id(split, difficulty, index)
     d = rng_for(seed, "instance", split, difficulty, index)
     for _ in range(MAX_ATTEMPTS):
-        profile = sample_profile(d, iid, difficulty, rejections)
-        try:
-            pool = build_pool(profile, catalog, d)
-        except PoolError:
-            rejections["pool"] = rejections.get("pool", 0) + 1
+        drawn = _profile_and_pool(catalog, d, iid, difficulty, rejections)
+        if drawn is None:
             continue
+        profile, pool = drawn
         try:
             trajectory = await backend.agenerate(profile, pool, d)
         except RoleplayError:
