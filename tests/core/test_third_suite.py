@@ -51,7 +51,7 @@ def test_the_installed_suite_is_listed_with_the_projects_own(toy_env):
     names = [row["name"] for row in json.loads(done.stdout)]
     assert names[-1] == "toy" and {"compass", "behavior2trip"} <= set(names)
     toy = json.loads(done.stdout)[-1]
-    assert toy["options"] == ["offset"] and toy["capabilities"] == []
+    assert toy["options"] == ["offset", "level"] and toy["capabilities"] == []
     # a capability the toy lacks is refused by the command's suite choice
     refused = cli(toy_env, "solve", "toy")
     assert (
@@ -123,12 +123,97 @@ def test_a_flag_the_suite_declares_reaches_its_commands_and_only_them(toy_env, t
     for bad, message in (
         (["run", "compass", "--offset", "1"], "--offset applies to toy only"),
         (["run", "toy", "--offset", "x"], "'x' is not a valid integer"),
-        (["run", "toy", "--offset", "-1"], "--offset: Input should be greater"),
+        (["run", "toy", "--offset", "-1"], "-1 is not in the range x>=0"),
         (["build", "toy", "--offset", "1"], "No such option '--offset'"),
     ):
         refused = cli(toy_env, *bad, "--out", str(tmp_path / "x")) if bad[0] == "run" else cli(
             toy_env, *bad)  # fmt: skip
         assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+
+
+def test_one_flag_name_keeps_each_suites_own_meaning(toy_env, tmp_path, compass_db):
+    """COMPASS's ``--level`` is a number from 1 to 3, the toy's a word: each suite reads the
+    value as its own model does, from the same command line, and neither refuses the other's
+    (issue 33: "'2' is not one of 'kids', 'grownups'")."""
+    data = ["--data-dir", str(compass_db.parent.parent)]
+    kids = cli(toy_env, "tasks", "toy", "--level", "kids", "--json")
+    assert kids.returncode == 0, kids.stderr
+    assert [t["task_id"] for t in json.loads(kids.stdout)] == ["toy-0", "toy-1", "toy-2"]
+    listed = cli(toy_env, "tasks", "compass", "--level", "2", "--json", *data)
+    assert listed.returncode == 0, listed.stderr
+    assert {t["level"] for t in json.loads(listed.stdout)} == {2}
+    done = cli(toy_env, "run", "compass", "--level", "2", "--limit", "1", "--agent",
+               "scripted:greedy", "--out", str(tmp_path / "c"), "--no-progress", "--json", *data)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["scripted:greedy"]["overall"]["n"] == 1
+    lines = (tmp_path / "c" / "scripted-greedy" / "episodes.jsonl").read_text().splitlines()
+    assert [json.loads(x)["task_id"] for x in lines] == [json.loads(listed.stdout)[0]["task_id"]]
+    done = cli(toy_env, "run", "toy", "--level", "grownups", "--out", str(tmp_path / "t"),
+               "--no-progress", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["scripted:right"]["n"] == 2  # toy-3 and toy-4
+    # -T names any option of the chosen suite, read the same way
+    done = cli(toy_env, "run", "toy", "-T", "level=kids", "--out", str(tmp_path / "k"),
+               "--no-progress", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["scripted:right"]["n"] == 3
+    for bad, message in (
+        (["tasks", "toy", "--level", "2"], "--level: Input should be 'kids' or 'grownups'"),
+        (["tasks", "compass", "--level", "kids", *data], "--level: Input should be a valid integer"),
+        (["tasks", "compass", "--level", "4", *data], "--level: Input should be less than or equal to 3"),
+        (["run", "toy", "-T", "level=kids", "--level", "kids"], "--set level: given twice"),
+        (["run", "toy", "-T", "colour=red"], "toy has no option 'colour'"),
+    ):  # fmt: skip
+        extra = ["--out", str(tmp_path / "x")] if bad[0] == "run" else []
+        refused = cli(toy_env, *bad, *extra)
+        assert refused.returncode == 2 and message in refused.stderr, (bad, refused.stderr)
+
+
+CLASHING = """
+from typing import Literal
+
+from toysuite import ToyOptions, ToySuite
+from travelgym.core import suite_flag
+
+
+class {name}Options(ToyOptions):
+    {field}
+
+
+class {name}Suite(ToySuite):
+    name = "{entry}"
+    Options = {name}Options
+"""
+
+
+@pytest.mark.parametrize(("field", "why"), [
+    ('level: bool = suite_flag(False, help="x", commands=("run",))',
+     "its flag --level of `run` is a switch, but compass's --level takes a value"),
+    ('limit: int = suite_flag(0, help="x", commands=("run",))',
+     "its flag --limit clashes with travelgym's own --limit of `run`"),
+])  # fmt: skip
+def test_a_flag_that_cannot_share_a_command_sets_its_suite_aside_by_name(toy_env, tmp_path,
+                                                                         field, why):  # fmt: skip
+    """A flag no command line can read for both suites (a switch here, a value there), or one
+    named like travelgym's own option, is never silently shadowed: the later suite is set
+    aside with the clash named, and the others keep working."""
+    site = tmp_path / "site"
+    (site / "clashsuite").mkdir(parents=True)
+    (site / "clashsuite" / "__init__.py").write_text(
+        CLASHING.format(name="Clash", entry="clash", field=field))
+    info = site / "clashsuite-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clashsuite\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[travelgym.suites]\nclash = clashsuite:ClashSuite\n")
+    env = {**toy_env, "PYTHONPATH": os.pathsep.join([str(site), toy_env["PYTHONPATH"]])}
+    listed = cli(env, "suites", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert why in listed.stdout, listed.stdout
+    refused = cli(env, "run", "clash", "--out", str(tmp_path / "x"))
+    assert refused.returncode == 2 and "'clash' is installed but did not load" in refused.stderr
+    assert why in refused.stderr
+    kids = cli(env, "tasks", "toy", "--level", "kids", "--json")
+    assert kids.returncode == 0, kids.stderr
 
 
 def test_serve_mcp_serves_the_suites_tool(toy_env, tmp_path):

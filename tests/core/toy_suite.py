@@ -64,18 +64,22 @@ class ToyAgent:
 class ToyOptions(SuiteOptions):
     offset: int = suite_flag(0, help="Added to the second number of every task.",
                              commands=("run", "tasks"), ge=0)
+    # the same flag as COMPASS's --level (an integer there), with the toy's own meaning
+    level: Literal["kids", "grownups"] | None = suite_flag(
+        None, help="kids: the tasks whose first number is below 3; grownups: the others.",
+        commands=("run", "tasks"))
 
 
 class ToyRun(SuiteRun):
     def __init__(self, options, task_ids, limit, data_dir) -> None:
         self.db_path = ToySuite().build(ToyOptions(), 0, data_dir).path
         self.db_hash, self.tasks_sha256 = "toy-db", "toy-tasks"
-        self.offset = options.offset
+        self.offset, self.level = options.offset, options.level
         chosen = [t for t in offset_tasks(options) if not task_ids or t.task_id in task_ids]
         self.tasks = chosen[:limit] if limit else chosen
 
     def manifest(self) -> dict[str, Any]:
-        return {"offset": self.offset}
+        return {"offset": self.offset, "level": self.level}
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         return AgentFactory(lambda: ToyAgent(spec.arg == "wrong"))
@@ -88,7 +92,8 @@ class ToyRun(SuiteRun):
 
 
 def offset_tasks(options) -> list[ToyTask]:
-    return [t.model_copy(update={"b": t.b + options.offset}) for t in TASKS]
+    kept = [t for t in TASKS if options.level is None or (t.a < 3) == (options.level == "kids")]
+    return [t.model_copy(update={"b": t.b + options.offset}) for t in kept]
 
 
 def score_entries(entries: list[dict], options=None) -> dict[str, Any]:
@@ -145,7 +150,9 @@ class ToySuite(Suite):
         return ProgressTally([("correct", lambda s: s.get("correct"), 0)])
 
     def summarize_episodes(self, episodes, manifest=None) -> dict[str, Any]:
-        return score_entries(episodes, ToyOptions(offset=(manifest or {}).get("offset", 0)))
+        manifest = manifest or {}
+        return score_entries(episodes, ToyOptions(offset=manifest.get("offset", 0),
+                                                  level=manifest.get("level")))
 
     def succeeded(self, episode) -> bool:
         return bool((episode.get("score") or {}).get("correct"))

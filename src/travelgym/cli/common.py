@@ -57,21 +57,6 @@ def seed_option(func):
     )(func)
 
 
-def scale_option(func):
-    from travelgym.clikit import RuledOption
-
-    return click.option(
-        "--scale",
-        cls=RuledOption,
-        suite_option=True,
-        type=click.Choice(["small", "full"]),
-        default="small",
-        show_default=True,
-        help="database scale (small: ~80-120 POIs per category and city; full: the paper's "
-        "Table 6 counts).",
-    )(func)
-
-
 def unsafe_sandbox_option(func):
     return click.option(
         "--unsafe-sandbox",
@@ -124,19 +109,47 @@ def suite_options(suite_name: str, **given: Any):
         raise click.UsageError(f"{flag}: {first['msg']}") from None
 
 
-def _declared(command: str) -> dict[str, list]:
-    """Flag name -> the suites' :func:`~travelgym.core.suite.suite_flag` fields declaring it
-    for ``command``."""
+def settings_option(func):
+    """``-T/--set KEY=VALUE`` (repeatable): any option of the chosen suite's ``Options`` by
+    name, as inspect_ai's ``-T`` takes task arguments (the flags say the same per suite)."""
+    return click.option("-T", "--set", "settings", multiple=True, metavar="KEY=VALUE",
+                        help="A suite option by name, as the suite's flags take it "
+                        "(max_turns=2, level=1, ...); repeatable.")(func)  # fmt: skip
+
+
+def parse_settings(suite: Any, settings: tuple[str, ...],
+                   flags: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    """``--set KEY=VALUE`` pairs as the suite's options (``max-turns`` and ``max_turns`` alike;
+    the values are validated by the suite's ``Options`` model later), over the suite ``flags``
+    given (``None``: not given). A usage error for a pair without ``=``, a key that is not one
+    of the suite's options, or one given twice (by ``--set`` or by its flag too)."""
+    fields = suite.Options.model_fields
+    out = {k: v for k, v in (flags or {}).items() if v is not None}
+    for pair in settings:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise click.UsageError(f"--set {pair!r}: use KEY=VALUE")
+        if key not in fields:
+            raise click.UsageError(f"--set {key}: {suite.name} has no option {key!r} (its "
+                                   f"options: {', '.join(fields) or 'none'})")  # fmt: skip
+        if key in out:
+            raise click.UsageError(f"--set {key}: given twice")
+        out[key] = value
+    return out
+
+
+def _declared(command: str) -> dict[str, list[tuple[str, Any, dict[str, Any]]]]:
+    """Flag name -> ``(suite name, field, metadata)`` of each suite declaring it for ``command``
+    with :func:`~travelgym.core.suite.suite_flag`, in listing order."""
     from travelgym.core.registry import all_suites
-    from travelgym.core.suite import FLAG_KEY
+    from travelgym.core.suite import declared_flags
 
     found: dict[str, list] = {}
     for suite in all_suites():
-        for name, info in suite.Options.model_fields.items():
-            meta = (info.json_schema_extra or {}).get(FLAG_KEY) if isinstance(
-                info.json_schema_extra, dict) else None  # fmt: skip
-            if meta and command in meta["commands"]:
-                found.setdefault(name, []).append((info, meta))
+        for name, (info, meta) in declared_flags(suite.Options).items():
+            if command in meta["commands"]:
+                found.setdefault(name, []).append((suite.name, info, meta))
     return found
 
 
@@ -168,21 +181,50 @@ class _PathText(click.Path):
         return str(Path(super().convert(value, param, ctx)).resolve())
 
 
-def _click_type(fields: list) -> Any:
-    info, meta = fields[0]
+def _one_type(info: Any, meta: dict[str, Any]) -> Any:
+    """The click type of one suite's flag field."""
     if meta.get("path"):
         return _PathText(meta["path"])
-    choices: list[str] = []
-    for field_info, _ in fields:
-        for value in _literals(field_info.annotation) or []:
-            if str(value) not in choices:
-                choices.append(str(value))
-    if choices:
-        return click.Choice(choices)
+    values = _literals(info.annotation)
+    if values is not None:
+        return click.Choice([str(v) for v in values])
     base = _base(info.annotation)
     if base is float:
         return FiniteFloat()
-    return base if base is int else str
+    if base is int:
+        bounds = {"min": None, "max": None}
+        for rule in info.metadata:
+            bounds["min"] = getattr(rule, "ge", bounds["min"])
+            bounds["max"] = getattr(rule, "le", bounds["max"])
+        return click.IntRange(**bounds) if any(v is not None for v in bounds.values()) else int
+    return str
+
+
+def _click_type(fields: list) -> Any:
+    """The click type of a flag some suites declare: theirs when they agree (the union of their
+    choices when each is a choice); text otherwise, which the chosen suite's model reads."""
+    types = [_one_type(info, meta) for _, info, meta in fields]
+    if all(isinstance(t, click.Choice) and not isinstance(t, click.Path) for t in types):
+        choices: list[str] = []
+        for t in types:
+            choices += [c for c in t.choices if c not in choices]
+        return click.Choice(choices)
+    if all(repr(t) == repr(types[0]) for t in types):
+        return types[0]
+    return click.STRING
+
+
+def _help(fields: list) -> str:
+    """The help of a flag: the one text its suites share, else each suite's, named."""
+    texts = []
+    for suite, info, _ in fields:
+        text = (info.description or "").strip()
+        shown = info.default not in (None, False) and not info.is_required()
+        text += f" [default: {info.default}]" if shown else ""
+        texts.append((suite, text))
+    if len({t for _, t in texts}) == 1:
+        return texts[0][1]
+    return " ".join(f"{suite}: {text}" for suite, text in texts)
 
 
 def option_choices(name: str) -> list[str]:
@@ -200,23 +242,36 @@ def option_choices(name: str) -> list[str]:
 
 
 def suite_flags(command: str):
-    """Decorator (below ``@click.command``): a :class:`~travelgym.clikit.RuledOption` for every
-    flag a registered suite declares for ``command`` with
-    :func:`~travelgym.core.suite.suite_flag` and the command does not already have; the
-    command receives them as keyword arguments (``None`` when not given)."""
+    """Decorator, right below ``@click.command`` (above every other option, so that it sees
+    them all): a :class:`~travelgym.clikit.RuledOption` for every
+    flag the registered suites declare for ``command`` with
+    :func:`~travelgym.core.suite.suite_flag`; the command receives them as keyword arguments
+    (``None`` when not given). A suite declaring a flag named like one of the command's own
+    options is set aside with the clash named (never silently shadowed)."""
     from travelgym.clikit import RuledOption
+    from travelgym.core.registry import set_aside
 
     def decorate(func):
         have = {p.name for p in getattr(func, "__click_params__", [])}
-        for name, fields in sorted(_declared(command).items(), reverse=True):
-            if name in have:
-                continue
-            info, meta = fields[0]
-            is_flag = _base(info.annotation) is bool
-            extra = {"is_flag": True} if is_flag else {"type": _click_type(fields)}
+        for name, fields in _declared(command).items():
+            for suite, _, _ in fields if name in have else ():
+                flag = "--" + name.replace("_", "-")
+                set_aside(suite, f"its flag {flag} clashes with travelgym's own {flag} of "
+                          f"`{command}`: rename it")  # fmt: skip
+        declared = _declared(command)
+        for name in sorted(declared, reverse=True):
+            fields = declared[name]
+            _, info, meta = fields[0]
+            extra = ({"is_flag": True} if _base(info.annotation) is bool
+                     else {"type": _click_type(fields)})  # fmt: skip
+            rules = {key: sorted({x for _, _, m in fields for x in m.get(key) or ()})
+                     for key in ("conflicts", "requires")}  # fmt: skip
+            counterpart = next((m["counterpart"] for _, _, m in fields if m.get("counterpart")),
+                               None)  # fmt: skip
             func = click.option("--" + name.replace("_", "-"), name, cls=RuledOption,
-                                suite_option=True, default=None, help=info.description,
-                                metavar=meta.get("metavar"), **extra)(func)  # fmt: skip
+                                owners=[suite for suite, _, _ in fields], default=None,
+                                help=_help(fields), metavar=meta.get("metavar"),
+                                counterpart=counterpart, **rules, **extra)(func)  # fmt: skip
         return func
 
     return decorate

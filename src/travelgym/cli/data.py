@@ -11,15 +11,13 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     data_dir_option,
     emit_json,
-    option_choices,
-    scale_option,
     seed_option,
     suite_argument,
     suite_flags,
     suite_options,
     unsafe_sandbox_option,
 )
-from travelgym.clikit import InputPath, OutputPath, RuledCommand, RuledOption
+from travelgym.clikit import InputPath, OutputPath, RuledCommand
 from travelgym.core.registry import all_suites, broken_suites, require
 
 
@@ -53,21 +51,20 @@ def suites(as_json: bool) -> None:
 
 
 @click.command(cls=RuledCommand)
+@suite_flags("build")
 @suite_argument()
 @seed_option
-@scale_option
 @click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @data_dir_option
-@suite_flags("build")
-def build(suite: str, seed: int, scale: str, force: bool, as_json: bool, no_progress: bool,
+def build(suite: str, seed: int, force: bool, as_json: bool, no_progress: bool,
           data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Build SUITE's database where it is missing or stale, and print where it is."""
     from travelgym import progress
 
     progress.set_enabled(not no_progress and not as_json)
-    chosen, options = suite_options(suite, scale=scale, **flags)
+    chosen, options = suite_options(suite, **flags)
     result = chosen.build(options, seed, data_dir, force=force)
     if as_json:
         emit_json({"path": str(result.path), "built": result.built, **result.metadata})
@@ -78,9 +75,9 @@ def build(suite: str, seed: int, scale: str, force: bool, as_json: bool, no_prog
 
 
 @click.command(cls=RuledCommand)
+@suite_flags("stats")
 @suite_argument()
 @seed_option
-@scale_option
 @click.option(
     "--db",
     type=InputPath(sqlite=True),
@@ -95,11 +92,10 @@ def build(suite: str, seed: int, scale: str, force: bool, as_json: bool, no_prog
     help="Write PNG analogues of the paper's Figures 15-17 into this directory.",
 )
 @data_dir_option
-@suite_flags("stats")
-def stats(suite: str, seed: int, scale: str, db: Path | None, as_json: bool,
+def stats(suite: str, seed: int, db: Path | None, as_json: bool,
           plots: Path | None, data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Print table counts and calibration figures of SUITE's database."""
-    chosen, options = suite_options(suite, scale=scale, **flags)
+    chosen, options = suite_options(suite, **flags)
     result = chosen.stats(options, seed, db, data_dir, plots)
     if as_json:
         emit_json(result)
@@ -108,6 +104,7 @@ def stats(suite: str, seed: int, scale: str, db: Path | None, as_json: bool,
 
 
 @click.command(cls=RuledCommand)
+@suite_flags("ingest")
 @suite_argument("ingest")
 @click.argument("raw_dir", required=False,
                 type=click.Path(file_okay=False, exists=True, path_type=Path))  # fmt: skip
@@ -120,7 +117,6 @@ def stats(suite: str, seed: int, scale: str, db: Path | None, as_json: bool,
 )
 @click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
 @data_dir_option
-@suite_flags("ingest")
 def ingest(suite: str, raw_dir: Path | None, out: Path | None, as_json: bool,
            data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Normalise SUITE's raw data (compass: the Booking.com-API-shaped JSON responses in
@@ -148,9 +144,9 @@ def tools(suite: str, markdown: bool) -> None:
 
 
 @click.command("serve-mcp", cls=RuledCommand)
+@suite_flags("serve-mcp")
 @suite_argument()
 @seed_option
-@scale_option
 @click.option(
     "--db",
     type=InputPath(sqlite=True),
@@ -159,14 +155,13 @@ def tools(suite: str, markdown: bool) -> None:
 )
 @data_dir_option
 @unsafe_sandbox_option
-@suite_flags("serve-mcp")
-def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path | None,
+def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None,
               unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
     """Serve SUITE's tools as an MCP server over stdin/stdout (one episode per connection)."""
     from travelgym import sandbox
     from travelgym.toolkit.mcp_server import run_stdio
 
-    chosen, options = suite_options(suite, scale=scale, **flags)
+    chosen, options = suite_options(suite, **flags)
     if chosen.tools_run_code:
         allow_unsafe_sandbox(unsafe_sandbox)
         try:
@@ -182,37 +177,13 @@ def serve_mcp(suite: str, seed: int, scale: str, db: Path | None, data_dir: Path
 
 
 @click.command("tasks", cls=RuledCommand)
-@suite_argument()
-@click.option(
-    "--level", cls=RuledOption, suite_option=True, type=click.IntRange(1, 3), default=None,
-    help="Only this level.",
-)  # fmt: skip
-@click.option(
-    "--split", cls=RuledOption, suite_option=True, type=click.Choice(option_choices("split")),
-    default=None, help="the split (default: the suite's own, as its docs say).",
-)  # fmt: skip
-@click.option(
-    "--difficulty", cls=RuledOption, suite_option=True,
-    type=click.Choice(["easy", "medium", "hard"]), default=None,
-    help="only instances of this difficulty.",
-)  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of full task objects.")
-@click.option(
-    "--tasks-file",
-    cls=RuledOption,
-    suite_option=True,
-    type=InputPath(),
-    default=None,
-    help="Task file (default: the one shipped with travelgym).",
-)
-@data_dir_option
 @suite_flags("tasks")
-def list_tasks(suite: str, level: int | None, split: str | None, difficulty: str | None,
-               as_json: bool, tasks_file: Path | None, data_dir: Path | None,
-               **flags) -> None:  # fmt: skip
+@suite_argument()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of full task objects.")
+@data_dir_option
+def list_tasks(suite: str, as_json: bool, data_dir: Path | None, **flags) -> None:
     """List SUITE's tasks."""
-    chosen, options = suite_options(suite, level=level, split=split, difficulty=difficulty,
-                                    tasks_file=tasks_file, **flags)  # fmt: skip
+    chosen, options = suite_options(suite, **flags)
     tasks = chosen.list_tasks(options, data_dir)
     if as_json:
         emit_json([t.model_dump(mode="json") for t in tasks])

@@ -10,7 +10,6 @@ import click
 
 from travelgym.cli.common import (
     data_dir_option,
-    option_choices,
     suite_argument,
     suite_flags,
     suite_options,
@@ -21,7 +20,6 @@ from travelgym.clikit import (
     InputPath,
     OutputPath,
     RuledCommand,
-    RuledOption,
 )
 from travelgym.training.base import training_suite_names, training_suites
 
@@ -111,21 +109,11 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
 
 
 @export.command("dataset", cls=RuledCommand)
+@suite_flags("export")
 @suite_argument()
 @click.option("--out", type=OutputPath("dir"), required=True,
               help="The dataset directory to write (a new or empty one, or a dataset this "
               "command wrote: replaced whole).")  # fmt: skip
-@click.option("--level", cls=RuledOption, suite_option=True, type=click.IntRange(1, 3),
-              default=None, help="Only tasks of this level.")  # fmt: skip
-@click.option("--split", cls=RuledOption, suite_option=True,
-              type=click.Choice(option_choices("split")), default=None,
-              help="Only this split (default: every split the suite has).")  # fmt: skip
-@click.option("--difficulty", cls=RuledOption, suite_option=True,
-              type=click.Choice(["easy", "medium", "hard"]), default=None,
-              help="Only instances of this difficulty.")  # fmt: skip
-@click.option("--scale", cls=RuledOption, suite_option=True,
-              type=click.Choice(["small", "full"]), default=None,
-              help="Database scale the instances are drawn on (default: small).")  # fmt: skip
 @click.option("--ground-truth", is_flag=True,
               help="Also write the answer key (exact ground truth, witness or annotated plan) "
               "as ground_truth/SPLIT-*.parquet; never in the task columns.")  # fmt: skip
@@ -136,7 +124,6 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
               help="Seed of the generated database the tasks belong to.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the card's metadata as JSON.")
 @data_dir_option
-@suite_flags("export")
 def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path | None,
                        db_seed: int, as_json: bool, data_dir: Path | None,
                        **flags: object) -> None:  # fmt: skip

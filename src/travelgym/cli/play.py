@@ -20,6 +20,8 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     base_url_option,
     data_dir_option,
+    parse_settings,
+    settings_option,
     suite_argument,
     suite_flags,
     suite_options,
@@ -39,24 +41,6 @@ HUMAN_USER = "human"
 
 def _owners(attribute: str) -> str:
     return ", ".join(s.name for s in all_suites() if getattr(s, attribute)) or "none"
-
-
-def parse_settings(suite: Any, settings: tuple[str, ...]) -> dict[str, Any]:
-    """``--set KEY=VALUE`` pairs as the suite's options (``max-turns`` and ``max_turns`` alike;
-    the values are validated by the suite's ``Options`` model later); a usage error for a
-    pair without ``=`` or a key that is not one of the suite's options."""
-    fields = suite.Options.model_fields
-    out: dict[str, Any] = {}
-    for pair in settings:
-        key, sep, value = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise click.UsageError(f"--set {pair!r}: use KEY=VALUE")
-        if key not in fields:
-            raise click.UsageError(f"--set {key}: {suite.name} has no option {key!r} (its "
-                                   f"options: {', '.join(fields) or 'none'})")  # fmt: skip
-        out[key] = value
-    return out
 
 
 def choose_agent(suite: Any, role: str, agent: str | None, options: dict[str, Any]) -> str:
@@ -86,6 +70,7 @@ def default_out(suite: str, role: str) -> Path:
 
 
 @click.command(cls=RuledCommand)
+@suite_flags("play")
 @suite_argument()
 @click.option("--as", "role", type=click.Choice(["agent", "user"]), default="agent",
               show_default=True, help="Play the agent (you call the tools and answer; the "
@@ -97,9 +82,7 @@ def default_out(suite: str, role: str) -> Path:
               "(default: the suite's first default agent).")  # fmt: skip
 @base_url_option("OpenAI-compatible endpoint of a model the episode uses (an LLM agent or "
                  "user; default: env).")  # fmt: skip
-@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A suite option, as `travelgym run SUITE` takes it as a flag (max_turns=2, "
-              "level=1, ...); repeatable.")  # fmt: skip
+@settings_option
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Run seed.")  # fmt: skip
 @click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
@@ -108,7 +91,6 @@ def default_out(suite: str, role: str) -> Path:
               "runs/SUITE/play-ROLE-TIMESTAMP).")  # fmt: skip
 @data_dir_option
 @unsafe_sandbox_option
-@suite_flags("play")
 def play(suite: str, role: str, task_id: str | None, agent: str | None, base_url: BaseURL,
          settings: tuple[str, ...], seed: int, db_seed: int, out: Path | None,
          data_dir: Path | None, unsafe_sandbox: bool, **flags: Any) -> None:  # fmt: skip
@@ -121,8 +103,7 @@ def play(suite: str, role: str, task_id: str | None, agent: str | None, base_url
 
     allow_unsafe_sandbox(unsafe_sandbox)
     chosen = get_suite(suite)
-    given = parse_settings(chosen, settings)
-    given.update({k: v for k, v in flags.items() if v is not None})
+    given = parse_settings(chosen, settings, flags)
     spec_text = choose_agent(chosen, role, agent, given)
     try:
         spec = parse_agent_spec(chosen, spec_text)

@@ -13,7 +13,7 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
-    scale_option,
+    option_choices,
     seed_option,
 )
 from travelgym.clikit import InputPath, OutputPath
@@ -84,7 +84,13 @@ def register(main: click.Group) -> None:
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
 @click.option("--out", type=OutputPath("file"), required=True, help="The QC file (JSONL).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@scale_option
+@click.option(
+    "--scale",
+    type=click.Choice(option_choices("scale")),
+    default="small",
+    show_default=True,
+    help="Database scale the instances are drawn on.",
+)
 @seed_option
 @data_dir_option
 def assess(backend: str, split: str, limit: int | None, chains: Path | None,

@@ -14,8 +14,8 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
-    option_choices,
-    scale_option,
+    parse_settings,
+    settings_option,
     suite_argument,
     suite_flags,
     suite_options,
@@ -31,7 +31,7 @@ from travelgym.clikit import (
     comma_separated,
     is_used,
 )
-from travelgym.core.registry import all_suites
+from travelgym.core.registry import all_suites, get_suite
 
 INFRA_ERROR_EXIT = 3  # ``run``'s exit status when infra errors exceed --max-error-rate
 
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
 
 LLM_OPTIONS = ("base_url", "max_calls", "max_tokens_total", "cache_dir")  # useless without an LLM
-SUITE_FLAGS = ("user", "level", "trials", "max_turns", "personas", "split", "difficulty",
-               "max_steps", "prompt", "scale", "judge")  # fmt: skip
 # the agent model's generation options (travelgym.runner.generation): flag name -> option name
 GEN_FLAGS = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens",
              "reasoning_effort": "reasoning_effort", "gen_seed": "seed",
@@ -88,32 +86,15 @@ def _agent_help() -> str:
 # Options with ``suite_option`` belong to the suites whose options have that field; every rule
 # is checked by RuledCommand.
 @click.command(cls=RuledCommand)
+@suite_flags("run")
 @suite_argument()
 @click.option("--agent", "agents", multiple=True, help=_agent_help())
-@click.option(
-    "--user",
-    cls=RuledOption,
-    suite_option=True,
-    default="template",
-    show_default=True,
-    help="template, llm:MODEL, local:smollm2 / local:PATH.gguf or hf:CHECKPOINT_DIR.",
-)
 @click.option(
     "--tasks",
     "task_ids",
     default=None,
     callback=comma_separated,
     help="Comma-separated task (or instance) ids.",
-)
-@click.option(
-    "--level",
-    cls=RuledOption,
-    suite_option=True,
-    conflicts=["task_ids"],
-    counterpart="difficulty",
-    type=click.IntRange(1, 3),
-    default=None,
-    help="Only tasks of this level.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
 @click.option(
@@ -123,23 +104,6 @@ def _agent_help() -> str:
     metavar="DIR",
     help="Run the tasks of a dataset directory written by `export dataset` (its split picked "
     "by the options; refused unless its rows, versions and hashes match this data).",
-)
-@click.option(
-    "--trials",
-    cls=RuledOption,
-    suite_option=True,
-    type=click.IntRange(1, 100),
-    default=1,
-    show_default=True,
-)
-@click.option(
-    "--personas",
-    cls=RuledOption,
-    suite_option=True,
-    type=click.Choice(["sampled", "task", "balanced"]),
-    default=None,
-    help="Each conversation's simulated-user persona: sampled per (seed, task, trial) "
-    "(default), the task file's, or every persona type spread evenly over the run.",
 )
 @click.option(
     "--concurrency",
@@ -192,15 +156,6 @@ def _agent_help() -> str:
 )
 @base_url_option()
 @click.option(
-    "--max-turns",
-    cls=RuledOption,
-    suite_option=True,
-    counterpart="max_steps",
-    type=click.IntRange(2, 200),
-    default=30,
-    show_default=True,
-)
-@click.option(
     "--max-calls", type=click.IntRange(min=1), default=None, help="Cap on LLM calls per run."
 )
 @click.option(
@@ -214,51 +169,6 @@ def _agent_help() -> str:
     type=OutputPath("dir"),
     default=None,
     help="On-disk LLM response cache.",
-)
-@click.option(
-    "--split",
-    cls=RuledOption,
-    suite_option=True,
-    type=click.Choice(option_choices("split")),
-    default=None,
-    help="the split (default: the suite's own, as its docs say).",
-)
-@click.option(
-    "--difficulty",
-    cls=RuledOption,
-    suite_option=True,
-    conflicts=["task_ids"],
-    counterpart="level",
-    type=click.Choice(["easy", "medium", "hard"]),
-    default=None,
-    help="instances of this difficulty.",
-)
-@click.option(
-    "--max-steps",
-    cls=RuledOption,
-    suite_option=True,
-    counterpart="max_turns",
-    type=click.IntRange(1, 200),
-    default=None,
-    help="agent steps per episode (default: 25).",
-)
-@click.option(
-    "--prompt",
-    cls=RuledOption,
-    suite_option=True,
-    default=None,
-    help="the agent's system prompt variant (default: paper; search-hints adds a search "
-    "strategy; recorded in the manifest).",
-)
-@scale_option
-@click.option(
-    "--judge",
-    cls=RuledOption,
-    suite_option=True,
-    default=None,
-    metavar="MODEL",
-    help="grade every delivered plan with this LLM too (the LLM pass rate; at --base-url; "
-    "recorded in the manifest and each episode's score).",
 )
 @generation_options
 @click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
@@ -292,17 +202,17 @@ def _agent_help() -> str:
     metavar="DOLLARS",
     help="Stop the run's model calls at this cost (needs prices).",
 )
+@settings_option
 @data_dir_option
 @unsafe_sandbox_option
-@suite_flags("run")
 def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
         tasks_from: Path | None, concurrency: int, backend: str, ray_address: str | None,
         gpus_per_episode: float | None, seed: int, db_seed: int, out: Path | None,
         resume: bool, retry_errors: bool, repair: bool, base_url: BaseURL, max_calls: int | None,
         max_tokens_total: int | None, cache_dir: Path | None, as_json: bool, no_progress: bool,
         count_errors_as_failures: bool, max_error_rate: float, pricing: Path | None,
-        max_cost: float | None, data_dir: Path | None, unsafe_sandbox: bool,
-        **flags) -> None:  # fmt: skip
+        max_cost: float | None, settings: tuple[str, ...], data_dir: Path | None,
+        unsafe_sandbox: bool, **flags) -> None:  # fmt: skip
     """Run SUITE's benchmark: every agent's episodes on the chosen tasks, scored by the suite
     (one run directory per agent), then the score table. Exits with status 3 when a run's
     share of infra errors is above --max-error-rate (everything saved and printed first)."""
@@ -320,7 +230,10 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     _refuse_ray_options_without_ray(backend)
     if repair and not resume:
         raise click.UsageError("--repair works on a run being continued: add --resume")
-    chosen, options = suite_options(suite, **flags)
+    fields = get_suite(suite).Options.model_fields
+    merged = parse_settings(get_suite(suite), settings,
+                            {k: v for k, v in flags.items() if k in fields})  # fmt: skip
+    chosen, options = suite_options(suite, **merged)
     try:
         specs = [parse_agent_spec(chosen, a) for a in (agents or chosen.default_agents)]
         calls_llm = any(s.calls_llm for s in specs) or chosen.options_call_llm(options)
@@ -332,7 +245,7 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
     client = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
     out = out if out is not None else Path("runs") / suite
-    given = {k: v for k, v in flags.items() if k in chosen.Options.model_fields and v is not None}
+    given = options.model_dump(mode="json", include=set(merged))
     check = None
     if tasks_from is not None:
         given, check = _tasks_from(tasks_from, chosen, given, db_seed)
@@ -398,13 +311,11 @@ def resume_command(argv: list[str] | None = None) -> str:
 
 def _tasks_from(directory: Path, chosen, given: dict, db_seed: int):
     """``(the run's suite options, the check of its tasks)`` for ``--tasks-from DIR``: the
-    dataset's options under those given explicitly (see
+    dataset's options under those given (``given``: explicitly, by flag or ``--set``; see
     :mod:`travelgym.integrations.hf_dataset_read`)."""
     from travelgym.integrations.hf_dataset_read import plan_run
 
-    ctx = click.get_current_context()
-    explicit = {k: v for k, v in given.items() if is_used(ctx, k)}
-    dataset, options = plan_run(directory, chosen, explicit, db_seed)
+    dataset, options = plan_run(directory, chosen, given, db_seed)
     suite_options(chosen.name, **{**given, **options})  # a bad option: a usage error now
     return {**given, **options}, lambda run: dataset.check(chosen, run)
 

@@ -12,7 +12,6 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
-    scale_option,
     seed_option,
     suite_flags,
 )
@@ -22,8 +21,6 @@ from travelgym.runner.run_summary import summarize_run
 
 if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
-
-SUITE_FLAGS = ("scale", "judge")  # options of some suites only: refused for the others
 
 
 def detect_suite(answers: Path) -> str | None:
@@ -78,6 +75,7 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
 
 
 @click.command()
+@suite_flags("score")
 @click.argument("answers", type=InputPath(dir_okay=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the full score JSON.")
 @click.option(
@@ -87,16 +85,10 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
     help="Which benchmark (default: detected from the run manifest or the answers).",
 )
 @seed_option
-@scale_option
-@click.option("--judge", default=None, metavar="MODEL",
-              help="Also grade every delivered plan with this LLM (the LLM pass rate; suites "
-              "with a judge only).")  # fmt: skip
 @base_url_option("OpenAI-compatible endpoint of the --judge model (default: env).")
 @data_dir_option
-@suite_flags("score")
-def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str,
-          judge: str | None, base_url: BaseURL, data_dir: Path | None,
-          **flags) -> None:  # fmt: skip
+def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: BaseURL,
+          data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
     from travelgym.cli.common import suite_options
     from travelgym.core.summary import ACCOUNTING
@@ -108,10 +100,9 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, scale: str
     if is_used(ctx, "base_url") and not is_used(ctx, "judge"):
         raise click.UsageError("--base-url needs --judge (score calls no model otherwise)", ctx)
     name = chosen_suite(answers, suite)
-    given = {k: v for k, v in {"scale": scale, "judge": judge, **flags}.items()
-             if is_used(ctx, k)}  # fmt: skip
+    given = {k: v for k, v in flags.items() if is_used(ctx, k)}
     fields = get_suite(name).Options.model_fields
-    for flag in (k for k in (*SUITE_FLAGS, *flags) if k in given and k not in fields):
+    for flag in (k for k in given if k not in fields):
         owners = " and ".join(s.name for s in all_suites() if flag in s.Options.model_fields)
         raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
     chosen, options = suite_options(name, **given)

@@ -29,15 +29,16 @@ SUITE_PARAM = "suite"
 
 class RuledOption(click.Option):
     """A click option with ``suite_option`` (it belongs to the suites whose options have its
-    field; otherwise to every suite), ``requires`` and ``conflicts`` (names of other parameters
+    field; otherwise to every suite) or ``owners`` (the suites it belongs to, named), ``requires`` and ``conflicts`` (names of other parameters
     of the command), and ``counterpart`` (the option doing its job in the other suites, named in
     the error)."""
 
     def __init__(self, *args: Any, suite_option: bool = False, requires: Sequence[str] = (),
                  conflicts: Sequence[str] = (), counterpart: str | None = None,
-                 **kwargs: Any) -> None:  # fmt: skip
+                 owners: Sequence[str] | None = None, **kwargs: Any) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
-        self.suite_option = suite_option
+        self.suite_option = suite_option or owners is not None
+        self.owners = None if owners is None else tuple(owners)
         self.counterpart = counterpart
         self.requires = tuple(requires)
         self.conflicts = tuple(conflicts)
@@ -47,6 +48,8 @@ class RuledOption(click.Option):
         """The suites this option applies to (empty: every suite)."""
         if not self.suite_option:
             return ()
+        if self.owners is not None:
+            return self.owners
         from travelgym.core.registry import all_suites
 
         return tuple(s.name for s in all_suites() if self.name in s.Options.model_fields)

@@ -8,7 +8,7 @@ from importlib.metadata import entry_points
 
 from travelgym.core.capabilities import CAPABILITIES
 from travelgym.core.errors import UnknownSuite, Unsupported
-from travelgym.core.suite import Suite
+from travelgym.core.suite import Suite, declared_flags, is_switch
 
 GROUP = "travelgym.suites"
 
@@ -36,7 +36,45 @@ def _registry() -> tuple[dict[str, Suite], dict[str, str]]:
         except Exception as exc:  # noqa: BLE001 - any failure of foreign code to load
             broken[ep.name] = f"{ep.value}: {type(exc).__name__}: {exc}"
     ordered = dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+    for name, why in _flag_clashes(list(ordered.values())).items():
+        broken[name] = why
+        del ordered[name]
     return ordered, broken
+
+
+def _flag_clashes(suites: list[Suite]) -> dict[str, str]:
+    """Suites whose command-line flags cannot share a command with those of a suite listed
+    before them (a switch in one, a valued flag in the other), with the clash named."""
+    shapes: dict[tuple[str, str], tuple[str, bool]] = {}
+    clashes: dict[str, str] = {}
+    for suite in suites:
+        mine: dict[tuple[str, str], bool] = {}
+        why = None
+        for name, (info, meta) in declared_flags(suite.Options).items():
+            for command in meta["commands"]:
+                switch = is_switch(info)
+                other = shapes.get((command, name))
+                if other is not None and other[1] != switch and why is None:
+                    flag = "--" + name.replace("_", "-")
+                    kind = ("is a switch", "takes a value")
+                    why = (f"its flag {flag} of `{command}` {kind[not switch]}, but {other[0]}'s "
+                           f"{flag} {kind[not other[1]]}: rename one of them")  # fmt: skip
+                mine[(command, name)] = switch
+        if why is not None:
+            clashes[suite.name] = why
+            continue
+        for key, switch in mine.items():
+            shapes.setdefault(key, (suite.name, switch))
+    return clashes
+
+
+def set_aside(name: str, why: str) -> None:
+    """Set the loaded suite ``name`` aside as broken with the reason ``why`` (e.g. a flag that
+    clashes with one of travelgym's own options of a command)."""
+    found, broken = _registry()
+    if name in found:
+        del found[name]
+        broken[name] = why
 
 
 def _suites() -> dict[str, Suite]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from travelgym.core.suite import SuiteOptions, suite_flag
 
@@ -13,11 +13,23 @@ from travelgym.core.suite import SuiteOptions, suite_flag
 class TripOptions(SuiteOptions):
     """Behavior2Trip's own flags."""
 
-    split: Literal["train", "test"] = "test"
-    difficulty: Literal["easy", "medium", "hard"] | None = None
-    max_steps: int = Field(default=25, ge=1, le=200)
-    scale: Literal["small", "full"] = "small"
-    judge: str | None = None  # the LLM judge's model (the "LLM" pass rate); None: no judge
+    split: Literal["train", "test"] = suite_flag(
+        "test", help="The split (export: every split when not given).",
+        commands=("run", "tasks", "export"))  # fmt: skip
+    difficulty: Literal["easy", "medium", "hard"] | None = suite_flag(
+        None, help="Only instances of this difficulty.", commands=("run", "tasks", "export"),
+        conflicts=("task_ids",), counterpart="level")  # fmt: skip
+    max_steps: int = suite_flag(25, help="The most agent steps of an episode.", commands=("run",),
+                                counterpart="max_turns", ge=1, le=200)  # fmt: skip
+    scale: Literal["small", "full"] = suite_flag(
+        "small", help="Database scale (small: ~80-120 POIs per category and city; full: the "
+        "paper's Table 6 counts).", commands=("run", "tasks", "build", "stats", "serve-mcp",
+                                              "score", "export"))  # fmt: skip
+    # the LLM judge's model (the "LLM" pass rate); None: no judge
+    judge: str | None = suite_flag(
+        None, help="Also grade every delivered plan with this LLM (the LLM pass rate; at "
+        "--base-url; recorded in the manifest and each score).", commands=("run", "score"),
+        metavar="MODEL")  # fmt: skip
     instances: Literal["filtered", "unfiltered"] = suite_flag(
         "filtered", help="Instance set: the default one filtered by the automatic quality "
         "control, or the unfiltered one it is drawn from (docs/behavior2trip/quality.md).",

@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
-
 from travelgym.core.capabilities import RawIngest
 from travelgym.core.suite import (
     AgentKind,
@@ -32,8 +30,10 @@ class PlannerOptions(SuiteOptions):
 
     split: Literal["train", "validation", "test"] | None = suite_flag(
         None, help="TravelPlanner split (default: the only one ingested, else validation).",
-        commands=("score", "ingest"))  # fmt: skip
-    difficulty: Literal["easy", "medium", "hard"] | None = None
+        commands=("run", "tasks", "score", "ingest", "export"))  # fmt: skip
+    difficulty: Literal["easy", "medium", "hard"] | None = suite_flag(
+        None, help="Only queries of this difficulty.", commands=("run", "tasks", "export"),
+        conflicts=("task_ids",), counterpart="level")  # fmt: skip
     mode: Literal["sole-planning", "two-stage"] = suite_flag(
         "sole-planning", help="TravelPlanner mode: sole-planning (the reference information in "
         "the prompt, no tools) or two-stage (the 7 tools).", commands=("run",))  # fmt: skip
@@ -45,7 +45,8 @@ class PlannerOptions(SuiteOptions):
     dataset: str | None = suite_flag(None, help="TravelPlanner dataset file or directory to "
                                      "ingest (CSV, JSONL or Parquet).", commands=("ingest",),
                                      metavar="PATH", path="any")  # fmt: skip
-    max_steps: int = Field(default=30, ge=1, le=200)
+    max_steps: int = suite_flag(30, help="The most agent steps of an episode (two-stage).",
+                                commands=("run",), counterpart="max_turns", ge=1, le=200)  # fmt: skip
 
 
 def _data(options: PlannerOptions, data_dir: Path | None):
