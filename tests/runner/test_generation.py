@@ -125,7 +125,7 @@ def test_default_prompt_has_no_search_hints_and_the_variant_does(tmp_path, data_
         (["--extra-body", "{nope"], "--extra-body: not valid JSON"),
         (["--extra-body", '{"temperature": 1}'], "extra_body may not set temperature"),
         (["--gen-preset", "gpt4"], "'gpt4' is not one of"),
-        (["--prompt", "clever"], "--prompt: Input should be 'paper' or 'search-hints'"),
+        (["--prompt", "clever"], "'clever' is not one of 'paper', 'search-hints'"),
     ],
 )
 def test_bad_flags_are_one_line_usage_errors(tmp_path, flags, message):
