@@ -289,7 +289,7 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
 
     args = ["--mode", "two-stage", "--data", str(dataset), "--database", str(database)]
     with FakeOpenAIServer(responder=respond) as server:
-        result = CliRunner().invoke(main, ["run", "travelplanner", "--agent", "tool:fake-model",
+        result = CliRunner().invoke(main, ["run", "travelplanner", "--agent", "llm:fake-model",
                                            "--base-url", server.base_url, "--limit", "2", *args,
                                            "--out", str(tmp_path / "runs"), "--data-dir",
                                            str(tmp_path / "data"), "--no-progress", "--json"])  # fmt: skip
@@ -300,7 +300,7 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
         log = evaluate("travelgym/travelplanner", "openai-api/faketp/fake-model", tmp_path / "logs",
                        mode="two-stage", data=str(dataset), database=str(database),
                        data_dir=str(tmp_path / "data"), limit=2)  # fmt: skip
-    run_dir = tmp_path / "runs" / "tool-fake-model"
+    run_dir = tmp_path / "runs" / "llm-fake-model"
     ran = {e["task_id"]: e for e in read_run(run_dir, "travelplanner", as_dicts=True).episodes}
     evaluated = {e["task_id"]: e for e in episodes_of(log)}
     assert set(evaluated) == set(ran) and len(ran) == 2

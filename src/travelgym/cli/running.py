@@ -80,7 +80,10 @@ def generation_options(func):
 def _agent_help() -> str:
     forms = "; ".join(f"{s.name}: {s.agent_usage} (default: {', '.join(s.default_agents)})"
                       for s in all_suites())  # fmt: skip
-    return f"Agent spec KIND[:ARG], repeatable. {forms}."
+    return (
+        f"Agent spec KIND[:ARG], repeatable. {forms} (package.module:factory: a policy "
+        "written in Python, docs/agents.md)."
+    )
 
 
 # Options with ``suite_option`` belong to the suites whose options have that field; every rule
@@ -89,6 +92,9 @@ def _agent_help() -> str:
 @suite_flags("run")
 @suite_argument()
 @click.option("--agent", "agents", multiple=True, help=_agent_help())
+@click.option("--model", "models", multiple=True, metavar="MODEL",
+              help="The same as --agent llm:MODEL (the suite's native tool-calling agent); "
+              "repeatable.")  # fmt: skip
 @click.option(
     "--tasks",
     "task_ids",
@@ -205,7 +211,7 @@ def _agent_help() -> str:
 @settings_option
 @data_dir_option
 @unsafe_sandbox_option
-def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
+def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: list[str] | None, limit: int | None,
         tasks_from: Path | None, concurrency: int, backend: str, ray_address: str | None,
         gpus_per_episode: float | None, seed: int, db_seed: int, out: Path | None,
         resume: bool, retry_errors: bool, repair: bool, base_url: BaseURL, max_calls: int | None,
@@ -235,7 +241,8 @@ def run(suite: str, agents: tuple[str, ...], task_ids: list[str] | None, limit: 
                             {k: v for k, v in flags.items() if k in fields})  # fmt: skip
     chosen, options = suite_options(suite, **merged)
     try:
-        specs = [parse_agent_spec(chosen, a) for a in (agents or chosen.default_agents)]
+        given_agents = (*agents, *(f"llm:{m}" for m in models))
+        specs = [parse_agent_spec(chosen, a) for a in (given_agents or chosen.default_agents)]
         calls_llm = any(s.calls_llm for s in specs) or chosen.options_call_llm(options)
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc

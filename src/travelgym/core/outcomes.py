@@ -26,8 +26,9 @@ Outcome = Literal["completed", "model_error", "infra_error"]
 OUTCOMES: tuple[Outcome, ...] = ("completed", "model_error", "infra_error")
 
 #: :class:`~travelgym.llm.protocol.LLMError` categories that are the model's fault (its reply
-#: broke the protocol); every other category is the infrastructure's.
-MODEL_FAULTS = frozenset({"too_many_tool_calls"})
+#: broke the protocol, or a Python policy in its place failed); every other category is the
+#: infrastructure's.
+MODEL_FAULTS = frozenset({"too_many_tool_calls", "policy_error"})
 #: Terminations that end an episode because the model ran out of turns or steps.
 LIMIT_TERMINATIONS = frozenset({"turn_limit", "step_limit"})
 RETRY_HINT = "travelgym run ... --resume --retry-errors"

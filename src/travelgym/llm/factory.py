@@ -16,6 +16,8 @@ HF_PREFIX = "hf:"
 # integration) and a person at the terminal (``travelgym play``)
 INSPECT_PREFIX = "inspect:"
 HUMAN_PREFIX = "human:"
+# a policy written in Python (``--agent package.module:factory``): travelgym.llm.python_policy
+PYTHON_PREFIX = "python:"
 
 
 def make_client(
@@ -31,6 +33,7 @@ def make_client(
     ``litellm/anthropic/claude-...`` -> :class:`LiteLLMChatClient` for ``anthropic/claude-...``;
     ``inspect:NAME`` -> :class:`InspectChatClient` (the running inspect_ai sample's model);
     ``human:NAME`` -> :class:`HumanChatClient` (a person at the terminal, ``travelgym play``);
+    ``python:MODULE:FACTORY`` -> :class:`PythonPolicyClient` (a policy written in Python);
     anything else (``gpt-4o``, ``Qwen/Qwen3-8B`` on a vLLM server) -> :class:`OpenAIChatClient`.
     Other keyword arguments (``timeout_s``, ``max_retries``, ``budget``, ``cache``,
     ``default_params``, ...) go to the client. ``base_url`` may be several URLs (a list) for the
@@ -50,6 +53,10 @@ def make_client(
         from travelgym.llm.inspect_client import InspectChatClient
 
         return InspectChatClient(spec_model[len(INSPECT_PREFIX) :], **kwargs)
+    if spec_model.startswith(PYTHON_PREFIX):
+        from travelgym.llm.python_policy import PythonPolicyClient
+
+        return PythonPolicyClient(spec_model[len(PYTHON_PREFIX) :])
     if spec_model.startswith(HUMAN_PREFIX):
         from travelgym.llm.human_client import HumanChatClient
 

@@ -15,15 +15,19 @@ class SpecError(UserError, ValueError):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed agent spec: its kind and argument (``None`` for a kind without one)."""
+    """A parsed agent spec: its kind and argument (``None`` for a kind without one);
+    ``given``: the spec as written where it is not ``KIND:ARG`` (a Python policy's path)."""
 
     kind: str
     arg: str | None = None
     runs_code: bool = False
     calls_llm: bool = True
+    given: str | None = None
 
     @property
     def text(self) -> str:
+        if self.given is not None:
+            return self.given
         return self.kind if self.arg is None else f"{self.kind}:{self.arg}"
 
     @property
@@ -39,8 +43,12 @@ class AgentSpec:
 
 def parse_agent_spec(suite: Any, text: str) -> AgentSpec:
     """``text`` parsed by the agent kinds of ``suite`` (a :class:`~travelgym.core.Suite`);
-    :class:`SpecError` listing the suite's forms when it names none."""
+    :class:`SpecError` listing the suite's forms when it names none. ``package.module:factory``
+    (a dot before the colon: no kind has one) is a policy written in Python, driven by the
+    suite's model agent (:mod:`travelgym.llm.python_policy`)."""
     kind, sep, arg = (text or "").partition(":")
+    if "." in kind:
+        return _python_policy(suite, text)
     forms = {k.name: k for k in suite.agent_kinds}
     found = forms.get(kind)
     if found is None or (found.arg is None and sep) or (found.arg is not None and not arg):
@@ -49,6 +57,22 @@ def parse_agent_spec(suite: Any, text: str) -> AgentSpec:
         raise SpecError(f"unknown {kind} agent {arg!r}: choose {', '.join(found.choices)}")
     return AgentSpec(kind, arg if found.arg is not None else None, found.runs_code,
                      found.calls_llm)  # fmt: skip
+
+
+def _python_policy(suite: Any, text: str) -> AgentSpec:
+    """The spec of the Python policy ``text`` (``package.module:factory``) in ``suite``."""
+    from travelgym.llm.factory import PYTHON_PREFIX
+    from travelgym.llm.python_policy import PolicyPathError, check_path
+
+    try:
+        check_path(text)
+    except PolicyPathError as exc:
+        raise SpecError(f"bad agent spec {text!r}: {exc}") from None
+    kind = next((k for k in suite.agent_kinds if k.name == suite.model_agent), None)
+    if kind is None:
+        raise SpecError(f"bad agent spec {text!r}: {suite.name} has no model agent to drive a "
+                        f"Python policy; use {suite.agent_usage}")  # fmt: skip
+    return AgentSpec(kind.name, PYTHON_PREFIX + text, kind.runs_code, True, given=text)
 
 
 def client_kwargs(options: dict | None, generation: dict | None = None) -> dict:

@@ -9,7 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply
+from tests.fakes.openai_server import FakeOpenAIServer, HTTPError, Reply, tool_call
 from travelgym.cli import main
 from travelgym.core.registry import get_suite
 from travelgym.runner.batch import RunConfig, run_suite
@@ -165,3 +165,35 @@ def test_score_a_behavior2trip_run_directory(tmp_path, data_dir):
     assert set(result["by_difficulty"]) <= {"easy", "medium", "hard"}
     table = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--data-dir", str(data_dir)])
     assert table.exit_code == 0 and "UPC-macro" in table.output
+
+
+def test_llm_model_plans_with_native_tool_calls(tmp_path, data_dir):
+    """``run behavior2trip --agent llm:MODEL`` (issue 33: one grammar for every suite): the
+    model gets the 9 tools as native schemas, its tool call runs and is answered by a tool
+    message, and its last reply (a plan passing every check here: the instance's witness) is
+    delivered and scored like any agent's."""
+    from travelgym.suites.behavior2trip.instance_sets import load_split
+
+    _, (instance,), _ = load_split("test", data_dir=data_dir, limit=1)
+    names = []
+
+    def respond(body: dict) -> Reply:
+        names.append([t["function"]["name"] for t in body.get("tools") or ()])
+        if not any(m["role"] == "tool" for m in body["messages"]):
+            return Reply(None, tool_calls=[tool_call("WeatherSearch", {"city": "Beijing"})])
+        return Reply(instance.witness)
+
+    with FakeOpenAIServer(responder=respond) as server:
+        done = CliRunner().invoke(main, ["run", "behavior2trip", "--agent", "llm:fake-model",
+                                         "--limit", "1", "--base-url", server.base_url,
+                                         "--out", str(tmp_path), "--data-dir", str(data_dir),
+                                         "--no-progress", "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert names[0] == get_suite("behavior2trip").tool_registry().names and len(names) == 2
+    (episode,) = read_episodes(tmp_path / "llm-fake-model")
+    assert episode.agent == "llm:fake-model" and episode.instance_id == instance.instance_id
+    assert [c.name for c in episode.steps[0].tool_calls] == ["WeatherSearch"]
+    assert episode.steps[0].tool_calls[0].ok and episode.steps[1].answer
+    assert [m["role"] for m in episode.messages] == ["system", "user", "assistant", "tool",
+                                                    "assistant"]
+    assert episode.score["final"] is True  # the witness passes every applicable check

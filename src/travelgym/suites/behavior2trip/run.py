@@ -14,7 +14,8 @@ from travelgym.suites.behavior2trip.options import TripOptions
 
 def agent_factory(spec: Any, base_url: str | None = None, client_options: dict | None = None,
                   max_steps: int = 25) -> AgentFactory:  # fmt: skip
-    """Fresh Behavior2Trip agents for ``spec``: ``scripted``, ``react:MODEL``, ``b2t:MODEL``,
+    """Fresh Behavior2Trip agents for ``spec``: ``scripted``, ``oracle``, ``llm:MODEL`` (native
+    tool calls), ``react:MODEL``, ``b2t:MODEL``,
     ``local:GGUF`` (the B2T agent on a llama.cpp server this process runs) or ``hf:CKPT`` (the
     B2T agent on a transformers checkpoint, e.g. a GRPO output)."""
     if spec.kind == "scripted":
@@ -31,6 +32,8 @@ def agent_factory(spec: Any, base_url: str | None = None, client_options: dict |
     client = make_model_client(model, base_url, client_options)
     if spec.kind == "react":
         from travelgym.suites.behavior2trip.agents.react import ReactAgent as cls
+    elif spec.kind == "llm":
+        from travelgym.suites.behavior2trip.agents.tool_agent import ToolCallingTripAgent as cls
     else:
         from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent as cls
     return AgentFactory(lambda: cls(client, max_steps=max_steps), [client])

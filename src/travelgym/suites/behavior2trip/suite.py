@@ -41,12 +41,14 @@ class Behavior2TripSuite(
     agent_kinds = (
         AgentKind("scripted", None, calls_llm=False),
         AgentKind("oracle", None, calls_llm=False),
+        AgentKind("llm", runs_code=True),
         AgentKind("react", runs_code=True),
         AgentKind("b2t", runs_code=True),
         AgentKind("local", "GGUF", runs_code=True),
         AgentKind("hf", "CKPT", runs_code=True),
     )
-    agent_usage = "scripted, oracle, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
+    agent_usage = ("scripted, oracle, llm:MODEL, react:MODEL, b2t:MODEL, local:smollm2, hf:CKPT "
+                   "or package.module:factory")  # fmt: skip
     default_agents = ("scripted",)
     model_agent = "b2t"
     answer_markers = ("instance_id", "answer", "final_answer")

@@ -161,7 +161,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         AgentKind("hf", "CKPT"),
     )
     agent_usage = ("scripted:greedy, scripted:sampled, scripted:exhaustive, llm:MODEL, "
-                   "code:MODEL, local:smollm2 or hf:CKPT")  # fmt: skip
+                   "code:MODEL, local:smollm2, hf:CKPT or package.module:factory")  # fmt: skip
     default_agents = tuple(f"scripted:{s}" for s in SCRIPTED)
     model_agent = "llm"
     user_option = "user"

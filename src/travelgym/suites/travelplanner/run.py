@@ -41,7 +41,8 @@ def select_queries(queries: list[Query], ids: list[str] | None, difficulty: str 
 
 def agent_factory(spec: Any, base_url: str | None, client_options: dict[str, Any] | None,
                   max_steps: int) -> AgentFactory:  # fmt: skip
-    """Fresh agents for ``spec``: ``scripted``, ``tool:MODEL``, ``react:MODEL``,
+    """Fresh agents for ``spec``: ``scripted``, ``llm:MODEL`` (native tool calls; ``tool:MODEL``
+    its earlier name), ``react:MODEL``,
     ``b2t:MODEL``, ``local:GGUF`` or ``hf:CKPT`` (the last two in the B2T format)."""
     if spec.kind == "scripted":
         from travelgym.suites.travelplanner.agents.scripted import ScriptedPlanner
@@ -56,8 +57,8 @@ def agent_factory(spec: Any, base_url: str | None, client_options: dict[str, Any
 
     model = spec.text if spec.kind in ("local", "hf") else spec.arg
     client = make_model_client(model, base_url, client_options or {})
-    if spec.kind == "tool":
-        return AgentFactory(lambda: ToolCallingAgent(client, max_steps), [client])
+    if spec.kind in ("llm", "tool"):
+        return AgentFactory(lambda: ToolCallingAgent(client, max_steps, kind=spec.kind), [client])
     if spec.kind == "react":
         return AgentFactory(lambda: ReactPlanner(client, max_steps), [client])
     return AgentFactory(lambda: B2TPlanner(client, max_steps, kind=spec.kind), [client])

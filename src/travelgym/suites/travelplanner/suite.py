@@ -67,15 +67,17 @@ class TravelPlannerSuite(Suite, RawIngest):
     episode_model = PlannerEpisode
     agent_kinds = (
         AgentKind("scripted", None, calls_llm=False),
-        AgentKind("tool"),
+        AgentKind("llm"),
+        AgentKind("tool"),  # the name llm:MODEL had before issue 33 (runs made with it resume)
         AgentKind("react"),
         AgentKind("b2t"),
         AgentKind("local", "GGUF"),
         AgentKind("hf", "CKPT"),
     )
-    agent_usage = "scripted, tool:MODEL, react:MODEL, b2t:MODEL, local:smollm2 or hf:CKPT"
+    agent_usage = ("scripted, llm:MODEL (also tool:MODEL), react:MODEL, b2t:MODEL, local:smollm2, "
+                   "hf:CKPT or package.module:factory")  # fmt: skip
     default_agents = ("scripted",)
-    model_agent = "tool"
+    model_agent = "llm"
     answer_markers = ("idx", "plan")  # a TravelPlanner submission line
     summary_details = ("constraints",)
 

@@ -1,5 +1,5 @@
 """TravelPlanner's LLM agents over the shared loops of :mod:`travelgym.agents`: native tool
-calls (``tool:MODEL``), ReAct (``react:MODEL``) and the B2T action format (``b2t:MODEL``, also
+calls (``llm:MODEL``, also ``tool:MODEL``), ReAct (``react:MODEL``) and the B2T action format (``b2t:MODEL``, also
 ``local:GGUF`` and ``hf:CKPT``, e.g. a Behavior2Trip GRPO checkpoint). In sole-planning mode
 each gets the reference information in the prompt and no tools."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from travelgym.agents.b2t_format import Memory
 from travelgym.agents.react import run_react
-from travelgym.agents.tool_calling import run_tool_calls
+from travelgym.agents.tool_calling import run_tool_loop
 from travelgym.llm.protocol import ChatClient, ChatMessage
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
 from travelgym.suites.travelplanner.prompts import system_prompt, user_prompt
@@ -37,9 +37,9 @@ class _ModelAgent:
     kind = form = "tool"  # the spec kind and the prompt's action format
 
     def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
-                 **params: Any) -> None:  # fmt: skip
+                 kind: str | None = None, **params: Any) -> None:  # fmt: skip
         self.client, self.max_steps, self.params = client, max_steps, params
-        self.name = f"{self.kind}:{client.model}"
+        self.name = f"{kind or self.kind}:{client.model}"
 
 
 class ToolCallingAgent(_ModelAgent):
@@ -50,27 +50,10 @@ class ToolCallingAgent(_ModelAgent):
 
     async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
         """Run the loop; the final reply's text (or None at the step limit)."""
-        env.messages = opening(request, self.form, env)
-        messages = [ChatMessage.model_validate(m) for m in env.messages]
+        messages = [ChatMessage.model_validate(m) for m in opening(request, self.form, env)]
         tools = env.tool_schemas if request.mode == "two-stage" else None
-        for _ in range(self.max_steps):
-            tick = time.perf_counter()
-            response = await self.client.complete(messages, tools=tools, **self.params)
-            env.count_llm(response.usage, response.repairs)
-            message = response.message
-            messages.append(message)
-            env.messages.append(message.to_openai())
-            text = message.content or ""
-            if not message.tool_calls:
-                env.add_step(text=text, answer=True, usage=response.usage,
-                             duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
-                return text
-            replies = run_tool_calls(env, message)
-            messages += replies
-            env.messages += [r.to_openai() for r in replies]
-            env.add_step(text=text, usage=response.usage,
-                         duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
-        return None
+        return await run_tool_loop(self.client, env, messages, tools, self.max_steps,
+                                   **self.params)  # fmt: skip
 
 
 class ReactPlanner(_ModelAgent):
@@ -92,11 +75,6 @@ class B2TPlanner(_ModelAgent):
     ``<answer>``."""
 
     kind, form = "b2t", "b2t"
-
-    def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
-                 kind: str = "b2t", **params: Any) -> None:  # fmt: skip
-        super().__init__(client, max_steps, **params)
-        self.name = f"{kind}:{client.model}"
 
     async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
         """Run the loop until an ``<answer>`` (its content) or the step limit (None)."""
