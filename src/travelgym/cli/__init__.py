@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from travelgym import __version__
 from travelgym.clikit import GuardedGroup
+from travelgym.version import __version__
 
 
 @click.group(cls=GuardedGroup, context_settings={"help_option_names": ["-h", "--help"]})

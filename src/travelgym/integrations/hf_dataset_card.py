@@ -74,7 +74,7 @@ def _yaml(suite: Any, meta: dict[str, Any]) -> str:
 
 def render_card(suite: Any, meta: dict[str, Any], tables: list[Any]) -> str:
     """The card's text: front matter, then the schema, versions, licence and provenance."""
-    from travelgym import __version__
+    from travelgym.version import __version__
 
     lines = ["---", _yaml(suite, meta).rstrip(), "---", "", f"# travelgym {suite.title}", ""]
     lines += [suite.description[:1].upper() + suite.description[1:] + ".", "",

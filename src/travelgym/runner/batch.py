@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from travelgym import __version__
 from travelgym.core.errors import UserError
 from travelgym.core.outcomes import is_infra_error
 from travelgym.core.registry import get_suite
@@ -25,6 +24,7 @@ from travelgym.runner.run_summary import summarize_run
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
 from travelgym.runner.stopping import RunStopped, StopSignals, grace_s
 from travelgym.runner.store import RunStore, read_run
+from travelgym.version import __version__
 
 
 @dataclass

@@ -24,9 +24,9 @@ from mcp.server.lowlevel import Server
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_jsonable_python
 
-from travelgym import __version__
 from travelgym.toolkit.mcp_stdio import claimed_stdio, stdio_transport
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
+from travelgym.version import __version__
 
 ContextFactory = Callable[[], ToolContext | None]
 
