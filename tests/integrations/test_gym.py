@@ -21,6 +21,7 @@ need_extra("gym", ("gymnasium",), module_level=True)
 import gymnasium  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
+from travelgym.core.environment import Transition  # noqa: E402
 from travelgym.core.registry import get_suite  # noqa: E402
 from travelgym.integrations.gym_env import (  # noqa: E402
     REPLACEMENT,
@@ -208,17 +209,15 @@ def test_long_observations_are_cut_to_the_space(compass_options):
 
 
 class EchoEnv:
-    """A minimal training text environment: the observation repeats the action; "5" ends the
-    episode with reward 1, the third other message with reward 0."""
+    """A minimal environment (``travelgym.core.environment``): the observation repeats the
+    action; "5" ends the episode with reward 1, the third other message with reward 0."""
 
     task_key = "task_id"
     item_ids = ["sum-1", "sum-2"]
+    native_tools = False
 
     def __init__(self, max_turns: int = 3) -> None:
         self.max_turns, self.closed = max_turns, False
-
-    def rollout_chat(self):
-        return self
 
     def reset(self, seed, options):
         options = options or {}
@@ -228,12 +227,12 @@ class EchoEnv:
             "task_id": self.task
         }
 
-    def step(self, text):
+    def transition(self, text):
         self.turn += 1
         if "5" in text or self.turn >= self.max_turns:
             self.reward = 1.0 if "5" in text else 0.0
-            return [], self.reward, "5" in text, "5" not in text
-        return [{"role": "user", "content": f"not {text}"}], 0.0, False, False
+            return Transition([], self.reward, "5" in text, "5" not in text)
+        return Transition([{"role": "user", "content": f"not {text}"}], 0.0, False, False)
 
     def breakdown(self):
         return {"total": self.reward}

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.training.support import need_train_extra
+from travelgym.core.environment import Transition
 from travelgym.training.vllm_rollout import (
     LogprobLedger,
     VLLMGenerateBatch,
@@ -284,9 +285,12 @@ def test_trl_syncs_vllm_weights_before_rollout_func_once_per_step():
     assert seen == [(1, False), (1, False), (2, False)]  # one sync per step, all by TRL
 
 
-class ScriptedChat:
-    """A training environment's chat view (``travelgym.training.rollout.ChatView``): a task,
-    then a tool reply per model message; the episode ends after 1 or 2 messages (by seed)."""
+class ScriptedEnv:
+    """An environment (``travelgym.core.environment``): a task, then a tool reply per model
+    message; the episode ends after 1 or 2 messages (by seed)."""
+
+    task_key = "instance_id"
+    native_tools = False
 
     def __init__(self) -> None:
         self.turns, self.length = 0, 1
@@ -296,10 +300,11 @@ class ScriptedChat:
         return [{"role": "system", "content": "Plan trips."},
                 {"role": "user", "content": f"Plan {options['instance_id']}."}], dict(options)  # fmt: skip
 
-    def step(self, text):
+    def transition(self, text):
         self.turns += 1
         done = self.turns >= self.length
-        return [{"role": "user", "content": f"tool result {self.turns}"}], float(done), done, False
+        return Transition([{"role": "user", "content": f"tool result {self.turns}"}],
+                          float(done), done, False)  # fmt: skip
 
     def breakdown(self):
         return {"turns": self.turns}
@@ -307,18 +312,8 @@ class ScriptedChat:
     def cut(self):
         return 0.0, {"turns": self.turns}
 
-
-class ScriptedEnv:
-    task_key = "instance_id"
-
-    def __init__(self) -> None:
-        self.chat = ScriptedChat()
-
-    def rollout_chat(self):
-        return self.chat
-
     def episode(self):
-        return {"turns": self.chat.turns}
+        return {"turns": self.turns}
 
     def close(self):
         pass

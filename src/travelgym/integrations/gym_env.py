@@ -3,7 +3,7 @@
 installed package registers (the id is ``travelgym/`` + the suite's title + ``-v0``).
 
 Each is a :class:`TravelGymEnv` over the suite's training text environment
-(:meth:`~travelgym.core.suite.Suite.training_env`) seen as chat through its ``rollout_chat()``
+(:meth:`~travelgym.core.suite.Suite.training_env`) seen as plain-text chat (:func:`~travelgym.training.rollout.chat_adapter`)
 (:class:`~travelgym.training.rollout.ChatView`), the view GRPO rollouts drive:
 
 - action: the model's message text (tool calls as the prompted ``<tool_call>`` blocks, or the
@@ -38,6 +38,7 @@ from gymnasium.error import ResetNeeded
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import Suite
 from travelgym.training.base import training_suites
+from travelgym.training.rollout import chat_adapter
 
 NAMESPACE = "travelgym"
 VERSION = 0
@@ -140,7 +141,7 @@ class TravelGymEnv(gymnasium.Env[str, str]):
         except (TypeError, ValueError, KeyError) as exc:
             raise ValueError(f"{self.env_id}: {exc}") from exc
         self._closed = False
-        self._chat = self.text_env.rollout_chat()
+        self._chat = chat_adapter(self.text_env)
         self.task_key: str = self.text_env.task_key
         self.task_ids: list[str] = list(self.text_env.item_ids)
         self.task_id: str | None = None

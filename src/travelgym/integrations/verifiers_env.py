@@ -203,7 +203,6 @@ class TravelgymEnv(vf.Env[TravelgymEnvConfig]):
 
     async def run(self, task: TravelgymTask, agents: vf.Agents) -> None:
         info = task.data.info
-        suite = get_suite(info["suite"])
         env = open_training_env(info["suite"], self.taskset.config.options)
         try:
             messages, _ = await env.areset(seed=info["seed"],
@@ -218,23 +217,15 @@ class TravelgymEnv(vf.Env[TravelgymEnvConfig]):
                     if segment.terminated or not segment.messages:
                         break
                     action = message_to_wire(segment.messages[-1])
-                    if not suite.training_tool_calls:
+                    if not env.native_tools:
                         action = action.get("content") or ""
-                    observation, _, terminated, truncated, _ = await env.astep(action)
-                    if terminated or truncated:
+                    moved = await env.atransition(action)
+                    if moved.ended:
                         break
-                    segment = await interaction.turn(as_messages(observation))
+                    segment = await interaction.turn(moved.messages)
                 record_outcome(interaction.trace.info, env)
         finally:
             env.close()
-
-
-def as_messages(observation: Any) -> list[dict[str, Any]]:
-    """A training environment's observation as the next turn's messages: a text observation
-    is the next user message."""
-    if isinstance(observation, str):
-        return [{"role": "user", "content": observation}]
-    return list(observation)
 
 
 def record_outcome(info: dict[str, Any], env: Any) -> None:
@@ -246,7 +237,7 @@ def record_outcome(info: dict[str, Any], env: Any) -> None:
         info["travelgym_outcome"] = info[EPISODE_KEY]["outcome"]
         info["travelgym_reward"] = env.reward.model_dump(mode="json")
     else:
-        info[CUT_KEY], info["travelgym_reward"] = env.rollout_chat().cut()
+        info[CUT_KEY], info["travelgym_reward"] = env.cut()
 
 
 def load_environment(suite: str | None = None, *, seed: int = 0, max_steps: int = 400,

@@ -48,6 +48,19 @@ def open_database(db: Any) -> tuple[sqlite3.Connection, bool]:
     return connect_readonly(Path(path)), True
 
 
+def choose_item(items: list[Any], by_id: dict[str, Any], options: dict[str, Any], key: str,
+                rng: Any) -> Any:  # fmt: skip
+    """The item a reset's ``options`` name: ``{key: ID}`` (a ``KeyError`` naming an unknown
+    id), ``{"index": i}``, else one drawn with ``rng``."""
+    if key in options:
+        if options[key] not in by_id:
+            raise KeyError(f"unknown {key} {options[key]!r}")
+        return by_id[options[key]]
+    if "index" in options:
+        return items[int(options["index"])]
+    return items[rng.randrange(len(items))]
+
+
 class SyncAPI:
     """``reset``/``step`` run the ``areset``/``astep`` coroutines on a private event loop (one
     per environment, so clients bound to a loop keep working). Inside a running loop, await
@@ -68,6 +81,11 @@ class SyncAPI:
         if self._loop is None or self._loop.is_closed():
             self._loop = asyncio.new_event_loop()
         return self._loop.run_until_complete(coro)
+
+    def transition(self, action: Any, **meta: Any) -> Any:
+        """:meth:`atransition` (the environment protocol, :mod:`travelgym.core.environment`) on
+        the environment's own event loop."""
+        return self._run(self.atransition(action, **meta))  # type: ignore[attr-defined]
 
     def _close_loop(self) -> None:
         if self._loop is not None and not self._loop.is_closed():

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from travelgym.llm.hf_client import chat_text, encode, stop_token_ids
+from travelgym.llm.prompted_tools import split_tool_calls, to_prompted_messages
 
 GenerateFn = Callable[[list[int], int], list[int]]
 PromptFn = Callable[[list[dict[str, Any]], Any], list[dict[str, Any]]]
@@ -71,8 +72,8 @@ class Rollout:
 
 
 class ChatView(Protocol):
-    """What :func:`run_rollout` drives: a suite's training environment as chat messages
-    (``env.rollout_chat()``, made by the suite's environment)."""
+    """What :func:`run_rollout` drives: an environment (:mod:`travelgym.core.environment`) as
+    plain-text chat messages (:func:`chat_adapter`)."""
 
     def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
         """The opening chat messages and the environment's info."""
@@ -87,9 +88,43 @@ class ChatView(Protocol):
         """``(reward, breakdown)`` of an episode stopped before it ended."""
 
 
+class EnvChat:
+    """An environment as the plain-text chat a token-level policy writes: a text-format
+    environment as it is; a native-tools one (``env.native_tools``) with its tools prompted in
+    the system message and each reply's ``<tool_call>`` blocks parsed into native calls, the
+    tool results given back as text (Hermes style, as the ``hf:`` and ``local:`` clients do)."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.prompted = bool(getattr(env, "native_tools", False))
+
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
+        messages, info = self.env.reset(seed=seed, options=options)
+        if self.prompted:
+            messages = to_prompted_messages(messages, self.env.tool_schemas)
+        return messages, info
+
+    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
+        action: Any = text
+        if self.prompted:
+            content, calls = split_tool_calls(text)
+            action = {"role": "assistant", "content": content, "tool_calls": calls}
+        moved = self.env.transition(action)
+        new = moved.messages
+        if self.prompted and new:
+            new = to_prompted_messages(new, None)
+        return new, moved.reward, moved.terminated, moved.truncated
+
+    def breakdown(self) -> dict[str, Any] | None:
+        return self.env.breakdown()
+
+    def cut(self) -> tuple[float, dict[str, Any]]:
+        return self.env.cut()
+
+
 def chat_adapter(env: Any) -> ChatView:
-    """The chat view of a suite's training environment (its ``rollout_chat()``)."""
-    return env.rollout_chat()
+    """The plain-text chat view of an environment (:class:`EnvChat`)."""
+    return EnvChat(env)
 
 
 def turn_delta(tokenizer: Any, history: list[dict[str, Any]], new: list[dict[str, Any]],

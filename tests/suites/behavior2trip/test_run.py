@@ -87,7 +87,7 @@ def test_run_interrupt_and_resume(tmp_path, data_dir):
 
 def test_option_checks(tmp_path):
     runner = CliRunner()
-    bad = runner.invoke(main, ["run", "behavior2trip", "--agent", "llm:x", "--out", str(tmp_path)])
+    bad = runner.invoke(main, ["run", "behavior2trip", "--agent", "code:x", "--out", str(tmp_path)])
     assert bad.exit_code == 2 and "b2t:MODEL" in bad.output
     mixed = runner.invoke(main, ["run", "behavior2trip", "--level", "2", "--out", str(tmp_path)])
     assert mixed.exit_code == 2 and "--difficulty" in mixed.output

@@ -1,6 +1,10 @@
 """One Behavior2Trip episode: an agent reads the request and the behaviour trajectory, uses the
 tools (and its memory) and delivers a plan, which is scored by the 32 checks.
 
+A model agent's episode (:class:`~travelgym.runner.loop.PolicyAgent`: ``b2t:MODEL``,
+``local:``, ``hf:``) is played by the one episode loop (:func:`travelgym.runner.loop.play`)
+over :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv`, the environment GRPO
+trains on; the scripted, oracle, ReAct and tool-calling agents run their own ``solve``.
 ``run_trip_episode`` never raises for agent, tool or model failures: they are recorded in the
 :class:`TripEpisode`, and an episode without a plan scores as undelivered.
 """
@@ -10,58 +14,18 @@ from __future__ import annotations
 import sqlite3
 import time
 import traceback
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
-
-from travelgym.core.episode import EpisodeBase
 from travelgym.core.outcomes import settle
-from travelgym.llm.protocol import LLMError, count_repairs
+from travelgym.llm.protocol import LLMError
 from travelgym.llm.text import serialisable
-from travelgym.suites.behavior2trip.agents.base import (
-    InvalidAction,
-    MemoryOpRecord,
-    TripAgent,
-    TripRequest,
-    TripStep,
-    TripToolSession,
-)
-from travelgym.suites.behavior2trip.clarify import Clarification
-
-Termination = Literal["answered", "step_limit", "error"]
-
-
-class TripEpisode(EpisodeBase):
-    """Everything one episode produced, JSON-serialisable (one line of ``episodes.jsonl``).
-
-    ``task_id`` repeats ``instance_id`` (the run store keys episodes by task and trial).
-    ``p_action`` is the paper's incorrect-action penalty: -1 when any action was invalid.
-    """
-
-    suite: Literal["behavior2trip"] = "behavior2trip"
-    instance_id: str
-    split: str
-    difficulty: str
-    instruction: str = ""
-    steps: list[TripStep] = Field(default_factory=list)
-    final_answer: str | None = None  # the delivered plan as "<answer>...</answer>"
-    termination: Termination = "step_limit"
-    invalid_actions: int = 0
-    p_action: int = 0
-    memory: dict[str, Any] = Field(default_factory=dict)  # the memory at the end
-    tool_calls: int = 0
-    # RQ1 (docs/behavior2trip/rq1.md): the trajectory withheld; the clarification dialogue
-    # with the simulated user (None: no AskUser), its ``turns`` the interaction burden
-    trajectory_withheld: bool = False
-    clarification: Clarification | None = None
-
-    @property
-    def invalid_action_log(self) -> list[InvalidAction]:
-        return [a for s in self.steps for a in s.invalid_actions]
-
-    @property
-    def memory_ops(self) -> list[MemoryOpRecord]:
-        return [op for s in self.steps for op in s.memory_ops]
+from travelgym.runner.loop import PolicyAgent, play
+from travelgym.suites.behavior2trip.agents.base import TripAgent, TripRequest, TripToolSession
+from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+from travelgym.suites.behavior2trip.trip_episode import Termination as Termination
+from travelgym.suites.behavior2trip.trip_episode import TripEpisode as TripEpisode
+from travelgym.suites.behavior2trip.trip_episode import build_trip_episode as build_trip_episode
+from travelgym.suites.behavior2trip.trip_episode import score_answer as score_answer
 
 
 async def run_trip_episode(
@@ -85,6 +49,10 @@ async def run_trip_episode(
     behaviour trajectory; ``user`` (a :class:`~travelgym.suites.behavior2trip.clarify_user.SimulatedUser`)
     answers its ``AskUser`` questions."""
     started = time.perf_counter()
+    if isinstance(agent, PolicyAgent):
+        episode = await _played(instance, agent, conn, seed, trial, score_db,
+                                withhold_trajectory, user)  # fmt: skip
+        return _finished(episode, started, score)
     keep = keep_results if keep_results is not None else getattr(agent, "keep_results", True)
     env = TripToolSession(conn, keep_results=keep)
     if user is not None:
@@ -115,42 +83,30 @@ async def run_trip_episode(
         episode.user_usage = user.usage
     if score:
         episode.score = score_answer(instance, answer, score_db if score_db is not None else conn)
+    return _finished(episode, started, score)
+
+
+async def _played(instance: Any, agent: PolicyAgent, conn: sqlite3.Connection, seed: int,
+                  trial: int, score_db: Any, withhold: bool, user: Any) -> TripEpisode:  # fmt: skip
+    """The episode of a policy agent, played by the one loop over the training environment."""
+    env = TripTrainingEnv(conn, [instance], max_turns=agent.max_steps, seed=seed,
+                          agent_name=agent.name, score_db=score_db, withhold_trajectory=withhold,
+                          user_factory=(lambda _: user) if user is not None else None,
+                          **agent.settings)  # fmt: skip
+    try:
+        played = await play(env, agent.policy, seed=seed,
+                            options={"instance_id": instance.instance_id, "trial": trial})  # fmt: skip
+    finally:
+        env.close()
+    return played.episode
+
+
+def _finished(episode: TripEpisode, started: float, score: bool) -> TripEpisode:
+    """The episode as stored: unscored when ``score`` is off, timed, serialisable."""
+    if not score:
+        episode.score = None
     episode.duration_s = round(time.perf_counter() - started, 4)
     episode, replaced = serialisable(episode)  # whatever slipped past the boundary
     if replaced:
         episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
     return episode
-
-
-def build_trip_episode(instance: Any, env: TripToolSession, agent: str, answer: str | None,
-                       termination: Termination, error: str | None = None, *, seed: int = 0,
-                       trial: int = 0) -> TripEpisode:  # fmt: skip
-    """The (unscored) :class:`TripEpisode` of what ``env`` recorded; ``answer`` is the delivered
-    ``<answer>...</answer>`` text or ``None``. Shared by :func:`run_trip_episode` and the training
-    environment."""
-    invalid = sum(len(s.invalid_actions) for s in env.steps)
-    repairs: dict[str, int] = {}
-    for step in env.steps:
-        count_repairs(step.repairs, repairs)
-        for call in step.tool_calls:
-            count_repairs(call.repairs, repairs)
-    return TripEpisode(
-        episode_id=f"{instance.instance_id}#{trial}", task_id=instance.instance_id,
-        instance_id=instance.instance_id, split=instance.split, difficulty=instance.difficulty,
-        trial=trial, agent=agent, seed=seed, instruction=instance.instruction.text,
-        steps=env.steps, messages=env.messages, final_answer=answer, termination=termination,
-        error=error, invalid_actions=invalid, p_action=-1 if invalid else 0, memory=env.memory,
-        usage=env.usage, llm_calls=env.llm_calls,
-        tool_calls=sum(len(s.tool_calls) for s in env.steps), repairs=repairs,
-    )  # fmt: skip
-
-
-def score_answer(instance: Any, answer: str | None, db: Any) -> dict[str, Any] | None:
-    """The checks' verdict on an answer (``None``: nothing delivered); ``None`` (recorded as
-    unscored) if scoring itself fails."""
-    from travelgym.suites.behavior2trip.scoring import score_plan
-
-    try:
-        return score_plan(instance, answer, db)
-    except Exception:  # noqa: BLE001 - a scorer bug must not lose the episode
-        return None

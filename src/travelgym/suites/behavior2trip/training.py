@@ -280,7 +280,7 @@ def run_instance(source: Any, instance_id: str) -> Any:
 def sft_chat(episode: dict[str, Any], source: Any) -> tuple[list[dict[str, Any]], list[dict]]:
     """``(messages, tools)`` of a kept episode (``source``: the run, for its database and
     instances); no tools: the B2T format lists them in its system prompt."""
-    from travelgym.suites.behavior2trip.episode import TripEpisode
+    from travelgym.suites.behavior2trip.trip_episode import TripEpisode
 
     model = TripEpisode.model_validate(episode)
     if model.messages:
@@ -289,30 +289,6 @@ def sft_chat(episode: dict[str, Any], source: Any) -> tuple[list[dict[str, Any]]
 
 
 # rollouts
-class TripChat:
-    """A :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` as chat messages: the
-    action is the message text, the observation the next user message."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-
-    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
-        return self.env.reset(seed=seed, options=options)
-
-    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
-        observation, reward, terminated, truncated, _ = self.env.step(text)
-        new = [] if terminated or truncated else [{"role": "user", "content": observation}]
-        return new, reward, terminated, truncated
-
-    def breakdown(self) -> dict[str, Any] | None:
-        return self.env.reward.model_dump() if self.env.reward is not None else None
-
-    def cut(self) -> tuple[float, dict[str, Any]]:
-        """The reward of an episode stopped before it ended: nothing delivered."""
-        reward = cut_reward(self.env)
-        return reward.total, reward.model_dump()
-
-
 # the compact prompt
 COMPACT_TRAJECTORY = 6
 COMPACT_PROMPT = """You are a travel planner. Each message holds actions:

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import random
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from travelgym.agents.b2t_format import Memory
+from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
 from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
@@ -32,9 +34,13 @@ from travelgym.suites.behavior2trip.agents.base import (
     TripToolSession,
 )
 from travelgym.suites.behavior2trip.checks import PlanDB
-from travelgym.suites.behavior2trip.episode import TripEpisode, build_trip_episode, score_answer
-from travelgym.suites.behavior2trip.training import Gate, RewardBreakdown, b2t_reward
-from travelgym.training.base import EnvStateError, SyncAPI, open_database
+from travelgym.suites.behavior2trip.training import Gate, RewardBreakdown, b2t_reward, cut_reward
+from travelgym.suites.behavior2trip.trip_episode import (
+    TripEpisode,
+    build_trip_episode,
+    score_answer,
+)
+from travelgym.training.base import EnvStateError, SyncAPI, choose_item, open_database
 
 
 class TripTrainingEnv(SyncAPI):
@@ -49,10 +55,14 @@ class TripTrainingEnv(SyncAPI):
     observation is the next user message's text (empty after an answer)."""
 
     task_key = "instance_id"  # the reset option naming an instance (the training-env interface)
+    native_tools = False  # an action is the B2T-format message text
+    tool_schemas = None
 
     def __init__(self, db: Any, instances: Sequence[Any], *, max_turns: int = DEFAULT_MAX_STEPS,
                  memory: bool = True, penalty: bool = True, gate: Gate = "format",
-                 keep_results: bool = True, seed: int = 0, agent_name: str = "policy") -> None:  # fmt: skip
+                 keep_results: bool = True, seed: int = 0, agent_name: str = "policy",
+                 score_db: Any = None, withhold_trajectory: bool = False,
+                 user_factory: Any = None) -> None:  # fmt: skip
         if not instances:
             raise ValueError("TripTrainingEnv needs at least one instance")
         if max_turns < 1:
@@ -60,7 +70,11 @@ class TripTrainingEnv(SyncAPI):
         self.conn, self._owns_conn = open_database(db)
         self.instances = list(instances)
         self._by_id = {x.instance_id: x for x in self.instances}
-        self.score_db = PlanDB(self.conn)  # its caches serve every episode
+        # its caches serve every episode (a run shares one across its environments)
+        self.score_db = score_db if score_db is not None else PlanDB(self.conn)
+        # RQ1 (docs/behavior2trip/rq1.md): the request without its trajectory, and a simulated
+        # user per episode (``user_factory(instance)``) answering AskUser
+        self.withhold, self.user_factory = withhold_trajectory, user_factory
         self.max_turns, self.memory_enabled = max_turns, memory
         self.penalty, self.gate = penalty, gate
         self.keep_results, self.agent_name = keep_results, agent_name
@@ -89,6 +103,9 @@ class TripTrainingEnv(SyncAPI):
         self.done = False
         self.answer: str | None = None
         self.termination = "step_limit"
+        self.error: str | None = None
+        self.failure: BaseException | None = None
+        self.user: Any = None
         self.score: dict[str, Any] | None = None
         self.reward: RewardBreakdown | None = None
         self._started = time.perf_counter()
@@ -103,12 +120,6 @@ class TripTrainingEnv(SyncAPI):
         """The ids of the environment's instances, in order."""
         return [x.instance_id for x in self.instances]
 
-    def rollout_chat(self) -> Any:
-        """The chat view :func:`~travelgym.training.rollout.run_rollout` drives."""
-        from travelgym.suites.behavior2trip.training import TripChat
-
-        return TripChat(self)
-
     @property
     def tool_names(self) -> list[str]:
         """The names of the 9 tools an action may call."""
@@ -116,30 +127,27 @@ class TripTrainingEnv(SyncAPI):
 
         return trips_registry().names
 
-    def _choose(self, options: dict[str, Any]) -> Any:
-        if "instance_id" in options:
-            iid = options["instance_id"]
-            if iid not in self._by_id:
-                raise KeyError(f"unknown instance_id {iid!r}")
-            return self._by_id[iid]
-        if "index" in options:
-            return self.instances[int(options["index"])]
-        return self.instances[self._rng.randrange(len(self.instances))]
-
     async def areset(self, seed: int | None = None,
                      options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
         """:meth:`reset` for async code."""
         options = dict(options or {})
         if seed is not None:
             self._rng = random.Random(seed)
-        instance = self._choose(options)
+        instance = choose_item(self.instances, self._by_id, options, "instance_id", self._rng)
         self._reset_state()
         self.instance, self.trial = instance, int(options.get("trial", 0))
         self.seed = seed if seed is not None else 0
         self.tools = TripToolSession(self.conn, keep_results=self.keep_results)
         self.memory = Memory() if self.memory_enabled else None
         self.tools.memory = self.memory.data if self.memory is not None else {}
-        self.tools.messages = initial_messages(TripRequest.of(instance), self.memory_enabled)
+        if self.user_factory is not None:
+            from travelgym.suites.behavior2trip.clarify import enable_clarification
+
+            self.user = self.user_factory(instance)
+            enable_clarification(self.tools, self.user)
+        request = TripRequest.of(instance, withhold=self.withhold,
+                                 ask_limit=self.user.log.limit if self.user is not None else 0)  # fmt: skip
+        self.tools.messages = initial_messages(request, self.memory_enabled)
         info = {"instance_id": instance.instance_id, "difficulty": instance.difficulty,
                 "split": instance.split, "max_turns": self.max_turns,
                 "memory": self.memory_enabled, "penalty": self.penalty}  # fmt: skip
@@ -150,15 +158,22 @@ class TripTrainingEnv(SyncAPI):
         """Start an episode: ``(observation, info)``; see the class docstring."""
         return self._run(self.areset(seed=seed, options=options))
 
-    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """:meth:`step` for async code."""
+    async def atransition(self, action: str, usage: Any = None, repairs: Any = None,
+                          started: float | None = None) -> Transition:  # fmt: skip
+        """Apply one B2T-format message (the environment protocol,
+        :mod:`travelgym.core.environment`): the next user message (its tool and memory
+        responses) unless the episode ended; ``usage``/``repairs``: the model call's, counted
+        and recorded on the step (``started``: when the call began, for the step's duration)."""
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
         if not isinstance(action, str):
             raise TypeError(
                 f"a TripTrainingEnv action is the assistant message text, not {type(action)}"
             )
-        result = await apply_b2t_message(self.tools, self.memory, action)
+        if usage is not None:
+            self.tools.count_llm(usage, repairs)
+        result = await apply_b2t_message(self.tools, self.memory, action, usage=usage,
+                                         started=started)  # fmt: skip
         self.turn += 1
         terminated = result.answer is not None
         truncated = not terminated and self.turn >= self.max_turns
@@ -169,19 +184,53 @@ class TripTrainingEnv(SyncAPI):
             "from_tools": result.from_tools,
             "from_memory": result.from_memory,
             "answered": terminated,
+            "observation": result.observation or "",
         }
         reward = 0.0
         if terminated or truncated:
             if terminated:
                 self.answer, self.termination = f"<answer>{result.answer}</answer>", "answered"
-            self.done = True
-            self.score = score_answer(self.instance, self.answer, self.score_db)
-            invalid = sum(len(s.invalid_actions) for s in self.tools.steps)
-            self.reward = b2t_reward(self.score, invalid, penalty=self.penalty, gate=self.gate)
-            reward = self.reward.total
+            reward = self._end()
             info["reward_breakdown"] = self.reward.model_dump()
             info["score"] = self.score
-        return result.observation or "", reward, terminated, truncated, info
+        new = [] if terminated or truncated else [{"role": "user", "content": info["observation"]}]
+        return Transition(new, reward, terminated, truncated, info)
+
+    def _end(self) -> float:
+        """Score the episode's answer (or its absence) and set its reward."""
+        self.done = True
+        self.score = score_answer(self.instance, self.answer, self.score_db)
+        invalid = sum(len(s.invalid_actions) for s in self.tools.steps)
+        self.reward = b2t_reward(self.score, invalid, penalty=self.penalty, gate=self.gate)
+        return self.reward.total
+
+    def fail(self, exc: BaseException) -> None:
+        """End the episode on the policy's failure (its model call failed for good, or its code
+        raised): recorded with its outcome, scored as undelivered."""
+        from travelgym.llm.protocol import LLMError
+
+        self.termination, self.failure = "error", exc
+        if isinstance(exc, LLMError):
+            self.error = f"agent: {exc}"
+        else:
+            trace = "".join(traceback.format_exception(exc, limit=6))
+            self.error = f"{type(exc).__name__}: {exc}\n{trace}"
+        self._end()
+
+    def breakdown(self) -> dict[str, Any] | None:
+        """The ended episode's reward parts."""
+        return self.reward.model_dump() if self.reward is not None else None
+
+    def cut(self) -> tuple[float, dict[str, Any]]:
+        """``(reward, parts)`` of an episode stopped before it ended: nothing delivered, only
+        the invalid-action penalty."""
+        reward = cut_reward(self)
+        return reward.total, reward.model_dump()
+
+    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` for async code."""
+        moved = await self.atransition(action)
+        return moved.info["observation"], moved.reward, moved.terminated, moved.truncated, moved.info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.
@@ -195,10 +244,14 @@ class TripTrainingEnv(SyncAPI):
         if self.tools is None:
             raise EnvStateError("no episode yet: call reset()")
         episode = build_trip_episode(self.instance, self.tools, self.agent_name, self.answer,
-                                     self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
+                                     self.termination, self.error, seed=self.seed,
+                                     trial=self.trial)  # fmt: skip
         episode.score = self.score
-        if self.score is not None:  # ended: its outcome, as a run would record it
-            settle(episode)
+        if self.done:  # ended: its outcome, as a run would record it
+            settle(episode, self.failure)
+        episode.trajectory_withheld = self.withhold
+        if self.user is not None:
+            episode.clarification, episode.user_usage = self.user.log, self.user.usage
         episode.duration_s = round(time.perf_counter() - self._started, 4)
         return episode
 

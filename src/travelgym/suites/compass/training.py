@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from travelgym.llm.prompted_tools import split_tool_calls, to_prompted_messages
 from travelgym.suites.compass.scoring import PlanScore
 from travelgym.training.chat import ReplayError, arguments_text, check_replay
 
@@ -154,34 +153,6 @@ def sft_chat(episode: dict[str, Any], source: Any) -> tuple[list[dict[str, Any]]
     model = Episode.model_validate(episode)
     messages = compass_chat(model, None if model.messages else source.conn)
     return messages, compass_tools(model.agent)
-
-
-class CompassChat:
-    """A :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv` as prompted chat: tools
-    listed in the system message, calls parsed from ``<tool_call>`` blocks, results and user
-    replies as user messages."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-
-    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
-        messages, info = self.env.reset(seed=seed, options=options)
-        return to_prompted_messages(messages, self.env.tools), info
-
-    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
-        content, calls = split_tool_calls(text)
-        action = {"role": "assistant", "content": content, "tool_calls": calls}
-        observation, reward, terminated, truncated, _ = self.env.step(action)
-        new = [] if terminated or truncated else to_prompted_messages(observation, None)
-        return new, reward, terminated, truncated
-
-    def breakdown(self) -> dict[str, Any] | None:
-        return self.env.reward.model_dump() if self.env.reward is not None else None
-
-    def cut(self) -> tuple[float, dict[str, Any]]:
-        """The reward of a conversation stopped before it ended: no plan."""
-        reward = compass_reward(None)
-        return reward.total, reward.model_dump()
 
 
 def tiny_texts() -> list[str]:

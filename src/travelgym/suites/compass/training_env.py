@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from travelgym.core.environment import Transition
 from travelgym.llm.protocol import ChatMessage, ToolCall
 from travelgym.suites.compass.agents.llm_agent import (
     MAX_STEPS_PER_TURN,
@@ -39,7 +40,7 @@ from travelgym.suites.compass.tasks import GroundTruth, Task
 from travelgym.suites.compass.tools import compass_registry
 from travelgym.suites.compass.training import CompassReward, compass_reward
 from travelgym.suites.compass.trajectory import Episode
-from travelgym.training.base import EnvStateError, SyncAPI, open_database
+from travelgym.training.base import EnvStateError, SyncAPI, choose_item, open_database
 
 
 class CompassTrainingEnv(SyncAPI):
@@ -55,6 +56,7 @@ class CompassTrainingEnv(SyncAPI):
     turn ended)."""
 
     task_key = "task_id"  # the reset option naming a task (the training-env interface)
+    native_tools = True  # an action is an assistant message with native tool calls
 
     def __init__(self, db: Any, tasks: Sequence[Task], truths: dict[str, GroundTruth], *,
                  user: Any = "template", max_turns: int = DEFAULT_MAX_TURNS,
@@ -111,11 +113,10 @@ class CompassTrainingEnv(SyncAPI):
         """The ids of the environment's tasks, in order."""
         return [t.task_id for t in self.tasks]
 
-    def rollout_chat(self) -> Any:
-        """The prompted-chat view :func:`~travelgym.training.rollout.run_rollout` drives."""
-        from travelgym.suites.compass.training import CompassChat
-
-        return CompassChat(self)
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The 18 tools' OpenAI schemas (the environment protocol's name for :attr:`tools`)."""
+        return self.tools
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -126,22 +127,13 @@ class CompassTrainingEnv(SyncAPI):
     def done(self) -> bool:
         return self.session is None or self.reward is not None
 
-    def _choose(self, options: dict[str, Any]) -> Task:
-        if "task_id" in options:
-            if options["task_id"] not in self._by_id:
-                raise KeyError(f"unknown task_id {options['task_id']!r}")
-            return self._by_id[options["task_id"]]
-        if "index" in options:
-            return self.tasks[int(options["index"])]
-        return self.tasks[self._rng.randrange(len(self.tasks))]
-
     async def areset(self, seed: int | None = None,
                      options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
         """:meth:`reset` for async code."""
         options = dict(options or {})
         if seed is not None:
             self._rng = random.Random(seed)
-        task = self._choose(options)
+        task = choose_item(self.tasks, self._by_id, options, "task_id", self._rng)
         self.session = CompassSession(task, self.user_backend, self.conn,
                                       self.truths[task.task_id], agent_name=self.agent_name,
                                       seed=seed if seed is not None else 0,
@@ -198,6 +190,30 @@ class CompassTrainingEnv(SyncAPI):
                     score=self.score.model_dump())  # fmt: skip
         truncated = termination == "turn_limit"
         return observation, self.reward.total, not truncated, truncated, info
+
+    async def atransition(self, action: Any, **meta: Any) -> Transition:
+        """Apply one assistant message (the environment protocol,
+        :mod:`travelgym.core.environment`): the tool messages and the user's reply, none once
+        the conversation has ended."""
+        observation, reward, terminated, truncated, info = await self.astep(action)
+        return Transition([] if terminated or truncated else observation, reward, terminated,
+                          truncated, info)  # fmt: skip
+
+    def fail(self, exc: BaseException) -> None:
+        """End the conversation on the policy's failure (recorded in the episode, unscored)."""
+        if self.session is not None and not self.done:
+            self.session.failed(exc)
+            self.score = self.session.finish(self.messages, None)
+            self.reward = compass_reward(self.score)
+
+    def breakdown(self) -> dict[str, Any] | None:
+        """The ended conversation's reward parts."""
+        return self.reward.model_dump() if self.reward is not None else None
+
+    def cut(self) -> tuple[float, dict[str, Any]]:
+        """``(reward, parts)`` of a conversation stopped before it ended: no plan."""
+        reward = compass_reward(None)
+        return reward.total, reward.model_dump()
 
     def step(self, action: Any) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:
         """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.

@@ -76,28 +76,3 @@ def sft_keep(episode: dict[str, Any], min_score: float) -> str | None:
     return None if share >= min_score else "below_min_score"
 
 
-class PlannerChat:
-    """A training environment as chat messages: the action is the message text, the
-    observation the next user message."""
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-
-    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
-        """The opening messages and info."""
-        return self.env.reset(seed=seed, options=options)
-
-    def step(self, text: str) -> tuple[list[dict[str, Any]], float, bool, bool]:
-        """Apply a message: the new messages, reward, terminated, truncated."""
-        observation, reward, terminated, truncated, _ = self.env.step(text)
-        new = [] if terminated or truncated else [{"role": "user", "content": observation}]
-        return new, reward, terminated, truncated
-
-    def breakdown(self) -> dict[str, Any] | None:
-        """The ended episode's reward parts."""
-        return self.env.reward.model_dump() if self.env.reward is not None else None
-
-    def cut(self) -> tuple[float, dict[str, Any]]:
-        """An episode stopped before it ended: nothing delivered."""
-        self.env.finish(None)
-        return self.env.reward.total, self.env.reward.model_dump()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.agents.b2t_format import Memory
+from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
 from travelgym.suites.travelplanner.agents.llm import opening
@@ -25,8 +26,8 @@ from travelgym.suites.travelplanner.episode import PlannerEpisode, build_episode
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.session import PlannerRequest, PlannerSession
 from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
-from travelgym.suites.travelplanner.training import PlannerChat, PlannerReward, planner_reward
-from travelgym.training.base import EnvStateError, SyncAPI
+from travelgym.suites.travelplanner.training import PlannerReward, planner_reward
+from travelgym.training.base import EnvStateError, SyncAPI, choose_item
 
 
 class PlannerTrainingEnv(SyncAPI):
@@ -35,6 +36,8 @@ class PlannerTrainingEnv(SyncAPI):
     query) and ``trial``; ``step(action) -> (observation, reward, terminated, truncated, info)``."""
 
     task_key = "task_id"
+    native_tools = False  # an action is the B2T-format message text
+    tool_schemas = None
 
     def __init__(self, data: PlannerData, queries: Sequence[Query], *, max_turns: int = 8,
                  mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy") -> None:  # fmt: skip
@@ -70,6 +73,7 @@ class PlannerTrainingEnv(SyncAPI):
         self.done = False
         self.answer: str | None = None
         self.termination = "step_limit"
+        self.failure: BaseException | None = None
         self.score: dict[str, Any] | None = None
         self.reward: PlannerReward | None = None
         self._started = time.perf_counter()
@@ -79,24 +83,13 @@ class PlannerTrainingEnv(SyncAPI):
         """The task ids, in order."""
         return [q.task_id for q in self.queries]
 
-    def rollout_chat(self) -> PlannerChat:
-        """The chat view rollouts drive."""
-        return PlannerChat(self)
-
     async def areset(self, seed: int | None = None,
                      options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
         """:meth:`reset` for async code."""
         options = dict(options or {})
         if seed is not None:
             self._rng = random.Random(seed)
-        if "task_id" in options:
-            if options["task_id"] not in self._by_id:
-                raise KeyError(f"unknown task_id {options['task_id']!r}")
-            query = self._by_id[options["task_id"]]
-        elif "index" in options:
-            query = self.queries[int(options["index"])]
-        else:
-            query = self.queries[self._rng.randrange(len(self.queries))]
+        query = choose_item(self.queries, self._by_id, options, "task_id", self._rng)
         self._reset_state()
         self.query, self.trial = query, int(options.get("trial", 0))
         self.seed = seed if seed is not None else 0
@@ -121,25 +114,52 @@ class PlannerTrainingEnv(SyncAPI):
         self.score = safe_score(self.query, self.answer, self.data.sandbox_for(self.query))
         self.reward = planner_reward(self.score)
 
-    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """:meth:`step` for async code."""
+    async def atransition(self, action: str, usage: Any = None, repairs: Any = None,
+                          started: float | None = None) -> Transition:  # fmt: skip
+        """Apply one B2T-format message (the environment protocol,
+        :mod:`travelgym.core.environment`): the next user message unless the episode ended;
+        ``usage``/``repairs``: the model call's, counted and recorded on the step."""
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
         if not isinstance(action, str):
             raise TypeError(f"an action is the assistant message text, not {type(action)}")
+        if usage is not None:
+            self.tools.count_llm(usage, repairs)
         result = await apply_b2t_message(self.tools, self.memory, action,
-                                         tools=self.mode == "two-stage")  # fmt: skip
+                                         tools=self.mode == "two-stage", usage=usage,
+                                         started=started)  # fmt: skip
         self.turn += 1
         terminated = result.answer is not None
         truncated = not terminated and self.turn >= self.max_turns
         info: dict[str, Any] = {"turn": self.turn, "answered": terminated,
-                                "invalid_actions": len(result.step.invalid_actions)}  # fmt: skip
+                                "invalid_actions": len(result.step.invalid_actions),
+                                "observation": result.observation or ""}  # fmt: skip
         reward = 0.0
         if terminated or truncated:
             self.finish(result.answer)
             reward = self.reward.total
             info.update(reward_breakdown=self.reward.model_dump(), score=self.score)
-        return result.observation or "", reward, terminated, truncated, info
+        new = [] if terminated or truncated else [{"role": "user", "content": info["observation"]}]
+        return Transition(new, reward, terminated, truncated, info)
+
+    def fail(self, exc: BaseException) -> None:
+        """End the episode on the policy's failure: recorded, scored as undelivered."""
+        self.termination, self.failure = "error", exc
+        self.finish(None)
+
+    def breakdown(self) -> dict[str, Any] | None:
+        """The ended episode's reward parts."""
+        return self.reward.model_dump() if self.reward is not None else None
+
+    def cut(self) -> tuple[float, dict[str, Any]]:
+        """An episode stopped before it ended: nothing delivered."""
+        self.finish(None)
+        return self.reward.total, self.reward.model_dump()
+
+    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` for async code."""
+        moved = await self.atransition(action)
+        return moved.info["observation"], moved.reward, moved.terminated, moved.truncated, moved.info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply one assistant message."""
@@ -152,8 +172,8 @@ class PlannerTrainingEnv(SyncAPI):
         episode = build_episode(self.query, self.tools, self.mode, self.agent_name, self.answer,
                                 self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
         episode.score = self.score
-        if self.score is not None:  # ended: its outcome, as a run would record it
-            settle(episode)
+        if self.done:  # ended: its outcome, as a run would record it
+            settle(episode, self.failure)
         episode.duration_s = round(time.perf_counter() - self._started, 4)
         return episode
 

@@ -1,22 +1,16 @@
 """B2T-Agent at inference (paper Section 4.1, Figure 11): any OpenAI-compatible chat model
 acting in the structured text format (``<think>``, parallel ``<tool_call>``, ``<memory>``,
 ``<answer>``); no native tool calling. Observations go back in one user message per step.
-Each message is applied by :func:`~travelgym.suites.behavior2trip.agents.b2t_step.apply_b2t_message`, the same
-code the training environment uses."""
+Each message is applied by :func:`~travelgym.suites.behavior2trip.agents.b2t_step.apply_b2t_message`
+inside the training environment: evaluation and GRPO play the same episodes."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from travelgym.agents.b2t_format import Memory
-from travelgym.llm.protocol import ChatClient, ChatMessage
-from travelgym.suites.behavior2trip.agents.b2t_step import apply_b2t_message
-from travelgym.suites.behavior2trip.agents.base import (
-    DEFAULT_MAX_STEPS,
-    TripRequest,
-    TripToolSession,
-)
+from travelgym.llm.protocol import ChatClient
+from travelgym.runner.loop import ChatPolicy, PolicyAgent
+from travelgym.suites.behavior2trip.agents.base import DEFAULT_MAX_STEPS, TripRequest
 from travelgym.suites.behavior2trip.agents.prompts import plan_format, tool_listing, user_message
 
 PROMPT = """You are a seasoned travel planner with extensive experience in generating personalized plans. Your core task is to deeply understand the user's requirements, gather information by calling tools, and ultimately design a thorough and meticulous travel plan. You possess an internal dictionary-structured memory module for storing and retrieving key information. Use <memory></memory> to wrap any operation that reads or writes session memory using "action": "read" or "write" with a "key" (and optional "value" for write). After gathering all necessary information and crafting the complete plan, please wrap the final itinerary in JSON format between the "<answer>" and "</answer>" tags. Note: The delivered travel plan must be complete, covering every day of the trip. Please note that the final output should be a JSON list (array) that includes all travel days. Each day is an independent JSON object that follows the same internal structure.
@@ -66,30 +60,14 @@ def initial_messages(request: TripRequest, memory: bool = True) -> list[dict[str
             {"role": "user", "content": user_message(request)}]  # fmt: skip
 
 
-class B2TAgent:
-    """The B2T-Agent action loop with a step limit and a key-value memory per episode
-    (``memory=False``: the no-memory ablation, see :func:`system_prompt`)."""
+class B2TAgent(PolicyAgent):
+    """The B2T-Agent: a chat model writing B2T-format messages, played by the one episode loop
+    (:func:`travelgym.runner.loop.play`) over the training environment, with a step limit and
+    a key-value memory per episode (``memory=False``: the no-memory ablation, see
+    :func:`system_prompt`)."""
 
     def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
                  memory: bool = True, **params: Any) -> None:  # fmt: skip
-        self.client = client
-        self.max_steps = max_steps
-        self.memory = memory
-        self.params = params
-        self.name = f"b2t:{client.model}"
-
-    async def solve(self, request: TripRequest, env: TripToolSession) -> str | None:
-        memory = Memory() if self.memory else None
-        env.memory = memory.data if memory is not None else {}
-        env.messages = initial_messages(request, self.memory)
-        for _ in range(self.max_steps):
-            tick = time.perf_counter()
-            messages = [ChatMessage.model_validate(m) for m in env.messages]
-            response = await self.client.complete(messages, **self.params)
-            env.count_llm(response.usage, response.repairs)
-            text = response.message.content or ""
-            result = await apply_b2t_message(env, memory, text, usage=response.usage,
-                                             started=tick)  # fmt: skip
-            if result.answer is not None:
-                return result.answer
-        return None
+        super().__init__(ChatPolicy(client, **params), f"b2t:{client.model}", max_steps,
+                         {"memory": memory})  # fmt: skip
+        self.client, self.memory = client, memory

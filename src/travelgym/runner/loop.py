@@ -1,0 +1,101 @@
+"""The one episode loop: an environment (:mod:`travelgym.core.environment`) and a policy.
+
+:func:`play` resets the environment, asks the policy for each assistant message and applies
+it, until the episode ends; a failure of the policy's model (or of a Python policy's code) ends
+the episode through ``env.fail`` and is recorded, never raised. Evaluation runs the suites'
+model agents through it, and the same environments serve GRPO rollouts, the Gymnasium and the
+verifiers environments, so a model is trained on the episodes it is scored on.
+
+A policy is any object with ``async act(messages, tools) -> Action``: :class:`ChatPolicy`
+drives a chat client (an endpoint, a local model, a person at the terminal, a Python policy);
+a scripted policy replays messages (tests, baselines).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from travelgym.core.environment import Environment
+from travelgym.llm.protocol import ChatClient, ChatMessage, Repair, Usage
+
+
+@dataclass
+class Action:
+    """One assistant message of a policy: the action the environment takes (the text, or for a
+    native-tools environment the message dict) and the model call's accounting."""
+
+    message: Any
+    usage: Usage | None = None
+    repairs: list[Repair] = field(default_factory=list)
+
+
+class Policy(Protocol):
+    async def act(self, messages: list[dict[str, Any]],
+                  tools: list[dict[str, Any]] | None) -> Action: ...  # fmt: skip
+
+
+class ChatPolicy:
+    """A chat client as a policy: each act is one completion of the chat so far (with the
+    environment's tools for a native-tools environment); ``params`` go with every call."""
+
+    def __init__(self, client: ChatClient, native_tools: bool = False, **params: Any) -> None:
+        self.client, self.native_tools, self.params = client, native_tools, params
+
+    async def act(self, messages: list[dict[str, Any]],
+                  tools: list[dict[str, Any]] | None) -> Action:  # fmt: skip
+        chat = [ChatMessage.model_validate(m) for m in messages]
+        if tools is not None:
+            response = await self.client.complete(chat, tools=tools, **self.params)
+        else:
+            response = await self.client.complete(chat, **self.params)
+        message = response.message
+        action = message.to_openai() if self.native_tools else (message.content or "")
+        return Action(action, response.usage, list(response.repairs))
+
+
+@dataclass
+class PolicyAgent:
+    """An agent that is a policy played by :func:`play` over the suite's environment (its
+    ``name`` recorded in the episode; ``max_steps``: the most assistant messages an episode
+    takes; ``settings``: the suite environment's own switches, e.g. ``memory``)."""
+
+    policy: Any
+    name: str
+    max_steps: int
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Played:
+    """A finished episode: its record, the reward and its parts, how many actions it took."""
+
+    episode: Any
+    reward: float
+    breakdown: dict[str, Any] | None
+    turns: int
+    messages: list[dict[str, Any]]
+
+
+async def play(env: Environment, policy: Policy, *, seed: int | None = None,
+               options: dict[str, Any] | None = None) -> Played:  # fmt: skip
+    """Play one episode of ``env`` with ``policy`` (``seed``/``options``: ``env.areset``'s)."""
+    messages, _ = await env.areset(seed=seed, options=options)
+    chat = [dict(m) for m in messages]
+    turns, reward = 0, 0.0
+    while not env.done:
+        started = time.perf_counter()
+        try:
+            action = await policy.act(chat, env.tool_schemas if env.native_tools else None)
+            moved = await env.atransition(action.message, usage=action.usage,
+                                          repairs=action.repairs, started=started)  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - recorded in the episode (its outcome says whose)
+            env.fail(exc)
+            break
+        turns += 1
+        reward = moved.reward
+        chat.append(action.message if isinstance(action.message, dict)
+                    else {"role": "assistant", "content": action.message})  # fmt: skip
+        chat += moved.messages
+    return Played(env.episode(), reward, env.breakdown(), turns, chat)
