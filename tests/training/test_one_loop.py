@@ -1,0 +1,115 @@
+"""One episode loop (issue 33): the same scripted policy on the same Behavior2Trip instance gives
+the same episode whether it is evaluated (``travelgym run behavior2trip --agent b2t:MODEL``
+against a loopback server), stepped through the Gymnasium environment, or rolled out for GRPO
+(token ids through the tiny model's tokenizer): the same turns, the same score, and a GRPO
+reward equal to the suite's reward of the evaluated episode."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.training.support import need_extra, need_train_extra
+from travelgym.cli import main
+from travelgym.core.registry import get_suite
+from travelgym.llm.hf_client import encode
+from travelgym.runner.store import read_episodes
+from travelgym.suites.behavior2trip.instance_sets import load_split
+from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+from travelgym.training.rollout import run_rollout
+
+pytestmark = pytest.mark.train
+
+
+@pytest.fixture(scope="module")
+def case(trips_database, tiny_tokenizer):
+    """The data directory, the first test instance and a script of three B2T messages (a tool
+    call and a memory write, a memory read, the instance's witness as the answer), each as the
+    tiny tokenizer gives it back (what a rollout's policy said)."""
+    need_train_extra()
+    data_dir = trips_database.path.parent.parent
+    _, (instance,), _ = load_split("test", data_dir=data_dir, limit=1)
+    city = instance.instruction.destination_city
+    call = {"name": "WeatherSearch", "arguments": {"city": city}}
+    texts = [f"<think>Weather first.</think>\n<tool_call>{json.dumps(call)}</tool_call>\n"
+             f"<memory>{json.dumps({'action': 'write', 'key': 'city', 'value': city})}</memory>",
+             '<memory>{"action": "read", "key": "city"}</memory>',
+             f"<answer>{instance.witness}</answer>"]  # fmt: skip
+    said = [tiny_tokenizer.decode(encode(tiny_tokenizer, t), skip_special_tokens=True)
+            for t in texts]  # fmt: skip
+    return data_dir, instance, said, trips_database.path
+
+
+def comparable(episode) -> dict:
+    """What an episode did, without who ran it, clocks and model accounting."""
+    dump = episode.model_dump(mode="json")
+    for step in dump["steps"]:
+        step.pop("duration_s")
+        step.pop("usage")
+        for call in step["tool_calls"]:
+            call.pop("duration_ms")
+    return {k: dump[k] for k in ("instance_id", "messages", "steps", "final_answer", "termination",
+                                 "invalid_actions", "memory", "tool_calls", "score", "outcome")}  # fmt: skip
+
+
+def evaluated(tmp_path, data_dir, instance, said):
+    def respond(body: dict) -> Reply:
+        return Reply(said[sum(m["role"] == "assistant" for m in body["messages"])])
+
+    with FakeOpenAIServer(responder=respond) as server:
+        done = CliRunner().invoke(main, ["run", "behavior2trip", "--agent", "b2t:fake-model",
+                                         "--tasks", instance.instance_id, "--base-url",
+                                         server.base_url, "--out", str(tmp_path), "--data-dir",
+                                         str(data_dir), "--no-progress", "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    (episode,) = read_episodes(tmp_path / "b2t-fake-model")
+    return episode
+
+
+def stepped(data_dir, instance, said):
+    need_extra("gym", ("gymnasium",))
+    import gymnasium
+
+    from travelgym.integrations.gym_env import register_envs
+
+    register_envs()
+    env = gymnasium.make("travelgym/Behavior2Trip-v0", split="test", data_dir=str(data_dir),
+                         limit=1)  # fmt: skip
+    env.reset(options={"task_id": instance.instance_id})
+    for text in said:
+        *_, terminated, truncated, info = env.step(text)
+    assert terminated and not truncated
+    episode = env.unwrapped.episode()
+    env.close()
+    return episode, info["breakdown"]
+
+
+def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tokenizer):
+    data_dir, instance, said, db = case
+    run_episode = evaluated(tmp_path, data_dir, instance, said)
+    gym_episode, gym_breakdown = stepped(data_dir, instance, said)
+
+    class Script:
+        def __init__(self) -> None:
+            self.texts = list(said)
+
+        def __call__(self, ids, max_new):
+            out = encode(tiny_tokenizer, self.texts.pop(0)) + [tiny_tokenizer.eos_token_id]
+            return out[:max_new]
+
+    env = TripTrainingEnv(db, [instance])
+    rollout = run_rollout(env, tiny_tokenizer, Script(), options={"index": 0},
+                          max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
+    env.close()
+    assert rollout.stop == "terminated" and rollout.turns == 3
+
+    assert comparable(run_episode) == comparable(gym_episode) == comparable(rollout.episode)
+    assert run_episode.score["final"] is True  # the witness: every applicable check passes
+    # the GRPO reward is the suite's reward of the evaluated episode (its score, its penalty)
+    reward = get_suite("behavior2trip").reward(run_episode)
+    assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
+    assert gym_breakdown == reward.model_dump()
+
