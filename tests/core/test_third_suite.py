@@ -200,7 +200,8 @@ def test_a_flag_that_cannot_share_a_command_sets_its_suite_aside_by_name(toy_env
     site = tmp_path / "site"
     (site / "clashsuite").mkdir(parents=True)
     (site / "clashsuite" / "__init__.py").write_text(
-        CLASHING.format(name="Clash", entry="clash", field=field))
+        CLASHING.format(name="Clash", entry="clash", field=field)
+    )
     info = site / "clashsuite-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clashsuite\nVersion: 0.1\n")

@@ -113,3 +113,83 @@ def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tok
     assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
     assert gym_breakdown == reward.model_dump()
 
+
+def test_travelplanner_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, tiny_tokenizer,
+                                                                       monkeypatch):  # fmt: skip
+    """The same for TravelPlanner's B2T-format agent in two-stage mode (tools over the
+    database): a tool call, a memory write and read, the scripted baseline's plan."""
+    from tests.suites.travelplanner.suite_data import write_suite_data
+    from travelgym.suites.travelplanner.agents.planner import build_plan
+    from travelgym.suites.travelplanner.agents.scripted import reference_cities
+    from travelgym.suites.travelplanner.ingest import ingest
+    from travelgym.suites.travelplanner.plans import plan_json
+    from travelgym.suites.travelplanner.source import reference_sandbox
+    from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
+
+    need_extra("gym", ("gymnasium",))
+    import gymnasium
+
+    from travelgym.integrations.gym_env import register_envs
+
+    dataset, database = write_suite_data(tmp_path / "tp", monkeypatch)
+    data_dir = tmp_path / "data"
+    ingest(dataset, database, data_dir)
+    env = PlannerTrainingEnv.from_split("validation", data_dir=data_dir, mode="two-stage")
+    query = env.queries[0]
+    sandbox = reference_sandbox(query)
+    plan = plan_json(build_plan(query, sandbox, reference_cities(sandbox, query.org)))
+    call = {"name": "accommodation_search", "arguments": {"city": query.dest}}
+    texts = [f"<tool_call>{json.dumps(call)}</tool_call>"
+             '<memory>{"action": "write", "key": "k", "value": 1}</memory>',
+             '<memory>{"action": "read", "key": "k"}</memory>', f"<answer>{plan}</answer>"]  # fmt: skip
+    said = [tiny_tokenizer.decode(encode(tiny_tokenizer, t), skip_special_tokens=True)
+            for t in texts]  # fmt: skip
+
+    def respond(body: dict) -> Reply:
+        return Reply(said[sum(m["role"] == "assistant" for m in body["messages"])])
+
+    with FakeOpenAIServer(responder=respond) as server:
+        done = CliRunner().invoke(main, ["run", "travelplanner", "--agent", "b2t:fake-model",
+                                         "--mode", "two-stage", "--split", "validation",
+                                         "--tasks", query.task_id, "--base-url", server.base_url,
+                                         "--out", str(tmp_path / "runs"), "--data-dir",
+                                         str(data_dir), "--no-progress", "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    (run_episode,) = read_episodes(tmp_path / "runs" / "b2t-fake-model")
+
+    register_envs()
+    gym = gymnasium.make("travelgym/TravelPlanner-v0", split="validation", data_dir=str(data_dir),
+                         mode="two-stage")  # fmt: skip
+    gym.reset(options={"task_id": query.task_id})
+    for text in said:
+        *_, terminated, truncated, info = gym.step(text)
+    assert terminated and not truncated
+    gym_episode = gym.unwrapped.episode()
+    gym.close()
+
+    class Script:
+        def __init__(self) -> None:
+            self.texts = list(said)
+
+        def __call__(self, ids, max_new):
+            return encode(tiny_tokenizer, self.texts.pop(0)) + [tiny_tokenizer.eos_token_id]
+
+    rollout = run_rollout(env, tiny_tokenizer, Script(), options={"task_id": query.task_id},
+                          max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
+    env.close()
+
+    def same(episode) -> dict:
+        dump = episode.model_dump(mode="json")
+        for step in dump["steps"]:
+            step.pop("duration_s"), step.pop("usage")
+            for c in step["tool_calls"]:
+                c.pop("duration_ms")
+        return {k: dump[k] for k in ("task_id", "messages", "steps", "final_answer",
+                                     "termination", "invalid_actions", "tool_calls", "notebook",
+                                     "score", "outcome")}  # fmt: skip
+
+    assert same(run_episode) == same(gym_episode) == same(rollout.episode)
+    assert run_episode.score["delivered"] and run_episode.tool_calls == 1
+    reward = get_suite("travelplanner").reward(run_episode)
+    assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
+    assert info["breakdown"] == reward.model_dump()

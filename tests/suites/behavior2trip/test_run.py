@@ -194,6 +194,11 @@ def test_llm_model_plans_with_native_tool_calls(tmp_path, data_dir):
     assert episode.agent == "llm:fake-model" and episode.instance_id == instance.instance_id
     assert [c.name for c in episode.steps[0].tool_calls] == ["WeatherSearch"]
     assert episode.steps[0].tool_calls[0].ok and episode.steps[1].answer
-    assert [m["role"] for m in episode.messages] == ["system", "user", "assistant", "tool",
-                                                    "assistant"]
+    assert [m["role"] for m in episode.messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     assert episode.score["final"] is True  # the witness passes every applicable check

@@ -4,11 +4,11 @@ chosen instances are built, and the set's identity stands for its content."""
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import os
 from collections.abc import Sequence
 
+from travelgym.core.selection import select
 from travelgym.suites.behavior2trip.instances import (
     DEFAULT_INSTANCE_SEED,
     SPLITS,
@@ -68,19 +68,5 @@ def select_instances(instances: list, ids: list[str] | None, difficulty: str | N
     """Instances by explicit ids (in that order), else by difficulty; then the first ``limit``.
     With a limit and no difficulty the instances are interleaved Easy/Medium/Hard, so a small
     sample covers every level."""
-    if ids:
-        by_id = {x.instance_id: x for x in instances}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
-        chosen = [by_id[i] for i in ids]
-    elif difficulty is not None:
-        chosen = [x for x in instances if x.difficulty == difficulty]
-    elif limit is not None:
-        levels: dict[str, list] = {}
-        for x in instances:
-            levels.setdefault(x.difficulty, []).append(x)
-        chosen = [x for row in itertools.zip_longest(*levels.values()) for x in row if x]
-    else:
-        chosen = list(instances)
-    return chosen[:limit] if limit is not None else chosen
+    return select(instances, ids, difficulty, limit, id_of=lambda x: x.instance_id,
+                  level_of=lambda x: x.difficulty, interleave=True, noun="instance")  # fmt: skip

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from travelgym.core.suite import AgentFactory, SuiteRun
-from travelgym.suites.behavior2trip.episode import TripEpisode
 from travelgym.suites.behavior2trip.instance_sets import load_split, select_instances, versions
 from travelgym.suites.behavior2trip.options import TripOptions
+from travelgym.suites.behavior2trip.trip_episode import TripEpisode
 
 
 def agent_factory(spec: Any, base_url: str | None = None, client_options: dict | None = None,

@@ -15,11 +15,11 @@ from travelgym.core.suite import (
     SftFilter,
     Suite,
 )
-from travelgym.suites.behavior2trip.episode import TripEpisode
 from travelgym.suites.behavior2trip.instance_sets import load_split
 from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
 from travelgym.suites.behavior2trip.options import TripOptions
 from travelgym.suites.behavior2trip.run import Behavior2TripRun
+from travelgym.suites.behavior2trip.trip_episode import TripEpisode
 
 
 class Behavior2TripSuite(

@@ -230,7 +230,13 @@ class TripTrainingEnv(SyncAPI):
     async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """:meth:`step` for async code."""
         moved = await self.atransition(action)
-        return moved.info["observation"], moved.reward, moved.terminated, moved.truncated, moved.info
+        return (
+            moved.info["observation"],
+            moved.reward,
+            moved.terminated,
+            moved.truncated,
+            moved.info,
+        )
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.

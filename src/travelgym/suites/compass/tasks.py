@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
+from travelgym.core.selection import select
 from travelgym.datafiles import manifest_path
 from travelgym.suites.compass.constraints import (
     Budget,
@@ -188,12 +189,4 @@ def load_ground_truth(path: Path) -> dict[str, GroundTruth]:
 
 def select_tasks(tasks: list, ids: list[str] | None, level: int | None, limit: int | None) -> list:
     """Tasks by explicit ids (in the given order), else by level, then the first ``limit``."""
-    if ids:
-        by_id = {t.task_id: t for t in tasks}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise ValueError(f"unknown task id(s): {', '.join(unknown)}")
-        chosen = [by_id[i] for i in ids]
-    else:
-        chosen = [t for t in tasks if level is None or t.level == level]
-    return chosen[:limit] if limit is not None else chosen
+    return select(tasks, ids, level, limit, id_of=lambda t: t.task_id, level_of=lambda t: t.level)

@@ -2,23 +2,27 @@
 information; two-stage: the tools over the sandbox), answers with a plan, and the plan is
 scored by the 8 commonsense and 5 hard constraints.
 
-``run_planner_episode`` never raises for an agent's, a tool's or a model's failure: they are
-recorded in the :class:`PlannerEpisode`, and an episode without a plan scores as undelivered.
+A model agent in the B2T format (:class:`~travelgym.runner.loop.PolicyAgent`: ``b2t:MODEL``,
+``local:``, ``hf:``) is played by the one episode loop (:func:`travelgym.runner.loop.play`)
+over :class:`~travelgym.suites.travelplanner.training_env.PlannerTrainingEnv`, the environment
+GRPO trains on. ``run_planner_episode`` never raises for an agent's, a tool's or a model's
+failure: they are recorded in the :class:`PlannerEpisode`, and an episode without a plan scores
+as undelivered.
 """
 
 from __future__ import annotations
 
 import time
 import traceback
-from typing import Any, Literal
 
-from pydantic import Field
-
-from travelgym.core.episode import EpisodeBase
 from travelgym.core.outcomes import settle
-from travelgym.llm.protocol import LLMError, count_repairs
+from travelgym.llm.protocol import LLMError
 from travelgym.llm.text import serialisable
-from travelgym.suites.travelplanner.plans import score_plan
+from travelgym.runner.loop import PolicyAgent, play
+from travelgym.suites.travelplanner.planner_episode import PlannerEpisode as PlannerEpisode
+from travelgym.suites.travelplanner.planner_episode import Termination as Termination
+from travelgym.suites.travelplanner.planner_episode import build_episode as build_episode
+from travelgym.suites.travelplanner.planner_episode import safe_score as safe_score
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
 from travelgym.suites.travelplanner.session import (
@@ -26,57 +30,8 @@ from travelgym.suites.travelplanner.session import (
     PlannerAgent,
     PlannerRequest,
     PlannerSession,
-    PlannerStep,
 )
-
-Termination = Literal["answered", "step_limit", "error"]
-
-
-class PlannerEpisode(EpisodeBase):
-    """Everything one episode produced (one line of ``episodes.jsonl``); ``task_id`` is the
-    query's ``"<split>-<idx>"``."""
-
-    suite: Literal["travelplanner"] = "travelplanner"
-    split: str
-    idx: int
-    level: str
-    mode: Mode
-    query: str = ""
-    steps: list[PlannerStep] = Field(default_factory=list)
-    final_answer: str | None = None  # the agent's answer text, holding the plan
-    termination: Termination = "step_limit"
-    invalid_actions: int = 0
-    tool_calls: int = 0
-    notebook: list[dict[str, str]] = Field(default_factory=list)
-
-
-def build_episode(query: Query, env: PlannerSession, mode: Mode, agent: str,
-                  answer: str | None, termination: Termination, error: str | None = None, *,
-                  seed: int = 0, trial: int = 0) -> PlannerEpisode:  # fmt: skip
-    """The (unscored) episode of what ``env`` recorded (shared with the training env)."""
-    repairs: dict[str, int] = {}
-    for step in env.steps:
-        count_repairs(step.repairs, repairs)
-        for call in step.tool_calls:
-            count_repairs(call.repairs, repairs)
-    return PlannerEpisode(
-        episode_id=f"{query.task_id}#{trial}", task_id=query.task_id, split=query.split,
-        idx=query.idx, level=query.level, mode=mode, query=query.query, trial=trial,
-        agent=agent, seed=seed, steps=env.steps, messages=env.messages, final_answer=answer,
-        termination=termination, error=error,
-        invalid_actions=sum(len(s.invalid_actions) for s in env.steps),
-        tool_calls=sum(len(s.tool_calls) for s in env.steps), notebook=env.notebook,
-        usage=env.usage, llm_calls=env.llm_calls, repairs=repairs,
-    )  # fmt: skip
-
-
-def safe_score(query: Query, answer: str | None, sandbox: Sandbox | None) -> dict[str, Any] | None:
-    """The plan's score (:func:`~travelgym.suites.travelplanner.plans.score_plan`); ``None``
-    (recorded as unscored) if scoring itself fails."""
-    try:
-        return score_plan(query, answer, sandbox)
-    except Exception:  # noqa: BLE001 - a scorer bug must not lose the episode
-        return None
+from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
 
 
 async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
@@ -85,6 +40,9 @@ async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
     """Run ``agent`` on ``query`` in ``mode``: its tools search ``tool_sandbox``, its plan is
     checked against ``check_sandbox``."""
     started = time.perf_counter()
+    if isinstance(agent, PolicyAgent):
+        return _finished(await _played(query, agent, mode, (tool_sandbox, check_sandbox), seed,
+                                       trial), started)  # fmt: skip
     env = PlannerSession(tool_sandbox, keep_results=getattr(agent, "keep_results", True))
     answer, termination, error, failure = None, "step_limit", None, None
     try:
@@ -100,6 +58,24 @@ async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
                             seed=seed, trial=trial)  # fmt: skip
     settle(episode, failure)
     episode.score = safe_score(query, answer, check_sandbox)
+    return _finished(episode, started)
+
+
+async def _played(query: Query, agent: PolicyAgent, mode: Mode, sandboxes: tuple[Sandbox, Sandbox],
+                  seed: int, trial: int) -> PlannerEpisode:  # fmt: skip
+    """The episode of a policy agent, played by the one loop over the training environment."""
+    env = PlannerTrainingEnv(None, [query], max_turns=agent.max_steps, mode=mode, seed=seed,
+                             agent_name=agent.name, sandboxes=sandboxes)  # fmt: skip
+    try:
+        played = await play(env, agent.policy, seed=seed,
+                            options={"task_id": query.task_id, "trial": trial})  # fmt: skip
+    finally:
+        env.close()
+    return played.episode
+
+
+def _finished(episode: PlannerEpisode, started: float) -> PlannerEpisode:
+    """The episode as stored: timed, serialisable."""
     episode.duration_s = round(time.perf_counter() - started, 4)
     episode, replaced = serialisable(episode)
     if replaced:

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from travelgym.core.selection import select
+
 Level = Literal["easy", "medium", "hard"]
 Split = Literal["train", "validation", "test"]
 
@@ -79,3 +81,11 @@ class Submission(BaseModel):
     idx: int
     query: str = ""
     plan: list[DayPlan] | None = None
+
+
+def select_queries(queries: list[Query], ids: list[str] | None, difficulty: str | None,
+                   limit: int | None) -> list[Query]:  # fmt: skip
+    """Queries by explicit ids (in that order), else by level; then the first ``limit``. With
+    a limit and no level the levels are interleaved, so a small sample covers each."""
+    return select(queries, ids, difficulty, limit, id_of=lambda q: q.task_id,
+                  level_of=lambda q: q.level, interleave=True)  # fmt: skip

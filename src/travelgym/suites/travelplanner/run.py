@@ -4,39 +4,15 @@ information."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
 from travelgym.core.suite import AgentFactory, SuiteRun
 from travelgym.suites.travelplanner.episode import PlannerEpisode, run_planner_episode
-from travelgym.suites.travelplanner.records import Query
+from travelgym.suites.travelplanner.records import Query, select_queries
 from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
 
 EVALUATION_VERSION = "1"
-
-
-def select_queries(queries: list[Query], ids: list[str] | None, difficulty: str | None,
-                   limit: int | None) -> list[Query]:  # fmt: skip
-    """Queries by explicit ids (in that order), else by level; then the first ``limit``. With
-    a limit and no level the levels are interleaved, so a small sample covers each."""
-    if ids:
-        by_id = {q.task_id: q for q in queries}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise ValueError(f"unknown task id(s): {', '.join(unknown)} (ids look like "
-                             f"{queries[0].task_id if queries else 'validation-1'})")  # fmt: skip
-        chosen = [by_id[i] for i in ids]
-    elif difficulty is not None:
-        chosen = [q for q in queries if q.level == difficulty]
-    elif limit is not None:
-        levels: dict[str, list[Query]] = {}
-        for q in queries:
-            levels.setdefault(q.level, []).append(q)
-        chosen = [q for row in itertools.zip_longest(*levels.values()) for q in row if q]
-    else:
-        chosen = list(queries)
-    return chosen[:limit] if limit is not None else chosen
 
 
 def agent_factory(spec: Any, base_url: str | None, client_options: dict[str, Any] | None,

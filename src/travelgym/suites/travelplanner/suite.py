@@ -17,7 +17,7 @@ from travelgym.core.suite import (
     SuiteOptions,
     suite_flag,
 )
-from travelgym.suites.travelplanner.episode import PlannerEpisode
+from travelgym.suites.travelplanner.planner_episode import PlannerEpisode
 
 DATA_HELP = ("TravelPlanner dataset file or directory (CSV, JSONL or Parquet as `datasets` "
              "exports it) to use instead of the ingested one (ingested into a cache once).")  # fmt: skip

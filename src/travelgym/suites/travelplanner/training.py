@@ -74,5 +74,3 @@ def sft_keep(episode: dict[str, Any], min_score: float) -> str | None:
                 *((score.get("hard") or {}).get(k) for k in score.get("hard_applicable") or [])]  # fmt: skip
     share = sum(v is True for v in verdicts) / max(1, len(verdicts))
     return None if share >= min_score else "below_min_score"
-
-

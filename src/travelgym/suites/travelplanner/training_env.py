@@ -22,8 +22,9 @@ from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
 from travelgym.suites.travelplanner.agents.llm import opening
-from travelgym.suites.travelplanner.episode import PlannerEpisode, build_episode, safe_score
+from travelgym.suites.travelplanner.planner_episode import PlannerEpisode, build_episode, safe_score
 from travelgym.suites.travelplanner.records import Query
+from travelgym.suites.travelplanner.sandbox import Sandbox
 from travelgym.suites.travelplanner.session import PlannerRequest, PlannerSession
 from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
 from travelgym.suites.travelplanner.training import PlannerReward, planner_reward
@@ -39,11 +40,17 @@ class PlannerTrainingEnv(SyncAPI):
     native_tools = False  # an action is the B2T-format message text
     tool_schemas = None
 
-    def __init__(self, data: PlannerData, queries: Sequence[Query], *, max_turns: int = 8,
-                 mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy") -> None:  # fmt: skip
+    def __init__(self, data: PlannerData | None, queries: Sequence[Query], *, max_turns: int = 8,
+                 mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy",
+                 sandboxes: tuple[Sandbox, Sandbox] | None = None) -> None:  # fmt: skip
+        """``data``: where the queries' tools search and plans are checked, closed by
+        :meth:`close`; or ``sandboxes``, ``(tools, checks)`` for every query (an evaluation
+        episode, whose run holds the data)."""
         if not queries:
             raise ValueError("PlannerTrainingEnv needs at least one query")
-        self.data, self.queries = data, list(queries)
+        if (data is None) == (sandboxes is None):
+            raise ValueError("give the data or the sandboxes, one of them")
+        self.data, self.queries, self.sandboxes = data, list(queries), sandboxes
         self._by_id = {q.task_id: q for q in self.queries}
         self.max_turns, self.mode, self.agent_name = max_turns, mode, agent_name
         self._rng = random.Random(seed)
@@ -57,7 +64,7 @@ class PlannerTrainingEnv(SyncAPI):
                    data: str | None = None, database: str | None = None,
                    **kwargs: Any) -> PlannerTrainingEnv:  # fmt: skip
         """An environment over an ingested split (or ``data``/``database`` files)."""
-        from travelgym.suites.travelplanner.run import select_queries
+        from travelgym.suites.travelplanner.records import select_queries
 
         source = PlannerData.open(data, database, Path(data_dir) if data_dir else None, split)
         try:
@@ -78,6 +85,14 @@ class PlannerTrainingEnv(SyncAPI):
         self.reward: PlannerReward | None = None
         self._started = time.perf_counter()
 
+    def _sandboxes(self, query: Query) -> tuple[Sandbox, Sandbox]:
+        """``(the tools' sandbox, the checks' sandbox)`` of ``query``."""
+        if self.sandboxes is not None:
+            return self.sandboxes
+        data = self.data
+        tools = data.database if data.database is not None else reference_sandbox(query)
+        return tools, data.sandbox_for(query)
+
     @property
     def item_ids(self) -> list[str]:
         """The task ids, in order."""
@@ -93,8 +108,7 @@ class PlannerTrainingEnv(SyncAPI):
         self._reset_state()
         self.query, self.trial = query, int(options.get("trial", 0))
         self.seed = seed if seed is not None else 0
-        sandbox = self.data.database if self.data.database is not None else reference_sandbox(query)
-        self.tools = PlannerSession(sandbox)
+        self.tools = PlannerSession(self._sandboxes(query)[0])
         request = PlannerRequest.of(query, self.mode)
         self.tools.messages = opening(request, "b2t", self.tools)
         info = {"task_id": query.task_id, "level": query.level, "mode": self.mode,
@@ -111,7 +125,7 @@ class PlannerTrainingEnv(SyncAPI):
         if answer is not None:
             self.answer, self.termination = answer, "answered"
         self.done = True
-        self.score = safe_score(self.query, self.answer, self.data.sandbox_for(self.query))
+        self.score = safe_score(self.query, self.answer, self._sandboxes(self.query)[1])
         self.reward = planner_reward(self.score)
 
     async def atransition(self, action: str, usage: Any = None, repairs: Any = None,
@@ -159,7 +173,13 @@ class PlannerTrainingEnv(SyncAPI):
     async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """:meth:`step` for async code."""
         moved = await self.atransition(action)
-        return moved.info["observation"], moved.reward, moved.terminated, moved.truncated, moved.info
+        return (
+            moved.info["observation"],
+            moved.reward,
+            moved.terminated,
+            moved.truncated,
+            moved.info,
+        )
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply one assistant message."""
@@ -180,4 +200,5 @@ class PlannerTrainingEnv(SyncAPI):
     def close(self) -> None:
         """Release the event loop and the data's connection."""
         self._close_loop()
-        self.data.close()
+        if self.data is not None:
+            self.data.close()

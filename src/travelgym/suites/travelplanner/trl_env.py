@@ -99,7 +99,7 @@ def planner_env_factory(split: str = "train", *, difficulty: str | None = None,
     ``env_kwargs`` go to
     :class:`~travelgym.suites.travelplanner.training_env.PlannerTrainingEnv` (``max_turns``,
     default 100 calls; ``seed``)."""
-    from travelgym.suites.travelplanner.run import select_queries
+    from travelgym.suites.travelplanner.records import select_queries
     from travelgym.suites.travelplanner.source import PlannerData
     from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
 

@@ -9,11 +9,10 @@ import json
 import time
 from typing import Any
 
-from travelgym.agents.b2t_format import Memory
 from travelgym.agents.react import run_react
 from travelgym.agents.tool_calling import run_tool_loop
 from travelgym.llm.protocol import ChatClient, ChatMessage
-from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
+from travelgym.runner.loop import ChatPolicy, PolicyAgent
 from travelgym.suites.travelplanner.prompts import system_prompt, user_prompt
 from travelgym.suites.travelplanner.session import (
     PlannerRequest,
@@ -70,27 +69,15 @@ class ReactPlanner(_ModelAgent):
                                **self.params)  # fmt: skip
 
 
-class B2TPlanner(_ModelAgent):
-    """The B2T action format: ``<think>``, parallel ``<tool_call>``, ``<memory>``,
-    ``<answer>``."""
+class B2TPlanner(PolicyAgent):
+    """The B2T action format (``<think>``, parallel ``<tool_call>``, ``<memory>``,
+    ``<answer>``): a chat model played by the one episode loop
+    (:func:`travelgym.runner.loop.play`) over the training environment."""
 
-    kind, form = "b2t", "b2t"
-
-    async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
-        """Run the loop until an ``<answer>`` (its content) or the step limit (None)."""
-        memory = Memory()
-        env.messages = opening(request, self.form, env)
-        for _ in range(self.max_steps):
-            tick = time.perf_counter()
-            messages = [ChatMessage.model_validate(m) for m in env.messages]
-            response = await self.client.complete(messages, **self.params)
-            env.count_llm(response.usage, response.repairs)
-            result = await apply_b2t_message(env, memory, response.message.content or "",
-                                             tools=request.mode == "two-stage",
-                                             usage=response.usage, started=tick)  # fmt: skip
-            if result.answer is not None:
-                return result.answer
-        return None
+    def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
+                 kind: str = "b2t", **params: Any) -> None:  # fmt: skip
+        super().__init__(ChatPolicy(client, **params), f"{kind}:{client.model}", max_steps)
+        self.client = client
 
 
 async def _one_reply(agent: _ModelAgent, request: PlannerRequest, env: PlannerSession) -> str:
