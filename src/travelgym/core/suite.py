@@ -386,11 +386,12 @@ class Suite(ABC):
         raise Unsupported(f"{self.name} has no {what}")
 
     def training_env(self, **kwargs: Any) -> Any:
-        """The suite's Gymnasium-style text environment over its shipped data (database built
-        when missing; ``kwargs``: ``db_seed``, ``data_dir``, ``limit``, the suite's selection
-        and environment options). It has ``reset``/``step``/``areset``/``astep``, ``episode()``,
-        ``close()``, ``reward``, ``done``, ``task_key``, ``item_ids`` and ``rollout_chat()``
-        (the :class:`~travelgym.training.rollout.ChatView` rollouts drive)."""
+        """The suite's environment over its shipped data (database built when missing;
+        ``kwargs``: ``db_seed``, ``data_dir``, ``limit``, the suite's selection and environment
+        options): the environment protocol (:mod:`travelgym.core.environment`: ``areset``,
+        ``atransition``, ``fail``, ``breakdown``, ``cut``, ``episode``, ``close``, ``task_key``,
+        ``item_ids``, ``native_tools``, ``tool_schemas``) that the one episode loop, GRPO
+        rollouts and the integrations drive, plus the Gymnasium-style ``reset``/``step``."""
         return self._no_training("training environment")
 
     def grpo_env(self, settings: Any) -> Any:

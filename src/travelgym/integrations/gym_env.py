@@ -3,8 +3,8 @@
 installed package registers (the id is ``travelgym/`` + the suite's title + ``-v0``).
 
 Each is a :class:`TravelGymEnv` over the suite's training text environment
-(:meth:`~travelgym.core.suite.Suite.training_env`) seen as plain-text chat (:func:`~travelgym.training.rollout.chat_adapter`)
-(:class:`~travelgym.training.rollout.ChatView`), the view GRPO rollouts drive:
+(:meth:`~travelgym.core.suite.Suite.training_env`) seen as plain-text chat
+(:func:`~travelgym.training.rollout.chat_adapter`), the view GRPO rollouts drive:
 
 - action: the model's message text (tool calls as the prompted ``<tool_call>`` blocks, or the
   suite's own action format), a :class:`~gymnasium.spaces.Text`;

@@ -4,8 +4,9 @@
 (:meth:`~travelgym.core.suite.Suite.training_env`; e.g. Behavior2Trip's
 :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` with B2T-Agent text actions, or
 COMPASS's :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv` with tool calls prompted as
-Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do), seen as chat through
-its ``rollout_chat()`` (:class:`ChatView`), with a ``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers
+Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do), seen as plain-text chat
+(:class:`EnvChat` over the environment protocol, :mod:`travelgym.core.environment`), with a
+``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers
 model, a vLLM engine or a scripted fake).
 
 The token stream is built incrementally, so it is exactly what the model saw:
