@@ -21,17 +21,24 @@ from tests.core.toy_suite import SOURCE
 TIMEOUT_S = 120
 
 
+def install(site: Path, package: str, entry: str, source: str | None) -> None:
+    """A package ``package`` under ``site`` (its ``__init__`` the ``source``; none: only the
+    metadata) whose distribution registers ``entry`` in the ``travelgym.suites`` group."""
+    if source is not None:
+        (site / package).mkdir(parents=True)
+        (site / package / "__init__.py").write_text(source)
+    info = site / f"{package}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[travelgym.suites]\n{entry}\n")
+
+
 @pytest.fixture(scope="module")
 def toy_env(tmp_path_factory):
     """An environment whose Python path holds a package ``toysuite`` with its distribution
     metadata registering ``toy = toysuite:ToySuite`` in the ``travelgym.suites`` group."""
     site = tmp_path_factory.mktemp("site")
-    (site / "toysuite").mkdir()
-    (site / "toysuite" / "__init__.py").write_text(SOURCE)
-    info = site / "toysuite-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toysuite\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[travelgym.suites]\ntoy = toysuite:ToySuite\n")
+    install(site, "toysuite", "toy = toysuite:ToySuite", SOURCE)
     source = Path(travelgym.__file__).resolve().parents[1]
     repo = Path(__file__).resolve().parents[2]
     data = tmp_path_factory.mktemp("data")
@@ -198,14 +205,12 @@ def test_a_flag_that_cannot_share_a_command_sets_its_suite_aside_by_name(toy_env
     named like travelgym's own option, is never silently shadowed: the later suite is set
     aside with the clash named, and the others keep working."""
     site = tmp_path / "site"
-    (site / "clashsuite").mkdir(parents=True)
-    (site / "clashsuite" / "__init__.py").write_text(
-        CLASHING.format(name="Clash", entry="clash", field=field)
+    install(
+        site,
+        "clashsuite",
+        "clash = clashsuite:ClashSuite",
+        CLASHING.format(name="Clash", entry="clash", field=field),
     )
-    info = site / "clashsuite-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clashsuite\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[travelgym.suites]\nclash = clashsuite:ClashSuite\n")
     env = {**toy_env, "PYTHONPATH": os.pathsep.join([str(site), toy_env["PYTHONPATH"]])}
     listed = cli(env, "suites", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -237,10 +242,7 @@ def test_serve_mcp_serves_the_suites_tool(toy_env, tmp_path):
 def test_a_suite_that_fails_to_load_is_set_aside(toy_env, tmp_path):
     """A broken package in the group (its module missing) neither breaks the command line nor
     hides the other suites; naming it says why it did not load."""
-    info = tmp_path / "badsuite-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badsuite\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[travelgym.suites]\nbad = no_such_module:Nope\n")
+    install(tmp_path, "badsuite", "bad = no_such_module:Nope", None)
     env = {**toy_env, "PYTHONPATH": os.pathsep.join([str(tmp_path), toy_env["PYTHONPATH"]])}
     listed = cli(env, "suites", "--json")
     assert listed.returncode == 0, listed.stderr

@@ -50,6 +50,10 @@ class Transition:
     def ended(self) -> bool:
         return self.terminated or self.truncated
 
+    def gym(self, observation: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Gymnasium's ``(observation, reward, terminated, truncated, info)`` of this step."""
+        return observation, self.reward, self.terminated, self.truncated, self.info
+
 
 @runtime_checkable
 class Environment(Protocol):

@@ -92,6 +92,17 @@ class ChatResponse(BaseModel):
     repairs: list[Repair] = Field(default_factory=list)
 
 
+def step_repairs(steps: list[Any]) -> dict[str, int]:
+    """The repairs of an episode's steps (each with ``repairs`` and ``tool_calls`` holding
+    theirs), counted by kind."""
+    out: dict[str, int] = {}
+    for step in steps:
+        count_repairs(step.repairs, out)
+        for call in step.tool_calls:
+            count_repairs(call.repairs, out)
+    return out
+
+
 def count_repairs(repairs: list[Repair], into: dict[str, int] | None = None) -> dict[str, int]:
     """The number of repairs of each kind (added to ``into`` when given)."""
     out = into if into is not None else {}

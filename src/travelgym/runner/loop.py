@@ -99,3 +99,26 @@ async def play(env: Environment, policy: Policy, *, seed: int | None = None,
                     else {"role": "assistant", "content": action.message})  # fmt: skip
         chat += moved.messages
     return Played(env.episode(), reward, env.breakdown(), turns, chat)
+
+
+async def play_agent(env: Any, agent: PolicyAgent, task_id: str, trial: int, seed: int) -> Any:
+    """The episode record of ``agent`` on the task ``task_id`` of ``env`` (an evaluation
+    episode: the environment is closed after it)."""
+    try:
+        played = await play(env, agent.policy, seed=seed,
+                            options={env.task_key: task_id, "trial": trial})  # fmt: skip
+    finally:
+        env.close()
+    return played.episode
+
+
+def stored(episode: Any, started: float) -> Any:
+    """``episode`` as a run stores it: its wall time since ``started`` (``perf_counter``) and
+    serialisable (whatever invalid text slipped past the boundary replaced and counted)."""
+    from travelgym.llm.text import serialisable
+
+    episode.duration_s = round(time.perf_counter() - started, 4)
+    episode, replaced = serialisable(episode)
+    if replaced:
+        episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
+    return episode

@@ -18,8 +18,7 @@ from typing import Any
 
 from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError
-from travelgym.llm.text import serialisable
-from travelgym.runner.loop import PolicyAgent, play
+from travelgym.runner.loop import PolicyAgent, play_agent, stored
 from travelgym.suites.behavior2trip.agents.base import TripAgent, TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.behavior2trip.trip_episode import Termination as Termination
@@ -50,8 +49,8 @@ async def run_trip_episode(
     answers its ``AskUser`` questions."""
     started = time.perf_counter()
     if isinstance(agent, PolicyAgent):
-        episode = await _played(instance, agent, conn, seed, trial, score_db,
-                                withhold_trajectory, user)  # fmt: skip
+        env = _policy_env(instance, agent, conn, seed, score_db, withhold_trajectory, user)
+        episode = await play_agent(env, agent, instance.instance_id, trial, seed)
         return _finished(episode, started, score)
     keep = keep_results if keep_results is not None else getattr(agent, "keep_results", True)
     env = TripToolSession(conn, keep_results=keep)
@@ -86,27 +85,17 @@ async def run_trip_episode(
     return _finished(episode, started, score)
 
 
-async def _played(instance: Any, agent: PolicyAgent, conn: sqlite3.Connection, seed: int,
-                  trial: int, score_db: Any, withhold: bool, user: Any) -> TripEpisode:  # fmt: skip
-    """The episode of a policy agent, played by the one loop over the training environment."""
-    env = TripTrainingEnv(conn, [instance], max_turns=agent.max_steps, seed=seed,
-                          agent_name=agent.name, score_db=score_db, withhold_trajectory=withhold,
-                          user_factory=(lambda _: user) if user is not None else None,
-                          **agent.settings)  # fmt: skip
-    try:
-        played = await play(env, agent.policy, seed=seed,
-                            options={"instance_id": instance.instance_id, "trial": trial})  # fmt: skip
-    finally:
-        env.close()
-    return played.episode
+def _policy_env(instance: Any, agent: PolicyAgent, conn: sqlite3.Connection, seed: int,
+                score_db: Any, withhold: bool, user: Any) -> TripTrainingEnv:  # fmt: skip
+    """The training environment a policy agent's evaluation episode is played in."""
+    return TripTrainingEnv(conn, [instance], max_turns=agent.max_steps, seed=seed,
+                           agent_name=agent.name, score_db=score_db, withhold_trajectory=withhold,
+                           user_factory=(lambda _: user) if user is not None else None,
+                           **agent.settings)  # fmt: skip
 
 
 def _finished(episode: TripEpisode, started: float, score: bool) -> TripEpisode:
-    """The episode as stored: unscored when ``score`` is off, timed, serialisable."""
+    """The episode as stored (unscored when ``score`` is off)."""
     if not score:
         episode.score = None
-    episode.duration_s = round(time.perf_counter() - started, 4)
-    episode, replaced = serialisable(episode)  # whatever slipped past the boundary
-    if replaced:
-        episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
-    return episode
+    return stored(episode, started)

@@ -230,13 +230,7 @@ class TripTrainingEnv(SyncAPI):
     async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """:meth:`step` for async code."""
         moved = await self.atransition(action)
-        return (
-            moved.info["observation"],
-            moved.reward,
-            moved.terminated,
-            moved.truncated,
-            moved.info,
-        )
+        return moved.gym(moved.info["observation"])
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from travelgym.core.episode import EpisodeBase
-from travelgym.llm.protocol import count_repairs
+from travelgym.llm.protocol import step_repairs
 from travelgym.suites.behavior2trip.agents.base import (
     InvalidAction,
     MemoryOpRecord,
@@ -61,11 +61,7 @@ def build_trip_episode(instance: Any, env: TripToolSession, agent: str, answer: 
     ``<answer>...</answer>`` text or ``None``. Shared by :func:`run_trip_episode` and the training
     environment."""
     invalid = sum(len(s.invalid_actions) for s in env.steps)
-    repairs: dict[str, int] = {}
-    for step in env.steps:
-        count_repairs(step.repairs, repairs)
-        for call in step.tool_calls:
-            count_repairs(call.repairs, repairs)
+    repairs = step_repairs(env.steps)
     return TripEpisode(
         episode_id=f"{instance.instance_id}#{trial}", task_id=instance.instance_id,
         instance_id=instance.instance_id, split=instance.split, difficulty=instance.difficulty,

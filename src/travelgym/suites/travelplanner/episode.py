@@ -17,8 +17,7 @@ import traceback
 
 from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError
-from travelgym.llm.text import serialisable
-from travelgym.runner.loop import PolicyAgent, play
+from travelgym.runner.loop import PolicyAgent, play_agent, stored
 from travelgym.suites.travelplanner.planner_episode import PlannerEpisode as PlannerEpisode
 from travelgym.suites.travelplanner.planner_episode import Termination as Termination
 from travelgym.suites.travelplanner.planner_episode import build_episode as build_episode
@@ -41,8 +40,9 @@ async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
     checked against ``check_sandbox``."""
     started = time.perf_counter()
     if isinstance(agent, PolicyAgent):
-        return _finished(await _played(query, agent, mode, (tool_sandbox, check_sandbox), seed,
-                                       trial), started)  # fmt: skip
+        env = PlannerTrainingEnv(None, [query], max_turns=agent.max_steps, mode=mode, seed=seed,
+                                 agent_name=agent.name, sandboxes=(tool_sandbox, check_sandbox))  # fmt: skip
+        return stored(await play_agent(env, agent, query.task_id, trial, seed), started)
     env = PlannerSession(tool_sandbox, keep_results=getattr(agent, "keep_results", True))
     answer, termination, error, failure = None, "step_limit", None, None
     try:
@@ -58,26 +58,4 @@ async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
                             seed=seed, trial=trial)  # fmt: skip
     settle(episode, failure)
     episode.score = safe_score(query, answer, check_sandbox)
-    return _finished(episode, started)
-
-
-async def _played(query: Query, agent: PolicyAgent, mode: Mode, sandboxes: tuple[Sandbox, Sandbox],
-                  seed: int, trial: int) -> PlannerEpisode:  # fmt: skip
-    """The episode of a policy agent, played by the one loop over the training environment."""
-    env = PlannerTrainingEnv(None, [query], max_turns=agent.max_steps, mode=mode, seed=seed,
-                             agent_name=agent.name, sandboxes=sandboxes)  # fmt: skip
-    try:
-        played = await play(env, agent.policy, seed=seed,
-                            options={"task_id": query.task_id, "trial": trial})  # fmt: skip
-    finally:
-        env.close()
-    return played.episode
-
-
-def _finished(episode: PlannerEpisode, started: float) -> PlannerEpisode:
-    """The episode as stored: timed, serialisable."""
-    episode.duration_s = round(time.perf_counter() - started, 4)
-    episode, replaced = serialisable(episode)
-    if replaced:
-        episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
-    return episode
+    return stored(episode, started)

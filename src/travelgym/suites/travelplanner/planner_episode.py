@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from travelgym.core.episode import EpisodeBase
-from travelgym.llm.protocol import count_repairs
+from travelgym.llm.protocol import step_repairs
 from travelgym.suites.travelplanner.plans import score_plan
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
@@ -44,11 +44,7 @@ def build_episode(query: Query, env: PlannerSession, mode: Mode, agent: str,
                   answer: str | None, termination: Termination, error: str | None = None, *,
                   seed: int = 0, trial: int = 0) -> PlannerEpisode:  # fmt: skip
     """The (unscored) episode of what ``env`` recorded (shared with the training env)."""
-    repairs: dict[str, int] = {}
-    for step in env.steps:
-        count_repairs(step.repairs, repairs)
-        for call in step.tool_calls:
-            count_repairs(call.repairs, repairs)
+    repairs = step_repairs(env.steps)
     return PlannerEpisode(
         episode_id=f"{query.task_id}#{trial}", task_id=query.task_id, split=query.split,
         idx=query.idx, level=query.level, mode=mode, query=query.query, trial=trial,
