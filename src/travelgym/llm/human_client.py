@@ -160,6 +160,8 @@ class HumanChatClient:
         if new_chat:
             self._first, self._shown = first, 0
         results = []
+        # a tool message names its tool, or its call does (the OpenAI form carries only the id)
+        called = {c.id: c.name for m in messages if m.role == "assistant" for c in m.tool_calls}
         for message in messages[self._shown :]:
             if message.role == "system":
                 self._system = message.content or ""
@@ -167,8 +169,9 @@ class HumanChatClient:
                 self.terminal.show(self._system)
             elif message.role == "tool":
                 text = _pretty(message.content or "")
-                results.append(f"--- result of {message.name or 'tool'} ---\n{text}")
-                self.terminal.heading(f"result of {message.name or 'tool'}")
+                name = message.name or called.get(message.tool_call_id or "") or "tool"
+                results.append(f"--- result of {name} ---\n{text}")
+                self.terminal.heading(f"result of {name}")
                 self.terminal.show(_cut(text))
             elif message.role == "user":
                 self.terminal.heading("user")

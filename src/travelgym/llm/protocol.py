@@ -6,6 +6,7 @@ SDKs are imported only inside ``travelgym.llm`` implementations.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -30,6 +31,23 @@ class ChatMessage(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None
+
+    @classmethod
+    def from_openai(cls, message: dict[str, Any]) -> ChatMessage:
+        """The message of an OpenAI-style dict (:meth:`to_openai`'s form: tool calls as
+        ``{"id", "type": "function", "function": {"name", "arguments"}}``, arguments as JSON
+        text or an object; the flat form is read too)."""
+        calls = []
+        for i, call in enumerate(message.get("tool_calls") or ()):
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                fn = call["function"]
+                arguments = fn.get("arguments")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments if arguments is not None else {})
+                call = {"id": call.get("id") or f"call_{i}", "name": fn.get("name"),
+                        "arguments": arguments}  # fmt: skip
+            calls.append(call)
+        return cls.model_validate({**message, "tool_calls": calls})
 
     def to_openai(self) -> dict[str, Any]:
         """The dict the OpenAI chat-completions API expects."""

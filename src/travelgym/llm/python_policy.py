@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import re
 from typing import Any
 
@@ -106,7 +105,7 @@ def _message(reply: Any, model: str) -> ChatMessage:
         reply = {"role": "assistant", "content": reply}
     if isinstance(reply, dict):
         try:
-            reply = ChatMessage.model_validate(_openai_calls({"role": "assistant", **reply}))
+            reply = ChatMessage.from_openai({"role": "assistant", **reply})
         except ValueError as exc:
             raise LLMError(POLICY_FAULT, f"{model} returned a message that is not one: "
                                          f"{str(exc).splitlines()[0]}") from None  # fmt: skip
@@ -117,19 +116,3 @@ def _message(reply: Any, model: str) -> ChatMessage:
              for c in reply.tool_calls]  # fmt: skip
     content = None if reply.content is None else clean_text(reply.content)[0]
     return ChatMessage(role="assistant", content=content, tool_calls=calls)
-
-
-def _openai_calls(message: dict[str, Any]) -> dict[str, Any]:
-    """An OpenAI message's ``tool_calls`` (``{"id", "function": {"name", "arguments"}}``) in
-    :class:`~travelgym.llm.protocol.ToolCall`'s flat form."""
-    calls = []
-    for i, call in enumerate(message.get("tool_calls") or ()):
-        if isinstance(call, dict) and isinstance(call.get("function"), dict):
-            fn = call["function"]
-            arguments = fn.get("arguments")
-            if not isinstance(arguments, str):
-                arguments = json.dumps(arguments if arguments is not None else {})
-            call = {"id": call.get("id") or f"call_{i}", "name": fn.get("name"),
-                    "arguments": arguments}  # fmt: skip
-        calls.append(call)
-    return {**message, "tool_calls": calls}

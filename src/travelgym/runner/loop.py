@@ -45,7 +45,7 @@ class ChatPolicy:
 
     async def act(self, messages: list[dict[str, Any]],
                   tools: list[dict[str, Any]] | None) -> Action:  # fmt: skip
-        chat = [ChatMessage.model_validate(m) for m in messages]
+        chat = [ChatMessage.from_openai(m) for m in messages]
         if tools is not None:
             response = await self.client.complete(chat, tools=tools, **self.params)
         else:

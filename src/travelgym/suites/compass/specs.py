@@ -21,9 +21,13 @@ def agent_factory(spec: AgentSpec, base_url: str | None = None,
         from travelgym.suites.compass.agents.code_agent import CodeAgent
 
         return AgentFactory(lambda: CodeAgent(client, prompt=prompt), [client])
-    from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
+    from travelgym.runner.loop import ChatPolicy, PolicyAgent
+    from travelgym.suites.compass.agents.llm_agent import MAX_STEPS_PER_TURN
 
-    return AgentFactory(lambda: LLMToolAgent(client, prompt=prompt), [client])
+    # the tool-calling model is a policy the one episode loop plays over the environment
+    name = f"llm:{client.model}" if spec.kind == "llm" else spec.text
+    return AgentFactory(lambda: PolicyAgent(ChatPolicy(client, native_tools=True), name,
+                                            MAX_STEPS_PER_TURN, {"prompt": prompt}), [client])  # fmt: skip
 
 
 def parse_user_spec(text: str) -> tuple[str, str | None]:

@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.environment import Transition
-from travelgym.llm.protocol import ChatMessage, ToolCall
+from travelgym.llm.protocol import ChatMessage, LLMError, ToolCall
+from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.agents.llm_agent import (
     MAX_STEPS_PER_TURN,
-    SYSTEM_PROMPT,
     apply_assistant_message,
     step_limit_reply,
+    system_prompt,
 )
 from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, CompassSession
 from travelgym.suites.compass.scoring import PlanScore
@@ -61,7 +62,13 @@ class CompassTrainingEnv(SyncAPI):
     def __init__(self, db: Any, tasks: Sequence[Task], truths: dict[str, GroundTruth], *,
                  user: Any = "template", max_turns: int = DEFAULT_MAX_TURNS,
                  max_steps_per_turn: int = MAX_STEPS_PER_TURN, rank: bool = True, seed: int = 0,
-                 base_url: str | None = None, agent_name: str = "policy") -> None:  # fmt: skip
+                 base_url: str | None = None, agent_name: str = "policy",
+                 prompt: str = "paper", persona: Any = None, tool_cache: Any = None,
+                 user_name: str | None = None) -> None:  # fmt: skip
+        """``prompt``: the system prompt variant; ``persona``: the user's persona of each
+        conversation, ``persona(task, trial, seed)`` (default: the task's); ``tool_cache``: a
+        run's shared tool results (evaluation episodes); ``user_name``: how the episode names a
+        user backend given as an object (default: its ``name``)."""
         if not tasks:
             raise ValueError("CompassTrainingEnv needs at least one task")
         missing = [t.task_id for t in tasks if t.task_id not in truths]
@@ -76,10 +83,12 @@ class CompassTrainingEnv(SyncAPI):
             self.user_backend, self.user_name = user_backend(user, base_url), user
             self._owned_client = getattr(self.user_backend, "client", None)
         else:
-            self.user_backend, self.user_name = user, getattr(user, "name", "custom")
+            self.user_backend = user
+            self.user_name = user_name or getattr(user, "name", "custom")
             self._owned_client = None
         self.max_turns, self.max_steps_per_turn, self.rank = max_turns, max_steps_per_turn, rank
-        self.agent_name = agent_name
+        self.agent_name, self.system_prompt = agent_name, system_prompt(prompt)
+        self.persona_of, self.tool_cache = persona, tool_cache
         self.tools: list[dict[str, Any]] = compass_registry().openai_schemas()
         self._rng = random.Random(seed)
         self.session: CompassSession | None = None
@@ -134,15 +143,24 @@ class CompassTrainingEnv(SyncAPI):
         if seed is not None:
             self._rng = random.Random(seed)
         task = choose_item(self.tasks, self._by_id, options, "task_id", self._rng)
+        seed, trial = seed if seed is not None else 0, int(options.get("trial", 0))
+        persona = self.persona_of(task, trial, seed) if self.persona_of is not None else None
         self.session = CompassSession(task, self.user_backend, self.conn,
                                       self.truths[task.task_id], agent_name=self.agent_name,
-                                      seed=seed if seed is not None else 0,
-                                      trial=int(options.get("trial", 0)),
-                                      max_turns=self.max_turns, user_name=self.user_name)  # fmt: skip
+                                      seed=seed, trial=trial, max_turns=self.max_turns,
+                                      user_name=self.user_name, persona=persona,
+                                      tool_cache=self.tool_cache)  # fmt: skip
         self.score, self.reward = None, None
         self._steps_in_turn, self._turn_started = 0, time.perf_counter()
-        said = await self.session.open()
-        self._messages = [ChatMessage(role="system", content=SYSTEM_PROMPT),
+        self._turn = AgentReply("")  # the model calls of the agent's turn so far
+        try:
+            said = await self.session.open()
+        except Exception as exc:  # noqa: BLE001 - the LLM user failed: the episode records it
+            self.session.failed(exc)
+            self._messages = [ChatMessage(role="system", content=self.system_prompt)]
+            self._end()
+            return self.messages, {"task_id": task.task_id}
+        self._messages = [ChatMessage(role="system", content=self.system_prompt),
                           ChatMessage(role="user", content=said.text)]  # fmt: skip
         info = {"task_id": task.task_id, "level": task.level, "max_turns": self.max_turns,
                 "user": self.user_name, "tools": self.tools}  # fmt: skip
@@ -153,11 +171,16 @@ class CompassTrainingEnv(SyncAPI):
         """Start a conversation: ``(observation, info)``; see the class docstring."""
         return self._run(self.areset(seed=seed, options=options))
 
-    async def astep(self, action: Any) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:
-        """:meth:`step` for async code."""
+    async def astep(self, action: Any, usage: Any = None, repairs: Any = None,
+                    started: float | None = None) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:  # fmt: skip
+        """:meth:`step` for async code (``usage``/``repairs``: the model call's, counted in the
+        agent's turn)."""
         session = self.session
         if session is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
+        if usage is not None:
+            self._turn.usage = self._turn.usage + usage
+        self._turn.repairs.extend(repairs or ())
         message = to_assistant_message(action, f"call_{len(self._messages)}")
         self._messages.append(message)
         tool_messages, reply = apply_assistant_message(session.env, message)
@@ -170,6 +193,7 @@ class CompassTrainingEnv(SyncAPI):
         if reply is None:
             return observation, 0.0, False, False, info
         reply.llm_calls = self._steps_in_turn  # one model message per step
+        reply.usage, reply.repairs = self._turn.usage, list(self._turn.repairs)
         info.update(turn_ended=True, reply_error=reply.error, recommendation=reply.recommendation)
         try:
             said = await session.respond(reply, self._turn_started)
@@ -179,32 +203,44 @@ class CompassTrainingEnv(SyncAPI):
         except Exception as exc:  # noqa: BLE001 - recorded in the episode, as in run_episode
             session.failed(exc)
         self._steps_in_turn, self._turn_started = 0, time.perf_counter()
+        self._turn = AgentReply("")
         if not session.over:
             return observation, 0.0, False, False, info
-        task = session.task
-        ranking = Ranking(task, build_components(self.conn, task)) if self.rank else None
-        self.score = session.finish(self.messages, ranking)
-        self.reward = compass_reward(self.score)
+        self._end()
         termination = session.episode.termination
         info.update(termination=termination, reward=self.reward.model_dump(),
                     score=self.score.model_dump())  # fmt: skip
         truncated = termination == "turn_limit"
         return observation, self.reward.total, not truncated, truncated, info
 
-    async def atransition(self, action: Any, **meta: Any) -> Transition:
+    def _end(self) -> None:
+        """Score the final recommendation (ranked unless ``rank`` is off) and set the reward."""
+        task = self.session.task
+        ranking = Ranking(task, build_components(self.conn, task)) if self.rank else None
+        self.score = self.session.finish(self.messages, ranking)
+        self.reward = compass_reward(self.score)
+
+    async def atransition(self, action: Any, usage: Any = None, repairs: Any = None,
+                          started: float | None = None) -> Transition:  # fmt: skip
         """Apply one assistant message (the environment protocol,
         :mod:`travelgym.core.environment`): the tool messages and the user's reply, none once
         the conversation has ended."""
-        observation, reward, terminated, truncated, info = await self.astep(action)
+        observation, reward, terminated, truncated, info = await self.astep(action, usage,
+                                                                            repairs)  # fmt: skip
         return Transition([] if terminated or truncated else observation, reward, terminated,
                           truncated, info)  # fmt: skip
 
     def fail(self, exc: BaseException) -> None:
-        """End the conversation on the policy's failure (recorded in the episode, unscored)."""
-        if self.session is not None and not self.done:
+        """End the conversation on the policy's failure: its model's (an error turn with the
+        turn's earlier calls), or anything else; recorded in the episode."""
+        if self.session is None or self.done:
+            return
+        if isinstance(exc, LLMError):
+            self._turn.llm_calls = self._steps_in_turn
+            self.session.agent_failed(exc, self._turn)
+        else:
             self.session.failed(exc)
-            self.score = self.session.finish(self.messages, None)
-            self.reward = compass_reward(self.score)
+        self._end()
 
     def breakdown(self) -> dict[str, Any] | None:
         """The ended conversation's reward parts."""
