@@ -193,3 +193,86 @@ def test_travelplanner_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, 
     reward = get_suite("travelplanner").reward(run_episode)
     assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
     assert info["breakdown"] == reward.model_dump()
+
+
+def test_compass_evaluation_gymnasium_and_grpo_play_one_conversation(tmp_path, compass_db,
+                                                                     tiny_tokenizer):  # fmt: skip
+    """The same for COMPASS's tool-calling model (native tool calls at evaluation, prompted
+    ``<tool_call>`` blocks for a token-level policy): each agent turn a tool call, then the
+    optimal plan; the template user answers. Same turns, tool calls, messages and score."""
+    from tests.fakes.openai_server import tool_call
+    from travelgym.llm.prompted_tools import split_tool_calls
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
+    from travelgym.suites.compass.tasks import load_tasks
+    from travelgym.suites.compass.training_env import CompassTrainingEnv
+
+    need_extra("gym", ("gymnasium",))
+    import gymnasium
+
+    from travelgym.integrations.gym_env import register_envs
+
+    data_dir = compass_db.parent.parent
+    task = load_tasks()[0]
+    _, truths = ensure_ground_truth(seed=0, data_dir=data_dir)
+    call = {"name": "search_airports", "arguments": {"park_name": "Yosemite"}}
+    final = json.dumps(
+        {"message": "This is it.", "recommendation": truths[task.task_id].optimal_plan}
+    )
+    said = [tiny_tokenizer.decode(encode(tiny_tokenizer, t), skip_special_tokens=True)
+            for t in (f"<tool_call>\n{json.dumps(call)}\n</tool_call>", final)]  # fmt: skip
+    content, calls = split_tool_calls(said[0])
+    native = [tool_call(c["function"]["name"], c["function"]["arguments"], c["id"]) for c in calls]
+
+    def respond(body: dict) -> Reply:
+        if body["messages"][-1]["role"] == "user":
+            return Reply(content, tool_calls=native)
+        return Reply(said[1])
+
+    with FakeOpenAIServer(responder=respond) as server:
+        done = CliRunner().invoke(main, ["run", "compass", "--agent", "llm:fake-model",
+                                         "--tasks", task.task_id, "--max-turns", "3",
+                                         "--personas", "task", "--base-url", server.base_url,
+                                         "--out", str(tmp_path), "--data-dir", str(data_dir),
+                                         "--no-progress", "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    (run_episode,) = read_episodes(tmp_path / "llm-fake-model")
+
+    register_envs()
+    gym = gymnasium.make("travelgym/COMPASS-v0", data_dir=str(data_dir), task_ids=[task.task_id],
+                         max_turns=3, rank=False)  # fmt: skip
+    gym.reset(options={"task_id": task.task_id})
+    text, ended = said[0], False
+    while not ended:
+        _, _, terminated, truncated, info = gym.step(text)
+        ended = terminated or truncated
+        text = said[1] if info["messages"] and info["messages"][-1]["content"].startswith(
+            "<tool_response>") else said[0]  # fmt: skip
+    gym_episode = gym.unwrapped.episode()
+    gym.close()
+
+    class Script:
+        def __init__(self) -> None:
+            self.turn = 0
+
+        def __call__(self, ids, max_new):
+            self.turn += 1
+            return encode(tiny_tokenizer, said[(self.turn - 1) % 2]) + [tiny_tokenizer.eos_token_id]
+
+    env = CompassTrainingEnv(compass_db, [task], truths, max_turns=3, rank=False)
+    rollout = run_rollout(env, tiny_tokenizer, Script(), options={"task_id": task.task_id},
+                          max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
+    env.close()
+
+    def same(episode) -> dict:
+        dump = episode.model_dump(mode="json")
+        for turn in dump["turns"]:
+            turn.pop("duration_s"), turn.pop("usage")
+            for c in turn["tool_calls"]:
+                c.pop("duration_ms")
+        return {k: dump[k] for k in ("task_id", "turns", "messages", "final_recommendation",
+                                     "termination", "llm_calls", "score", "outcome")}  # fmt: skip
+
+    assert same(run_episode) == same(gym_episode) == same(rollout.episode)
+    assert run_episode.score["optimal"] and len(run_episode.turns) >= 3
+    reward = get_suite("compass").reward(run_episode)
+    assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
