@@ -9,7 +9,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from travelgym.agents.tool_session import ToolSession
+from travelgym.agents.step_session import StepSession
 from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.travelplanner.records import LocalConstraint, Query
@@ -68,7 +68,7 @@ class PlannerStep(BaseModel):
     repairs: list[Repair] = Field(default_factory=list)
 
 
-class PlannerSession(ToolSession):
+class PlannerSession(StepSession):
     """The TravelPlanner tools over one episode's :class:`PlannerContext`; records steps, the
     chat and model usage; never raises."""
 
@@ -78,20 +78,11 @@ class PlannerSession(ToolSession):
                  max_result_chars: int = MAX_RESULT_CHARS) -> None:  # fmt: skip
         super().__init__(planner_registry(), PlannerContext(sandbox), keep_results)
         self.max_result_chars = max_result_chars
-        self.steps: list[PlannerStep] = []
-        self.messages: list[dict[str, Any]] = []
-        self.usage = Usage()
-        self.llm_calls = 0
-        self._repairs: list[Repair] = []
 
     @property
     def notebook(self) -> list[dict[str, str]]:
         """The notebook the tools filled (reference-information entries)."""
         return self.context.reference_information()
-
-    def default_call_id(self, parent: str | None) -> str:
-        """``call_<step>_<n>``."""
-        return f"call_{len(self.steps)}_{len(self.calls)}"
 
     async def acall(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
         """:meth:`call` for async agents (the tools are quick lookups)."""
@@ -109,21 +100,14 @@ class PlannerSession(ToolSession):
         invalid action) and the repairs of the model replies counted since."""
         index = len(self.steps)
         invalid = [_invalid_dict(a, index) for a in fields.pop("invalid_actions", [])]
-        calls = self.take_calls()
-        invalid += [{"step": index, "source": "tool", "kind": c.error_category or "error",
-                     "message": c.error_message or ""} for c in calls if not c.ok]  # fmt: skip
-        repairs = [*self._repairs, *fields.pop("repairs", [])]
-        step = PlannerStep(index=index, tool_calls=calls, invalid_actions=invalid,
-                           repairs=repairs, **fields)  # fmt: skip
-        self._repairs = []
-        self.steps.append(step)
-        return step
+        return self.close_step(invalid, **fields)
 
-    def count_llm(self, usage: Usage, repairs: list[Repair] | None = None) -> None:
-        """Count one model call: its usage, and its repairs for the step it opens."""
-        self.usage = self.usage + usage
-        self.llm_calls += 1
-        self._repairs.extend(repairs or ())
+    def make_step(self, **fields: Any) -> PlannerStep:
+        return PlannerStep(**fields)
+
+    def invalid_call(self, index: int, call: ToolCallRecord) -> dict[str, Any]:
+        return {"step": index, "source": "tool", "kind": call.error_category or "error",
+                "message": call.error_message or ""}  # fmt: skip
 
 
 def _invalid_dict(action: Any, step: int) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from travelgym.agents.tool_session import ToolSession
+from travelgym.agents.step_session import StepSession
 from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.behavior2trip.actions import Action
@@ -78,7 +78,7 @@ class TripStep(BaseModel):
     repairs: list[Repair] = Field(default_factory=list)  # what was repaired in the model's reply
 
 
-class TripToolSession(ToolSession):
+class TripToolSession(StepSession):
     """The Behavior2Trip tools over one episode's context; records steps and never raises."""
 
     ensure_ascii = False
@@ -90,20 +90,12 @@ class TripToolSession(ToolSession):
         caches of a read-only database's places then serve them all)."""
         super().__init__(trips_registry(), context or TripsContext(conn), keep_results)
         self.max_result_chars = max_result_chars
-        self.steps: list[TripStep] = []
-        self.messages: list[dict[str, Any]] = []  # the agent's chat, for the trajectory
         self.memory: dict[str, Any] = {}
-        self.usage = Usage()
-        self.llm_calls = 0
-        self._repairs: list[Repair] = []
         self.user: Any = None  # RQ1's simulated user (clarify.enable_clarification)
         self._thought: str | None = None  # begin_step's thought for the step it opens
         # step index -> how many of the step's calls had run when its thought was written
         # (0: before all of them); kept off the episode, read by Chain-of-Action annotation
         self.thought_at: dict[int, int] = {}
-
-    def default_call_id(self, parent: str | None) -> str:
-        return f"call_{len(self.steps)}_{len(self.calls)}"
 
     async def acall(self, name: Any, arguments: Any, call_id: str | None = None) -> ToolCallRecord:
         """:meth:`call` for async agents: the sandboxed Python tool (seconds, no database) runs
@@ -132,30 +124,18 @@ class TripToolSession(ToolSession):
         """Close a step: it takes the tool calls made since the previous one and the repairs of
         the model replies counted since (:meth:`count_llm`); each failed call is an invalid
         action (its response carries an error)."""
-        index = len(self.steps)
         if self._thought is not None:
             fields.setdefault("think", self._thought)
             self._thought = None
-        invalid = list(fields.pop("invalid_actions", []))
-        calls = self.take_calls()
-        for call in calls:
-            if not call.ok:
-                raw = json.dumps(call.arguments, default=str, ensure_ascii=False)[:500]
-                invalid.append(InvalidAction(step=index, source="tool", raw=raw,
-                                             kind=call.error_category or "error",
-                                             message=call.error_message or ""))  # fmt: skip
-        repairs = [*self._repairs, *fields.pop("repairs", [])]
-        step = TripStep(index=index, tool_calls=calls, invalid_actions=invalid, repairs=repairs,
-                        **fields)  # fmt: skip
-        self._repairs = []
-        self.steps.append(step)
-        return step
+        return self.close_step(list(fields.pop("invalid_actions", [])), **fields)
 
-    def count_llm(self, usage: Usage, repairs: list[Repair] | None = None) -> None:
-        """Count one model call: its usage, and its repairs for the step it opens."""
-        self.usage = self.usage + usage
-        self.llm_calls += 1
-        self._repairs.extend(repairs or ())
+    def make_step(self, **fields: Any) -> TripStep:
+        return TripStep(**fields)
+
+    def invalid_call(self, index: int, call: ToolCallRecord) -> InvalidAction:
+        raw = json.dumps(call.arguments, default=str, ensure_ascii=False)[:500]
+        return InvalidAction(step=index, source="tool", raw=raw, kind=call.error_category or "error",
+                             message=call.error_message or "")  # fmt: skip
 
 
 class TripAgent(Protocol):
