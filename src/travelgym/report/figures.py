@@ -5,10 +5,25 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from travelgym.report.markup import esc
 
 PLOT_SVG_MAX_BYTES = 1_500_000  # larger SVG figures are embedded as PNG instead (when there is one)
+DPI = 110  # every figure a suite writes
+
+
+def save_figures(figures: dict[str, Any], out: Path,
+                 formats: Iterable[str] = ("png",)) -> list[Path]:  # fmt: skip
+    """Write each matplotlib figure of ``figures`` (name -> figure) as ``out/NAME.FORMAT`` in
+    every one of ``formats``; the paths written, in order."""
+    written = []
+    for name, fig in figures.items():
+        for fmt in formats:
+            path = out / f"{name}.{fmt}"
+            fig.savefig(path, dpi=DPI, format=fmt)
+            written.append(path)
+    return written
 
 
 def figures_html(paths: Iterable[Path]) -> str:

@@ -374,3 +374,18 @@ def missing_note(run: RunContents) -> str | None:
         return None
     return (f"{run.directory} is an unfinished run: {', '.join(parts)}; scored what is there "
             "(`travelgym run ... --resume` completes it)")  # fmt: skip
+
+
+def counted_run_episodes(directory: Path, suite: str,
+                         notes: list[str] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """The episodes (dicts) of the run directory ``directory`` of ``suite`` that its metrics
+    count (infra errors left out unless the run counts them as failures); a note of episodes
+    missing from an unfinished run goes to ``notes``. :class:`RunDirError` when it cannot be
+    read."""
+    from travelgym.core.summary import counted_episodes
+
+    run = read_run(directory, suite, as_dicts=True)
+    note = missing_note(run)
+    if note and notes is not None:
+        notes.append(note)
+    return counted_episodes(run.episodes, run.manifest)

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-DPI = 110
+from travelgym.report.figures import save_figures
+
 FORMATS = ("png", "svg")
 NAME = "b2t_rq2_trajectory_length"
 PANELS = (("DR", "DR (%)"), ("final", "Final PR (%)"), ("UPC_micro", "UPC micro (%)"))
@@ -45,9 +46,4 @@ def write_length_plots(result: dict[str, Any], out_dir: str | os.PathLike[str]) 
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.suptitle("Behavior2Trip: performance against behaviour-trajectory length (RQ2)")
-    written = []
-    for fmt in FORMATS:
-        path = out / f"{NAME}.{fmt}"
-        fig.savefig(path, dpi=DPI, format=fmt)
-        written.append(path)
-    return written
+    return save_figures({NAME: fig}, out, FORMATS)

@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from travelgym.report.figures import save_figures
 from travelgym.suites.behavior2trip.listing import DIFFICULTY_ORDER, TABLE2_COLUMNS
 
-DPI = 110
 COLORS = {"easy": "#4c9a5b", "medium": "#e08a2c", "hard": "#b23a48"}
 PAPER_COLOR = "#9a9a9a"
 TITLES = {"samples": "Instances", "actions": "Trajectory actions",
@@ -54,16 +54,11 @@ def write_instance_plots(stats: dict[str, Any], out_dir: str | os.PathLike[str])
     figures = {}
     table = {s: e["by_difficulty"] for s, e in splits.items() if e.get("by_difficulty")}
     if table:
-        figures["instances_table2.png"] = _table2_figure(table)
+        figures["instances_table2"] = _table2_figure(table)
     values = instance_values({s: e["path"] for s, e in splits.items() if e.get("path")})
     if values:
-        figures["instances_histograms.png"] = _histograms(values)
-    written = []
-    for name, fig in figures.items():
-        path = out / name
-        fig.savefig(path, dpi=DPI, format="png")
-        written.append(path)
-    return written
+        figures["instances_histograms"] = _histograms(values)
+    return save_figures(figures, out)
 
 
 def _table2_figure(table: dict[str, dict[str, Any]]) -> Any:

@@ -200,17 +200,12 @@ def read_answers(
 
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any]]:
-    from travelgym.core.summary import counted_episodes
-    from travelgym.runner.store import RunDirError, missing_note, read_run
+    from travelgym.runner.store import RunDirError, counted_run_episodes
 
     try:
-        run = read_run(directory, "behavior2trip", as_dicts=True)
+        counted = counted_run_episodes(directory, "behavior2trip", notes)  # infra errors left out
     except RunDirError as exc:
         raise AnswerFileError(str(exc)) from None
-    note = missing_note(run)
-    if note and notes is not None:
-        notes.append(note)
-    counted = counted_episodes(run.episodes, run.manifest)  # infra errors are left out
     entries = []
     for e in counted:
         entries.append({"instance_id": e["instance_id"], "trial": e.get("trial", 0),

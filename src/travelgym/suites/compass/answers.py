@@ -43,17 +43,12 @@ def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
 
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
-    from travelgym.core.summary import counted_episodes
-    from travelgym.runner.store import RunDirError, missing_note, read_run
+    from travelgym.runner.store import RunDirError, counted_run_episodes
 
     try:
-        run = read_run(directory, "compass", as_dicts=True)
+        counted = counted_run_episodes(directory, "compass", notes)  # infra errors left out
     except RunDirError as exc:
         raise AnswerFileError(str(exc)) from None
-    note = missing_note(run)
-    if note and notes is not None:
-        notes.append(note)
-    counted = counted_episodes(run.episodes, run.manifest)  # infra errors are left out
     return [{"task_id": e["task_id"], "trial": e.get("trial", 0),
              "recommendation": e.get("final_recommendation")} for e in counted]  # fmt: skip
 

@@ -19,10 +19,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from travelgym.db import connect_readonly
+from travelgym.report.figures import save_figures
 from travelgym.suites.compass.calibration import NIGHTS, WEEKEND_WEEKDAYS
 from travelgym.suites.compass.stats import compute_stats
 
-DPI = 110
 BAR_COLOR = "#2f6f8f"
 TYPE_COLORS = {"major": "#2f6f8f", "regional": "#e08a2c"}
 PRICE_COLOR = "#b23a48"
@@ -40,16 +40,11 @@ def write_plots(db_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     cal = compute_stats(db_path)["calibration"]
     prices, nightly = _query_series(db_path)
     figures = {
-        "fig15_hotels.png": _fig15_hotels(cal["parks"]),
-        "fig16_flights.png": _fig16_flights(prices, cal["destination_airports"]),
-        "fig17_patterns.png": _fig17_patterns(nightly, cal["parks"]),
+        "fig15_hotels": _fig15_hotels(cal["parks"]),
+        "fig16_flights": _fig16_flights(prices, cal["destination_airports"]),
+        "fig17_patterns": _fig17_patterns(nightly, cal["parks"]),
     }
-    written = []
-    for name, fig in figures.items():
-        path = out / name
-        fig.savefig(path, dpi=DPI, format="png")
-        written.append(path)
-    return written
+    return save_figures(figures, out)
 
 
 def _query_series(db_path: str | os.PathLike[str]) -> tuple[np.ndarray, list[tuple]]:

@@ -18,9 +18,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from travelgym.report.figures import save_figures
 from travelgym.suites.compass.analysis.stats import bin_index, quantile_edges
 
-DPI = 110
 FORMATS = ("png", "svg")
 PALETTE = ("#2f6f8f", "#e08a2c", "#4f9d69", "#b23a48", "#7a5c99", "#8c6d31", "#d16fa8",
            "#5a5a5a", "#3fa7b5", "#a3a32b")  # fmt: skip
@@ -65,11 +65,7 @@ def write_plots(
             "fig10_constraints": fig_constraints(runs),
             "fig11_turns": fig_turns(runs),
         }
-        for name, fig in figures.items():
-            for fmt in formats:
-                path = out / f"{name}.{fmt}"
-                fig.savefig(path, dpi=DPI, format=fmt)
-                written.append(path)
+        written += save_figures(figures, out, formats)
     return written
 
 
