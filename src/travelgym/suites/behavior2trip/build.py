@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from travelgym.core.suite import BuiltData
 from travelgym.db import read_metadata
 from travelgym.paths import suite_dir
 from travelgym.suites.behavior2trip.generate import (
@@ -20,11 +20,8 @@ from travelgym.suites.behavior2trip.schema import SCHEMA_VERSION
 SUITE = "behavior2trip"
 
 
-@dataclass(frozen=True)
-class BuiltDatabase:
-    path: Path
-    metadata: dict[str, str]
-    built: bool  # True when this call (re)built the file
+# what ensure_database returns: the file, its metadata and whether this call (re)built it
+BuiltDatabase = BuiltData
 
 
 def database_path(

@@ -67,8 +67,7 @@ class Behavior2TripSuite(
     def build(self, options, seed, data_dir, force=False) -> BuiltData:
         from travelgym.suites.behavior2trip.build import ensure_database
 
-        built = ensure_database(scale=options.scale, seed=seed, data_dir=data_dir, force=force)
-        return BuiltData(built.path, built.metadata, built.built)
+        return ensure_database(scale=options.scale, seed=seed, data_dir=data_dir, force=force)
 
     def stats(self, options, seed, db, data_dir, plots) -> dict[str, Any]:
         from travelgym.suites.behavior2trip.instances import instance_stats

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from travelgym.core.suite import BuiltData
 from travelgym.db import read_metadata
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.generate import DEFAULT_SEED, GENERATOR_VERSION, build_database
@@ -14,11 +14,8 @@ from travelgym.suites.compass.schema import SCHEMA_VERSION
 SUITE = "compass"
 
 
-@dataclass(frozen=True)
-class BuiltDatabase:
-    path: Path
-    metadata: dict[str, str]
-    built: bool  # True when this call (re)built the file
+# what ensure_database returns: the file, its metadata and whether this call (re)built it
+BuiltDatabase = BuiltData
 
 
 def database_path(seed: int = DEFAULT_SEED, data_dir: str | os.PathLike[str] | None = None) -> Path:

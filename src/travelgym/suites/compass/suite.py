@@ -198,8 +198,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     def build(self, options, seed, data_dir, force=False) -> BuiltData:
         from travelgym.suites.compass.build import ensure_database
 
-        built = ensure_database(seed=seed, data_dir=data_dir, force=force)
-        return BuiltData(built.path, built.metadata, built.built)
+        return ensure_database(seed=seed, data_dir=data_dir, force=force)
 
     def stats(self, options, seed, db, data_dir, plots) -> dict[str, Any]:
         from travelgym.suites.compass.stats import compute_stats
