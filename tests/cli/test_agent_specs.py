@@ -67,6 +67,7 @@ def test_a_failing_policy_is_the_agents_failure_not_an_outage(tmp_path, compass_
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("tests.no_such_module:make", "cannot import 'tests.no_such_module'"),
+    ("tests.agent_import_error:make", "RuntimeError: this agent module is broken"),
     ("tests.my_agent:nothing", "'tests.my_agent' has no 'nothing'"),
     ("tests.my_agent:not_a_policy", "has no complete(messages, tools=None) method"),
 ])  # fmt: skip

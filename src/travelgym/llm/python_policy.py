@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import re
+import sys
 from typing import Any
 
 from travelgym.llm.protocol import ChatMessage, ChatResponse, LLMError, ToolCall
@@ -43,10 +45,15 @@ def check_path(path: str) -> tuple[str, str]:
 def load_policy(path: str) -> Any:
     """The policy ``factory()`` of ``package.module:factory`` returns."""
     module_name, attribute = check_path(path)
+    # the current directory counts, as for ``python -m`` (the console script leaves it out),
+    # after everything installed (it never shadows a package)
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())
     try:
         target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise PolicyPathError(f"cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module: any failure is reported
+        raise PolicyPathError(f"cannot import {module_name!r}: {type(exc).__name__}: "
+                              f"{exc}") from None  # fmt: skip
     for part in attribute.split("."):
         if not hasattr(target, part):
             raise PolicyPathError(f"{module_name!r} has no {attribute!r}")
