@@ -11,7 +11,7 @@ from typing import Any
 
 from travelgym.agents.tool_session import ToolSession
 from travelgym.core.records import ToolCallRecord
-from travelgym.llm.protocol import ChatClient, ChatMessage
+from travelgym.llm.protocol import ChatMessage, Usage
 
 MAX_TOOL_RESULT_CHARS = 12_000
 TRUNCATION_NOTE = " ...[truncated: narrow the search or page]"
@@ -43,33 +43,41 @@ def step_limit_message(max_steps: int) -> str:
     return f"step limit of {max_steps} tool rounds reached"
 
 
-async def run_tool_loop(client: ChatClient, env: Any, messages: list[ChatMessage],
-                        tools: list[dict[str, Any]] | None, max_steps: int,
-                        **params: Any) -> str | None:  # fmt: skip
-    """Native tool calling from ``messages`` (the prompt and the task): each reply's tool calls
-    run through ``env.acall`` (in order) and are answered by tool messages, until a reply
-    without tool calls, whose text is returned (None after ``max_steps`` replies). ``env``
-    records it all as a :class:`~travelgym.agents.react.ReactEnv` does (``messages``,
-    ``count_llm``, ``add_step``: one step per reply)."""
-    env.messages = [m.to_openai() for m in messages]
-    for _ in range(max_steps):
-        tick = time.perf_counter()
-        response = await client.complete(messages, tools=tools, **params)
-        env.count_llm(response.usage, response.repairs)
-        message = response.message
-        messages.append(message)
-        env.messages.append(message.to_openai())
-        text = message.content or ""
-        if not message.tool_calls:
-            env.add_step(text=text, answer=True, usage=response.usage,
-                         duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
-            return text
-        for call in message.tool_calls:
-            record = await env.acall(call.name, call.arguments, call.id)
-            reply = ChatMessage(role="tool", tool_call_id=call.id, name=call.name,
-                                content=tool_message_content(record))  # fmt: skip
-            messages.append(reply)
-            env.messages.append(reply.to_openai())
-        env.add_step(text=text, usage=response.usage,
-                     duration_s=round(time.perf_counter() - tick, 4))  # fmt: skip
-    return None
+def as_assistant(action: Any) -> ChatMessage:
+    """An environment's action as an assistant message: a :class:`ChatMessage`, an OpenAI-style
+    message dict, or plain text."""
+    if isinstance(action, ChatMessage):
+        message = action
+    elif isinstance(action, dict):
+        message = ChatMessage.from_openai({"role": "assistant", **action})
+    elif isinstance(action, str):
+        message = ChatMessage(role="assistant", content=action)
+    else:
+        raise TypeError(f"an action is a message dict or its text, not {type(action).__name__}")
+    if message.role != "assistant":
+        raise ValueError(f"an action is an assistant message, not a {message.role!r} one")
+    return message
+
+
+async def apply_native_message(env: Any, message: ChatMessage, usage: Usage | None = None,
+                               started: float | None = None) -> tuple[list[dict[str, Any]], str | None]:  # fmt: skip
+    """Apply one assistant message with native tool calls to a step session ``env`` (its
+    ``acall``, ``messages`` and ``add_step``): each call runs (in order) and is answered by a
+    tool message; a message without tool calls is the answer. ``(the tool messages, the answer
+    text or None)``; the message and the replies join ``env.messages``, one step records it."""
+    tick = time.perf_counter() if started is None else started
+    env.messages.append(message.to_openai())
+    text = message.content or ""
+    step = {"text": text, "usage": usage or Usage()}
+    if not message.tool_calls:
+        env.add_step(answer=True, duration_s=round(time.perf_counter() - tick, 4), **step)
+        return [], text
+    replies = []
+    for call in message.tool_calls:
+        record = await env.acall(call.name, call.arguments, call.id)
+        reply = ChatMessage(role="tool", tool_call_id=call.id, name=call.name,
+                            content=tool_message_content(record)).to_openai()  # fmt: skip
+        env.messages.append(reply)
+        replies.append(reply)
+    env.add_step(duration_s=round(time.perf_counter() - tick, 4), **step)
+    return replies, None

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.agents.b2t_format import Memory
+from travelgym.agents.tool_calling import apply_native_message, as_assistant
 from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.behavior2trip.agents.b2t_agent import initial_messages
@@ -55,14 +56,12 @@ class TripTrainingEnv(SyncAPI):
     observation is the next user message's text (empty after an answer)."""
 
     task_key = "instance_id"  # the reset option naming an instance (the training-env interface)
-    native_tools = False  # an action is the B2T-format message text
-    tool_schemas = None
 
     def __init__(self, db: Any, instances: Sequence[Any], *, max_turns: int = DEFAULT_MAX_STEPS,
                  memory: bool = True, penalty: bool = True, gate: Gate = "format",
                  keep_results: bool = True, seed: int = 0, agent_name: str = "policy",
                  score_db: Any = None, withhold_trajectory: bool = False,
-                 user_factory: Any = None) -> None:  # fmt: skip
+                 user_factory: Any = None, native: bool = False) -> None:  # fmt: skip
         if not instances:
             raise ValueError("TripTrainingEnv needs at least one instance")
         if max_turns < 1:
@@ -75,6 +74,9 @@ class TripTrainingEnv(SyncAPI):
         # RQ1 (docs/behavior2trip/rq1.md): the request without its trajectory, and a simulated
         # user per episode (``user_factory(instance)``) answering AskUser
         self.withhold, self.user_factory = withhold_trajectory, user_factory
+        # an action is a B2T-format message's text, or (``native``) an assistant message with
+        # native tool calls, its text without them the plan (the ``llm:MODEL`` agent)
+        self.native_tools = native
         self.max_turns, self.memory_enabled = max_turns, memory
         self.penalty, self.gate = penalty, gate
         self.keep_results, self.agent_name = keep_results, agent_name
@@ -121,6 +123,16 @@ class TripTrainingEnv(SyncAPI):
         return [x.instance_id for x in self.instances]
 
     @property
+    def tool_schemas(self) -> list[dict[str, Any]] | None:
+        """The tools' OpenAI schemas a native-tools policy calls (with RQ1's ``AskUser`` where
+        the user answers); ``None`` for the B2T text format."""
+        if not self.native_tools or self.tools is None:
+            return None
+        from travelgym.suites.behavior2trip.agents.tool_agent import tool_schemas
+
+        return tool_schemas(self.tools, self.user is not None)
+
+    @property
     def tool_names(self) -> list[str]:
         """The names of the 9 tools an action may call."""
         from travelgym.suites.behavior2trip.tools import trips_registry
@@ -147,7 +159,12 @@ class TripTrainingEnv(SyncAPI):
             enable_clarification(self.tools, self.user)
         request = TripRequest.of(instance, withhold=self.withhold,
                                  ask_limit=self.user.log.limit if self.user is not None else 0)  # fmt: skip
-        self.tools.messages = initial_messages(request, self.memory_enabled)
+        if self.native_tools:
+            from travelgym.suites.behavior2trip.agents.tool_agent import opening
+
+            self.tools.messages = opening(request)
+        else:
+            self.tools.messages = initial_messages(request, self.memory_enabled)
         info = {"instance_id": instance.instance_id, "difficulty": instance.difficulty,
                 "split": instance.split, "max_turns": self.max_turns,
                 "memory": self.memory_enabled, "penalty": self.penalty}  # fmt: skip
@@ -166,35 +183,36 @@ class TripTrainingEnv(SyncAPI):
         and recorded on the step (``started``: when the call began, for the step's duration)."""
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
-        if not isinstance(action, str):
+        if not self.native_tools and not isinstance(action, str):
             raise TypeError(
                 f"a TripTrainingEnv action is the assistant message text, not {type(action)}"
             )
         if usage is not None:
             self.tools.count_llm(usage, repairs)
-        result = await apply_b2t_message(self.tools, self.memory, action, usage=usage,
-                                         started=started)  # fmt: skip
+        if self.native_tools:
+            replies, answer = await apply_native_message(self.tools, as_assistant(action), usage,
+                                                         started)  # fmt: skip
+            info: dict[str, Any] = {"tool_calls": len(replies), "observation": replies}
+        else:
+            result = await apply_b2t_message(self.tools, self.memory, action, usage=usage,
+                                             started=started)  # fmt: skip
+            answer, replies = result.answer, [{"role": "user", "content": result.observation or ""}]
+            info = {"invalid_actions": [a.model_dump() for a in result.invalid_actions],
+                    "tool_calls": len(result.step.tool_calls), "from_tools": result.from_tools,
+                    "from_memory": result.from_memory, "observation": result.observation or ""}  # fmt: skip
         self.turn += 1
-        terminated = result.answer is not None
+        terminated = answer is not None
         truncated = not terminated and self.turn >= self.max_turns
-        info: dict[str, Any] = {
-            "turn": self.turn,
-            "invalid_actions": [a.model_dump() for a in result.invalid_actions],
-            "tool_calls": len(result.step.tool_calls),
-            "from_tools": result.from_tools,
-            "from_memory": result.from_memory,
-            "answered": terminated,
-            "observation": result.observation or "",
-        }
+        info.update(turn=self.turn, answered=terminated)
         reward = 0.0
         if terminated or truncated:
             if terminated:
-                self.answer, self.termination = f"<answer>{result.answer}</answer>", "answered"
+                self.answer, self.termination = f"<answer>{answer}</answer>", "answered"
             reward = self._end()
             info["reward_breakdown"] = self.reward.model_dump()
             info["score"] = self.score
-        new = [] if terminated or truncated else [{"role": "user", "content": info["observation"]}]
-        return Transition(new, reward, terminated, truncated, info)
+        return Transition([] if terminated or truncated else replies, reward, terminated,
+                          truncated, info)  # fmt: skip
 
     def _end(self) -> float:
         """Score the episode's answer (or its absence) and set its reward."""

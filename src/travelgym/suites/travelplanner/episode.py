@@ -41,7 +41,8 @@ async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
     started = time.perf_counter()
     if isinstance(agent, PolicyAgent):
         env = PlannerTrainingEnv(None, [query], max_turns=agent.max_steps, mode=mode, seed=seed,
-                                 agent_name=agent.name, sandboxes=(tool_sandbox, check_sandbox))  # fmt: skip
+                                 agent_name=agent.name, sandboxes=(tool_sandbox, check_sandbox),
+                                 **agent.settings)  # fmt: skip
         return stored(await play_agent(env, agent, query.task_id, trial, seed), started)
     env = PlannerSession(tool_sandbox, keep_results=getattr(agent, "keep_results", True))
     answer, termination, error, failure = None, "step_limit", None, None

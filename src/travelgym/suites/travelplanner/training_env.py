@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.agents.b2t_format import Memory
+from travelgym.agents.tool_calling import apply_native_message, as_assistant
 from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
@@ -37,12 +38,11 @@ class PlannerTrainingEnv(SyncAPI):
     query) and ``trial``; ``step(action) -> (observation, reward, terminated, truncated, info)``."""
 
     task_key = "task_id"
-    native_tools = False  # an action is the B2T-format message text
-    tool_schemas = None
 
     def __init__(self, data: PlannerData | None, queries: Sequence[Query], *, max_turns: int = 8,
                  mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy",
-                 sandboxes: tuple[Sandbox, Sandbox] | None = None) -> None:  # fmt: skip
+                 sandboxes: tuple[Sandbox, Sandbox] | None = None,
+                 native: bool = False) -> None:  # fmt: skip
         """``data``: where the queries' tools search and plans are checked, closed by
         :meth:`close`; or ``sandboxes``, ``(tools, checks)`` for every query (an evaluation
         episode, whose run holds the data)."""
@@ -51,6 +51,9 @@ class PlannerTrainingEnv(SyncAPI):
         if (data is None) == (sandboxes is None):
             raise ValueError("give the data or the sandboxes, one of them")
         self.data, self.queries, self.sandboxes = data, list(queries), sandboxes
+        # an action is a B2T-format message's text, or (``native``) an assistant message with
+        # native tool calls, its text without them the plan (the ``llm:MODEL`` agent)
+        self.native_tools = native
         self._by_id = {q.task_id: q for q in self.queries}
         self.max_turns, self.mode, self.agent_name = max_turns, mode, agent_name
         self._rng = random.Random(seed)
@@ -94,6 +97,13 @@ class PlannerTrainingEnv(SyncAPI):
         return tools, data.sandbox_for(query)
 
     @property
+    def tool_schemas(self) -> list[dict[str, Any]] | None:
+        """The 7 tools' schemas a native-tools policy calls (two-stage mode only)."""
+        if not self.native_tools or self.tools is None or self.mode != "two-stage":
+            return None
+        return self.tools.tool_schemas
+
+    @property
     def item_ids(self) -> list[str]:
         """The task ids, in order."""
         return [q.task_id for q in self.queries]
@@ -110,7 +120,7 @@ class PlannerTrainingEnv(SyncAPI):
         self.seed = seed if seed is not None else 0
         self.tools = PlannerSession(self._sandboxes(query)[0])
         request = PlannerRequest.of(query, self.mode)
-        self.tools.messages = opening(request, "b2t", self.tools)
+        self.tools.messages = opening(request, "tool" if self.native_tools else "b2t", self.tools)
         info = {"task_id": query.task_id, "level": query.level, "mode": self.mode,
                 "max_turns": self.max_turns}  # fmt: skip
         return [dict(m) for m in self.tools.messages], info
@@ -135,26 +145,32 @@ class PlannerTrainingEnv(SyncAPI):
         ``usage``/``repairs``: the model call's, counted and recorded on the step."""
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
-        if not isinstance(action, str):
+        if not self.native_tools and not isinstance(action, str):
             raise TypeError(f"an action is the assistant message text, not {type(action)}")
         if usage is not None:
             self.tools.count_llm(usage, repairs)
-        result = await apply_b2t_message(self.tools, self.memory, action,
-                                         tools=self.mode == "two-stage", usage=usage,
-                                         started=started)  # fmt: skip
+        if self.native_tools:
+            replies, answer = await apply_native_message(self.tools, as_assistant(action), usage,
+                                                         started)  # fmt: skip
+            info: dict[str, Any] = {"invalid_actions": 0, "observation": replies}
+        else:
+            result = await apply_b2t_message(self.tools, self.memory, action,
+                                             tools=self.mode == "two-stage", usage=usage,
+                                             started=started)  # fmt: skip
+            answer, replies = result.answer, [{"role": "user", "content": result.observation or ""}]
+            info = {"invalid_actions": len(result.step.invalid_actions),
+                    "observation": result.observation or ""}  # fmt: skip
         self.turn += 1
-        terminated = result.answer is not None
+        terminated = answer is not None
         truncated = not terminated and self.turn >= self.max_turns
-        info: dict[str, Any] = {"turn": self.turn, "answered": terminated,
-                                "invalid_actions": len(result.step.invalid_actions),
-                                "observation": result.observation or ""}  # fmt: skip
+        info.update(turn=self.turn, answered=terminated)
         reward = 0.0
         if terminated or truncated:
-            self.finish(result.answer)
+            self.finish(answer)
             reward = self.reward.total
             info.update(reward_breakdown=self.reward.model_dump(), score=self.score)
-        new = [] if terminated or truncated else [{"role": "user", "content": info["observation"]}]
-        return Transition(new, reward, terminated, truncated, info)
+        return Transition([] if terminated or truncated else replies, reward, terminated,
+                          truncated, info)  # fmt: skip
 
     def fail(self, exc: BaseException) -> None:
         """End the episode on the policy's failure: recorded, scored as undelivered."""

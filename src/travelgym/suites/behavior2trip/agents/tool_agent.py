@@ -1,13 +1,14 @@
-"""``llm:MODEL``: a chat model plans the trip with native tool calls (the shared loop,
-:func:`travelgym.agents.tool_calling.run_tool_loop`), Behavior2Trip's prompt and plan format;
-its final reply without tool calls is the plan."""
+"""``llm:MODEL``: a chat model plans the trip with native tool calls
+(:func:`travelgym.agents.tool_calling.apply_native_message` in the training environment's
+native mode, played by the one episode loop), Behavior2Trip's prompt and plan format; its final
+reply without tool calls is the plan."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from travelgym.agents.tool_calling import run_tool_loop
-from travelgym.llm.protocol import ChatClient, ChatMessage
+from travelgym.llm.protocol import ChatClient
+from travelgym.runner.loop import ChatPolicy, PolicyAgent
 from travelgym.suites.behavior2trip.agents.base import (
     DEFAULT_MAX_STEPS,
     TripRequest,
@@ -31,17 +32,18 @@ def tool_schemas(env: TripToolSession, ask_user: bool) -> list[dict[str, Any]]:
     return schemas
 
 
-class ToolCallingTripAgent:
-    """Native tool calls until a reply without them, whose text is the plan."""
+def opening(request: TripRequest) -> list[dict[str, Any]]:
+    """The chat a native tool-calling episode starts from: the prompt, then the task."""
+    return [{"role": "system", "content": PROMPT.format(plan_format=plan_format())},
+            {"role": "user", "content": user_message(request)}]  # fmt: skip
+
+
+class ToolCallingTripAgent(PolicyAgent):
+    """Native tool calls until a reply without them, whose text is the plan: a chat model
+    played by the one episode loop over the training environment in its native mode."""
 
     def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
                  **params: Any) -> None:  # fmt: skip
-        self.client, self.max_steps, self.params = client, max_steps, params
-        self.name = f"llm:{client.model}"
-
-    async def solve(self, request: TripRequest, env: TripToolSession) -> str | None:
-        messages = [ChatMessage(role="system", content=PROMPT.format(plan_format=plan_format())),
-                    ChatMessage(role="user", content=user_message(request))]  # fmt: skip
-        tools = tool_schemas(env, request.ask_limit > 0)
-        return await run_tool_loop(self.client, env, messages, tools, self.max_steps,
-                                   **self.params)  # fmt: skip
+        super().__init__(ChatPolicy(client, native_tools=True, **params), f"llm:{client.model}",
+                         max_steps, {"native": True})  # fmt: skip
+        self.client = client

@@ -10,7 +10,6 @@ import time
 from typing import Any
 
 from travelgym.agents.react import run_react
-from travelgym.agents.tool_calling import run_tool_loop
 from travelgym.llm.protocol import ChatClient, ChatMessage
 from travelgym.runner.loop import ChatPolicy, PolicyAgent
 from travelgym.suites.travelplanner.prompts import system_prompt, user_prompt
@@ -41,18 +40,17 @@ class _ModelAgent:
         self.name = f"{kind or self.kind}:{client.model}"
 
 
-class ToolCallingAgent(_ModelAgent):
+class ToolCallingAgent(PolicyAgent):
     """Native function calling: tool calls answered by tool messages until a reply without
-    tool calls, whose text holds the plan."""
+    tool calls, whose text holds the plan; a chat model played by the one episode loop over
+    the training environment in its native mode (``kind``: ``llm``, or ``tool``, its old
+    name)."""
 
-    kind = form = "tool"
-
-    async def solve(self, request: PlannerRequest, env: PlannerSession) -> str | None:
-        """Run the loop; the final reply's text (or None at the step limit)."""
-        messages = [ChatMessage.model_validate(m) for m in opening(request, self.form, env)]
-        tools = env.tool_schemas if request.mode == "two-stage" else None
-        return await run_tool_loop(self.client, env, messages, tools, self.max_steps,
-                                   **self.params)  # fmt: skip
+    def __init__(self, client: ChatClient, max_steps: int = DEFAULT_MAX_STEPS,
+                 kind: str = "llm", **params: Any) -> None:  # fmt: skip
+        super().__init__(ChatPolicy(client, native_tools=True, **params),
+                         f"{kind}:{client.model}", max_steps, {"native": True})  # fmt: skip
+        self.client = client
 
 
 class ReactPlanner(_ModelAgent):
