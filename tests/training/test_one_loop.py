@@ -6,6 +6,7 @@ reward equal to the suite's reward of the evaluated episode."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -43,16 +44,32 @@ def case(trips_database, tiny_tokenizer):
     return data_dir, instance, said, trips_database.path
 
 
-def comparable(episode) -> dict:
-    """What an episode did, without who ran it, clocks and model accounting."""
+def comparable(episode, keys: tuple[str, ...], part: str = "steps") -> dict:
+    """What an episode did (its ``keys``), without clocks and model accounting in its ``part``
+    (steps or turns)."""
     dump = episode.model_dump(mode="json")
-    for step in dump["steps"]:
-        step.pop("duration_s")
-        step.pop("usage")
+    for step in dump[part]:
+        step.pop("duration_s"), step.pop("usage")
         for call in step["tool_calls"]:
             call.pop("duration_ms")
-    return {k: dump[k] for k in ("instance_id", "messages", "steps", "final_answer", "termination",
-                                 "invalid_actions", "memory", "tool_calls", "score", "outcome")}  # fmt: skip
+    return {k: dump[k] for k in keys}
+
+
+TRIP_KEYS = ("instance_id", "messages", "steps", "final_answer", "termination", "invalid_actions",
+             "memory", "tool_calls", "score", "outcome")  # fmt: skip
+
+
+class Scripted:
+    """A rollout's ``generate``: the token ids of ``texts`` in turn (closed by EOS), again from
+    the start when ``cycle``."""
+
+    def __init__(self, tokenizer, texts: list[str], cycle: bool = False) -> None:
+        self.tokenizer = tokenizer
+        self.texts = itertools.cycle(texts) if cycle else iter(texts)
+
+    def __call__(self, ids, max_new):
+        out = encode(self.tokenizer, next(self.texts)) + [self.tokenizer.eos_token_id]
+        return out[:max_new]
 
 
 def evaluated(tmp_path, data_dir, instance, said):
@@ -92,21 +109,14 @@ def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tok
     run_episode = evaluated(tmp_path, data_dir, instance, said)
     gym_episode, gym_breakdown = stepped(data_dir, instance, said)
 
-    class Script:
-        def __init__(self) -> None:
-            self.texts = list(said)
-
-        def __call__(self, ids, max_new):
-            out = encode(tiny_tokenizer, self.texts.pop(0)) + [tiny_tokenizer.eos_token_id]
-            return out[:max_new]
-
     env = TripTrainingEnv(db, [instance])
-    rollout = run_rollout(env, tiny_tokenizer, Script(), options={"index": 0},
+    rollout = run_rollout(env, tiny_tokenizer, Scripted(tiny_tokenizer, said), options={"index": 0},
                           max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
     env.close()
     assert rollout.stop == "terminated" and rollout.turns == 3
 
-    assert comparable(run_episode) == comparable(gym_episode) == comparable(rollout.episode)
+    assert (comparable(run_episode, TRIP_KEYS) == comparable(gym_episode, TRIP_KEYS)
+            == comparable(rollout.episode, TRIP_KEYS))  # fmt: skip
     assert run_episode.score["final"] is True  # the witness: every applicable check passes
     # the GRPO reward is the suite's reward of the evaluated episode (its score, its penalty)
     reward = get_suite("behavior2trip").reward(run_episode)
@@ -167,28 +177,15 @@ def test_travelplanner_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, 
     gym_episode = gym.unwrapped.episode()
     gym.close()
 
-    class Script:
-        def __init__(self) -> None:
-            self.texts = list(said)
-
-        def __call__(self, ids, max_new):
-            return encode(tiny_tokenizer, self.texts.pop(0)) + [tiny_tokenizer.eos_token_id]
-
-    rollout = run_rollout(env, tiny_tokenizer, Script(), options={"task_id": query.task_id},
+    rollout = run_rollout(env, tiny_tokenizer, Scripted(tiny_tokenizer, said),
+                          options={"task_id": query.task_id},
                           max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
     env.close()
 
-    def same(episode) -> dict:
-        dump = episode.model_dump(mode="json")
-        for step in dump["steps"]:
-            step.pop("duration_s"), step.pop("usage")
-            for c in step["tool_calls"]:
-                c.pop("duration_ms")
-        return {k: dump[k] for k in ("task_id", "messages", "steps", "final_answer",
-                                     "termination", "invalid_actions", "tool_calls", "notebook",
-                                     "score", "outcome")}  # fmt: skip
-
-    assert same(run_episode) == same(gym_episode) == same(rollout.episode)
+    keys = ("task_id", "messages", "steps", "final_answer", "termination", "invalid_actions",
+            "tool_calls", "notebook", "score", "outcome")  # fmt: skip
+    assert (comparable(run_episode, keys) == comparable(gym_episode, keys)
+            == comparable(rollout.episode, keys))  # fmt: skip
     assert run_episode.score["delivered"] and run_episode.tool_calls == 1
     reward = get_suite("travelplanner").reward(run_episode)
     assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
@@ -250,29 +247,16 @@ def test_compass_evaluation_gymnasium_and_grpo_play_one_conversation(tmp_path, c
     gym_episode = gym.unwrapped.episode()
     gym.close()
 
-    class Script:
-        def __init__(self) -> None:
-            self.turn = 0
-
-        def __call__(self, ids, max_new):
-            self.turn += 1
-            return encode(tiny_tokenizer, said[(self.turn - 1) % 2]) + [tiny_tokenizer.eos_token_id]
-
     env = CompassTrainingEnv(compass_db, [task], truths, max_turns=3, rank=False)
-    rollout = run_rollout(env, tiny_tokenizer, Script(), options={"task_id": task.task_id},
+    rollout = run_rollout(env, tiny_tokenizer, Scripted(tiny_tokenizer, said, cycle=True),
+                          options={"task_id": task.task_id},
                           max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
     env.close()
 
-    def same(episode) -> dict:
-        dump = episode.model_dump(mode="json")
-        for turn in dump["turns"]:
-            turn.pop("duration_s"), turn.pop("usage")
-            for c in turn["tool_calls"]:
-                c.pop("duration_ms")
-        return {k: dump[k] for k in ("task_id", "turns", "messages", "final_recommendation",
-                                     "termination", "llm_calls", "score", "outcome")}  # fmt: skip
-
-    assert same(run_episode) == same(gym_episode) == same(rollout.episode)
+    keys = ("task_id", "turns", "messages", "final_recommendation", "termination", "llm_calls",
+            "score", "outcome")  # fmt: skip
+    assert (comparable(run_episode, keys, "turns") == comparable(gym_episode, keys, "turns")
+            == comparable(rollout.episode, keys, "turns"))  # fmt: skip
     assert run_episode.score["optimal"] and len(run_episode.turns) >= 3
     reward = get_suite("compass").reward(run_episode)
     assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
