@@ -20,10 +20,11 @@ from travelgym.suites.travelplanner.evaluation.parsing import (
     MEALS,
     NO_INFO_DAY,
     PLAN_FIELDS,
-    attraction_list,
+    day_attractions,
     day_cities,
     drive_mode,
     filled,
+    filled_meals,
     flight_number,
     from_to,
     is_flight,
@@ -63,23 +64,22 @@ class WithinSandbox(Constraint):
                                           strip_parenthesis(destination), mode)  # fmt: skip
                     if drive is None or drive.cost is None:
                         return Verdict.fail(f"the {mode} in day {n} is not in the sandbox")
-            for meal in MEALS:
-                text = getattr(day, meal)
-                if filled(text) and not restaurant_matches(sandbox, text):
+            for meal, text in filled_meals(day):
+                if not restaurant_matches(sandbox, text):
                     return Verdict.fail(f"the {meal} in day {n} is not in the sandbox")
-            if filled(day.attraction):
-                for attraction in attraction_list(day.attraction):
-                    if not attraction_found(sandbox, attraction):
-                        return Verdict.fail(f"the attraction {attraction!r} in day {n} is not "
-                                            "in the sandbox")  # fmt: skip
+            for attraction in day_attractions(day):
+                if not attraction_found(sandbox, attraction):
+                    return Verdict.fail(f"the attraction {attraction!r} in day {n} is not in "
+                                        "the sandbox")  # fmt: skip
             if filled(day.accommodation) and not accommodation_matches(sandbox, day.accommodation):
                 return Verdict.fail(f"the accommodation in day {n} is not in the sandbox")
         return Verdict.ok()
 
 
-def _visited_cities(query, days) -> tuple[set[str] | None, str | None]:
-    # the script's is_valid_visiting_city_number: the set of cities named, origin excluded
-    cities: set[str] = set()
+def _route(query, days) -> tuple[list[str] | None, str | None]:
+    # the cities the days' current cities name in order, a leg giving both its ends, as the
+    # script's route and visiting-city checks read them; else the reason they cannot be read
+    route: list[str] = []
     for n, day in enumerate(days, 1):
         if is_travel_day(day.current_city):
             origin, destination = from_to(day.current_city)
@@ -88,11 +88,10 @@ def _visited_cities(query, days) -> tuple[set[str] | None, str | None]:
             origin, destination = strip_parenthesis(origin), strip_parenthesis(destination)
             if n == 1 and origin != query.org:
                 return None, f"the first day's city should be {query.org}"
-            cities |= {origin, destination}
+            route += [origin, destination]
         else:
-            cities.add(strip_parenthesis(day.current_city))
-    cities.discard(query.org)
-    return cities, None
+            route.append(strip_parenthesis(day.current_city))
+    return route, None
 
 
 @register
@@ -109,8 +108,9 @@ class CompleteInformation(Constraint):
         counted = [d for d in days if d.model_fields_set and d.current_city != NO_INFO_DAY]
         if len(counted) != query.days:
             return Verdict.fail(f"the plan should have {query.days} days")
-        cities, problem = _visited_cities(query, days)
-        if cities is None or len(cities) != query.visiting_city_number:
+        # the script's is_valid_visiting_city_number: the cities named, origin excluded
+        route, problem = _route(query, days)
+        if route is None or len(set(route) - {query.org}) != query.visiting_city_number:
             return Verdict.fail(problem or f"the plan should visit {query.visiting_city_number} "
                                 "cities")  # fmt: skip
         information = 0
@@ -153,14 +153,12 @@ class WithinCurrentCity(Constraint):
                 return Verdict.fail(f"the current city of day {n} cannot be parsed")
             if filled(day.transportation) and any(c not in day.transportation for c in cities):
                 return Verdict.fail(f"the transportation in day {n} is in another city")
-            for meal in MEALS:
-                text = getattr(day, meal)
-                if filled(text) and not any(c in text for c in cities):
+            for meal, text in filled_meals(day):
+                if not any(c in text for c in cities):
                     return Verdict.fail(f"the {meal} in day {n} is in another city")
-            if filled(day.attraction):
-                for attraction in attraction_list(day.attraction):
-                    if not any(c in attraction for c in cities):
-                        return Verdict.fail(f"an attraction in day {n} is in another city")
+            for attraction in day_attractions(day):
+                if not any(c in attraction for c in cities):
+                    return Verdict.fail(f"an attraction in day {n} is in another city")
             # an empty current city has no last entry: the script raises there
             if filled(day.accommodation) and (not cities or cities[-1] not in day.accommodation):
                 return Verdict.fail(f"the accommodation in day {n} is in another city")
@@ -196,18 +194,9 @@ class ReasonableCityRoute(Constraint):
     kind = "commonsense"
 
     def check(self, query, plan, sandbox):
-        route: list[str] = []
-        for n, day in enumerate(days_of(query, plan), 1):
-            if is_travel_day(day.current_city):
-                origin, destination = from_to(day.current_city)
-                if origin is None or destination is None:
-                    return Verdict.fail(f"the current city of day {n} cannot be parsed")
-                origin, destination = strip_parenthesis(origin), strip_parenthesis(destination)
-                if n == 1 and origin != query.org:
-                    return Verdict.fail(f"the first day's city should be {query.org}")
-                route += [origin, destination]
-            else:
-                route.append(strip_parenthesis(day.current_city))
+        route, problem = _route(query, days_of(query, plan))
+        if route is None:
+            return Verdict.fail(problem)
         if not route or route[0] != route[-1]:
             return Verdict.fail("the trip should be a closed circle")
         if not valid_city_sequence(route):
@@ -232,12 +221,10 @@ class DiverseRestaurants(Constraint):
     def check(self, query, plan, sandbox):
         seen: set[str] = set()
         for n, day in enumerate(days_of(query, plan), 1):
-            for meal in MEALS:
-                text = getattr(day, meal)
-                if filled(text):
-                    if text in seen:
-                        return Verdict.fail(f"the {meal} of day {n} repeats {text!r}")
-                    seen.add(text)
+            for meal, text in filled_meals(day):
+                if text in seen:
+                    return Verdict.fail(f"the {meal} of day {n} repeats {text!r}")
+                seen.add(text)
         return Verdict.ok()
 
 
@@ -252,11 +239,10 @@ class DiverseAttractions(Constraint):
     def check(self, query, plan, sandbox):
         seen: set[str] = set()
         for n, day in enumerate(days_of(query, plan), 1):
-            if filled(day.attraction):
-                for attraction in attraction_list(day.attraction):
-                    if attraction in seen:
-                        return Verdict.fail(f"the attraction {attraction!r} in day {n} repeats")
-                    seen.add(attraction)
+            for attraction in day_attractions(day):
+                if attraction in seen:
+                    return Verdict.fail(f"the attraction {attraction!r} in day {n} repeats")
+                seen.add(attraction)
         return Verdict.ok()
 
 

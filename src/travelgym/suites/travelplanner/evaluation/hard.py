@@ -7,6 +7,8 @@ plan's name."""
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
+from typing import Any, ClassVar
 
 from travelgym.suites.travelplanner.evaluation.base import (
     Constraint,
@@ -17,9 +19,9 @@ from travelgym.suites.travelplanner.evaluation.base import (
     restaurant_matches,
 )
 from travelgym.suites.travelplanner.evaluation.parsing import (
-    MEALS,
     drive_mode,
     filled,
+    filled_meals,
     flight_number,
     is_flight,
     leg,
@@ -55,9 +57,8 @@ def total_cost(query: Query, plan: list[DayPlan], sandbox: Sandbox) -> float:
                 drive = sandbox.drive(origin, destination, mode)
                 if drive is not None and drive.cost is not None:
                     cost += drive.cost * math.ceil(people / _SEATS[mode])
-        for meal in MEALS:
-            text = getattr(day, meal)
-            if filled(text) and (matches := restaurant_matches(sandbox, text)):
+        for _, text in filled_meals(day):
+            if matches := restaurant_matches(sandbox, text):
                 cost += matches[0].average_cost * people
         if filled(day.accommodation) and (
             stays := accommodation_matches(sandbox, day.accommodation)
@@ -82,6 +83,26 @@ class Budget(Constraint):
         return Verdict.fail(f"the plan costs {cost:g}, over the budget of {query.budget:g}")
 
 
+class OptionalHardConstraint(Constraint):
+    """A hard constraint that applies only where the query's ``local_constraint`` sets its
+    ``setting`` field; :meth:`check_wanted` judges the plan against the value set."""
+
+    kind = "hard"
+    setting: ClassVar[str]
+
+    def check(self, query, plan, sandbox):
+        wanted = getattr(query.local_constraint, self.setting)
+        # an empty cuisine list sets nothing either
+        if wanted is None or wanted == []:
+            return Verdict.not_applicable()
+        return self.check_wanted(wanted, query, plan, sandbox)
+
+    @abstractmethod
+    def check_wanted(self, wanted: Any, query: Query, plan: list[DayPlan],
+                     sandbox: Sandbox) -> Verdict:  # fmt: skip
+        """The verdict on ``plan`` where the query's ``setting`` is ``wanted``."""
+
+
 # a house rule the query asks for, and the accommodation rule that forbids it (an older copy of
 # the script misspelt "parties" as "parities"; the published one tests "parties")
 _FORBIDDING = {
@@ -102,17 +123,14 @@ def _first_stays(query, plan, sandbox):
 
 
 @register
-class RoomRule(Constraint):
+class RoomRule(OptionalHardConstraint):
     id = "room_rule"
     name = "Room Rule"
     script_key = "valid_room_rule"
     description = "No accommodation's house rules forbid what the query asks for."
-    kind = "hard"
+    setting = "house_rule"
 
-    def check(self, query, plan, sandbox):
-        rule = query.local_constraint.house_rule
-        if rule is None:
-            return Verdict.not_applicable()
+    def check_wanted(self, rule, query, plan, sandbox):
         forbidding = _FORBIDDING.get(rule)
         for n, stay in _first_stays(query, plan, sandbox):
             if forbidding and forbidding in stay.house_rules:
@@ -130,17 +148,14 @@ _ROOM_TYPE_OK = {
 
 
 @register
-class RoomType(Constraint):
+class RoomType(OptionalHardConstraint):
     id = "room_type"
     name = "Room Type"
     script_key = "valid_room_type"
     description = "Every accommodation is of the room type the query asks for."
-    kind = "hard"
+    setting = "room_type"
 
-    def check(self, query, plan, sandbox):
-        wanted = query.local_constraint.room_type
-        if wanted is None:
-            return Verdict.not_applicable()
+    def check_wanted(self, wanted, query, plan, sandbox):
         accepts = _ROOM_TYPE_OK.get(wanted, lambda _t: True)
         for n, stay in _first_stays(query, plan, sandbox):
             if not accepts(stay.room_type):
@@ -150,23 +165,17 @@ class RoomType(Constraint):
 
 
 @register
-class Cuisine(Constraint):
+class Cuisine(OptionalHardConstraint):
     id = "cuisine"
     name = "Cuisine"
     script_key = "valid_cuisine"
     description = "Every cuisine the query asks for is served by a meal outside the origin."
-    kind = "hard"
+    setting = "cuisine"
 
-    def check(self, query, plan, sandbox):
-        wanted = query.local_constraint.cuisine
-        if not wanted:
-            return Verdict.not_applicable()
+    def check_wanted(self, wanted, query, plan, sandbox):
         served: set[str] = set()
         for day in days_of(query, plan):
-            for meal in MEALS:
-                text = getattr(day, meal)
-                if not filled(text):
-                    continue
+            for _, text in filled_meals(day):
                 parsed = name_city(text)
                 # the script's ``continue`` leaves the meal loop it has unrolled: a meal in the
                 # origin city skips the rest of that day's meals too
@@ -179,17 +188,14 @@ class Cuisine(Constraint):
 
 
 @register
-class Transportation(Constraint):
+class Transportation(OptionalHardConstraint):
     id = "transportation"
     name = "Transportation"
     script_key = "valid_transportation"
     description = "No leg uses the mode the query rules out ('no flight', 'no self-driving')."
-    kind = "hard"
+    setting = "transportation"
 
-    def check(self, query, plan, sandbox):
-        banned = query.local_constraint.transportation
-        if banned is None:
-            return Verdict.not_applicable()
+    def check_wanted(self, banned, query, plan, sandbox):
         # the script's case-sensitive tests: "Flight" / "Self-driving" as written
         needle = {"no flight": "Flight", "no self-driving": "Self-driving"}.get(banned)
         for n, day in enumerate(days_of(query, plan), 1):

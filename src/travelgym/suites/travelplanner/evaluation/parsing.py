@@ -5,6 +5,7 @@ lists. Each helper reproduces the script's reading, quirks included (they decide
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from travelgym.suites.travelplanner.records import DayPlan
 
@@ -54,6 +55,19 @@ def attraction_list(text: str) -> list[str]:
     """The attractions of ``"A, City;B, City;"``: the pieces between ``';'`` without the last
     one, as the script splits them (so an attraction after the final ``';'`` is not read)."""
     return text.split(";")[:-1]
+
+
+def filled_meals(day: DayPlan) -> Iterator[tuple[str, str]]:
+    """``(meal, text)`` of each meal the day fills, breakfast to dinner."""
+    for meal in MEALS:
+        text = getattr(day, meal)
+        if filled(text):
+            yield meal, text
+
+
+def day_attractions(day: DayPlan) -> list[str]:
+    """The attractions of the day, as :func:`attraction_list` splits a filled field."""
+    return attraction_list(day.attraction) if filled(day.attraction) else []
 
 
 def is_travel_day(current_city: str) -> bool:
