@@ -11,6 +11,7 @@ records, so a filled notebook reads like the dataset's reference information (an
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -66,6 +67,14 @@ def _listing(ctx: PlannerContext, description: str, columns, rows: list[dict[str
     return ctx.remember(description, text, reply)
 
 
+def _city_listing(ctx: PlannerContext, city: str, find: Callable[[str], list], to_row,
+                  columns, title: str, empty: str) -> dict[str, Any]:  # fmt: skip
+    # a city search: the records ``find`` gives for the stripped city, as a listing
+    city = city.strip()
+    rows = [to_row(record) for record in find(city)]
+    return _listing(ctx, f"{title} in {city}", columns, rows, empty)
+
+
 def flight_search(ctx: PlannerContext, departure_city: City, destination_city: City,
                   date: Date) -> dict:  # fmt: skip
     """FlightSearch: the flights from one city to another on a date.
@@ -100,10 +109,9 @@ def accommodation_search(ctx: PlannerContext, city: City) -> dict:
         description, count and results (NAME, price, room type, house_rules, minimum
         nights, maximum occupancy, review rate number, city); a message when there are none.
     """
-    city = city.strip()
-    rows = [accommodation_row(a) for a in ctx.sandbox.accommodations(city)]
-    return _listing(ctx, f"Accommodations in {city}", ACCOMMODATION_COLUMNS, rows,
-                    "There is no accommodation in this city.")  # fmt: skip
+    return _city_listing(ctx, city, ctx.sandbox.accommodations, accommodation_row,
+                         ACCOMMODATION_COLUMNS, "Accommodations",
+                         "There is no accommodation in this city.")  # fmt: skip
 
 
 def restaurant_search(ctx: PlannerContext, city: City) -> dict:
@@ -116,10 +124,8 @@ def restaurant_search(ctx: PlannerContext, city: City) -> dict:
         description, count and results (Name, Average Cost, Cuisines, Aggregate Rating,
         City); a message when there are none.
     """
-    city = city.strip()
-    rows = [restaurant_row(r) for r in ctx.sandbox.restaurants(city)]
-    return _listing(ctx, f"Restaurants in {city}", RESTAURANT_COLUMNS, rows,
-                    "There is no restaurant in this city.")  # fmt: skip
+    return _city_listing(ctx, city, ctx.sandbox.restaurants, restaurant_row, RESTAURANT_COLUMNS,
+                         "Restaurants", "There is no restaurant in this city.")  # fmt: skip
 
 
 def attraction_search(ctx: PlannerContext, city: City) -> dict:
@@ -132,10 +138,8 @@ def attraction_search(ctx: PlannerContext, city: City) -> dict:
         description, count and results (Name, Latitude, Longitude, Address, Phone,
         Website, City); a message when there are none.
     """
-    city = city.strip()
-    rows = [attraction_row(a) for a in ctx.sandbox.attractions(city)]
-    return _listing(ctx, f"Attractions in {city}", ATTRACTION_COLUMNS, rows,
-                    "There is no attraction in this city.")  # fmt: skip
+    return _city_listing(ctx, city, ctx.sandbox.attractions, attraction_row, ATTRACTION_COLUMNS,
+                         "Attractions", "There is no attraction in this city.")  # fmt: skip
 
 
 def _km_text(km: float) -> str:
