@@ -3,7 +3,8 @@
 It expands the enumerable constraints (parks, date ranges), resolves every candidate package
 through the package resolver, keeps the plans that pass every constraint's checker, and sorts
 the whole feasible set by utility. No SQL filter and no counting trick is shared with
-``solver.py``; only the resolver, the checkers and the utility definitions are.
+``solver.py``; only the resolver, the checkers, the utility definitions and the reading of
+the ground truth off a ranked set (``solver.ranked_ground_truth``) are.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import sqlite3
 from travelgym.suites.compass.facts import PlanFacts, flight_facts, hotel_facts, permit_facts
 from travelgym.suites.compass.objectives import plan_key, plan_utility
 from travelgym.suites.compass.packages import FlightPackage, HotelPackage, PermitPackage
+from travelgym.suites.compass.ranking import Key
 from travelgym.suites.compass.resolver import resolve_package
-from travelgym.suites.compass.solver import TOP_PERCENTS, rank_position
+from travelgym.suites.compass.solver import ranked_ground_truth
 from travelgym.suites.compass.tasks import GroundTruth, Task
 
 
@@ -98,20 +100,23 @@ def reference_solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
     if not feasible:
         return GroundTruth(task_id=task.task_id, feasible_count=0, optimum=None, optimum_value=None,
                            thresholds={}, optimal_plan={})  # fmt: skip
-    size = len(feasible)
-    best = feasible[0][0]
-    thresholds = {str(a): feasible[rank_position(a, size) - 1][0] for a in TOP_PERCENTS}
-    return GroundTruth(
-        task_id=task.task_id,
-        feasible_count=size,
-        optimum=best[0],
-        optimum_value=task.objective.metric_value(best[0]),
-        optimum_key=best,
-        thresholds=thresholds,
-        credited={a: sum(key >= t for key, _ in feasible) for a, t in thresholds.items()},
-        optimal_count=sum(key >= best for key, _ in feasible),
-        optimal_plan=feasible[0][1],
-    )
+    return ranked_ground_truth(task, _SortedFeasible(feasible), len(feasible))
+
+
+class _SortedFeasible:
+    """``enumerate_feasible``'s list, best first, as a ``solver.RankedSet``."""
+
+    def __init__(self, feasible: list[tuple[Key, dict]]) -> None:
+        self.feasible = feasible
+
+    def kth_best(self, k: int) -> Key:
+        return self.feasible[k - 1][0]
+
+    def count_at_least(self, key: Key) -> int:
+        return sum(other >= key for other, _ in self.feasible)
+
+    def find_plan(self, key: Key) -> dict:
+        return next(ids for other, ids in self.feasible if other == key)
 
 
 def plan_utility_of(conn: sqlite3.Connection, task: Task, ids: dict) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from operator import itemgetter
+from typing import Protocol
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from travelgym.suites.compass.packages import (
 from travelgym.suites.compass.ranking import (
     Components,
     Group,
+    Key,
     Ranking,
     rank_position,
 )
@@ -280,8 +282,25 @@ def solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
             thresholds={},
             optimal_plan={},
         )
-    best = ranking.kth_best(1)
-    thresholds = {str(a): ranking.kth_best(rank_position(a, size)) for a in TOP_PERCENTS}
+    return ranked_ground_truth(task, ranking, size)
+
+
+class RankedSet(Protocol):
+    """A task's feasible set ranked on its scored key (``ranking.Ranking`` and the reference
+    solver's sorted list)."""
+
+    def kth_best(self, k: int) -> Key: ...
+
+    def count_at_least(self, key: Key) -> int: ...
+
+    def find_plan(self, key: Key) -> dict[str, str | None]: ...
+
+
+def ranked_ground_truth(task: Task, ranked: RankedSet, size: int) -> GroundTruth:
+    """The ground truth of a task with ``size`` (at least one) feasible plans, ``ranked``: the
+    optimum, the top-A % thresholds and the plans each credits."""
+    best = ranked.kth_best(1)
+    thresholds = {str(a): ranked.kth_best(rank_position(a, size)) for a in TOP_PERCENTS}
     return GroundTruth(
         task_id=task.task_id,
         feasible_count=size,
@@ -289,7 +308,7 @@ def solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
         optimum_value=task.objective.metric_value(best[0]),
         optimum_key=best,
         thresholds=thresholds,
-        credited={a: ranking.count_at_least(key) for a, key in thresholds.items()},
-        optimal_count=ranking.count_at_least(best),
-        optimal_plan=ranking.find_plan(best),
+        credited={a: ranked.count_at_least(key) for a, key in thresholds.items()},
+        optimal_count=ranked.count_at_least(best),
+        optimal_plan=ranked.find_plan(best),
     )

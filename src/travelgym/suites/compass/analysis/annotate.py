@@ -342,22 +342,14 @@ def _check(row: SheetRow) -> tuple[str, dict[str, Any]]:
     if all(_is_blank(row.values.get(c)) for c in wanted):
         return "unfilled", {}
     parsed: dict[str, Any] = {}
-    for column in FLAGS:
+    parsers = [(c, parse_flag) for c in FLAGS] + [(c, parse_rubric) for c in RUBRICS]
+    for column, parse in parsers:
         value = row.values.get(column)
         if _is_blank(value):
             row.problems.append(f"{column}: missing")
             continue
         try:
-            parsed[column] = parse_flag(value)
-        except ValueError as exc:
-            row.problems.append(f"{column}: {exc}")
-    for column in RUBRICS:
-        value = row.values.get(column)
-        if _is_blank(value):
-            row.problems.append(f"{column}: missing")
-            continue
-        try:
-            parsed[column] = parse_rubric(value)
+            parsed[column] = parse(value)
         except ValueError as exc:
             row.problems.append(f"{column}: {exc}")
     return ("malformed", {}) if row.problems else ("ok", parsed)

@@ -127,6 +127,32 @@ def _percent_axis(ax: Axes, ncols: int, legend: bool = True) -> None:
         ax.legend(frameon=False, ncols=ncols, loc="upper center", fontsize=8)
 
 
+def _percent_lines(
+    lines: dict[str, tuple[Sequence[int], Sequence[float]]],
+    ticks: Sequence[int],
+    tick_labels: Sequence[str] | None = None,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+) -> Figure:
+    """One figure, one line of percentages (xs, ys) per run, a marker at each point."""
+    fig, axes = _figure(6.5, 3.8)
+    ax = axes[0, 0]
+    for i, (n, (xs, ys)) in enumerate(lines.items()):
+        ax.plot(xs, ys, marker="o", color=_color(i), label=n)
+    ax.set_xticks(ticks)
+    if tick_labels is not None:
+        ax.set_xticklabels(tick_labels)
+    ax.set_ylim(-3, 105)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(frameon=False, fontsize=8)
+    _style(ax)
+    return fig
+
+
 def _rows(run: dict[str, Any]) -> list[dict[str, Any]]:
     return run.get("episodes") or []
 
@@ -244,22 +270,20 @@ def fig_search(runs: dict[str, Any]) -> Figure:
 
 def fig_revelation(runs: dict[str, Any]) -> Figure:
     """Figure 7: OR-5 as a function of the turn t* at which everything was revealed."""
-    fig, axes = _figure(6.5, 3.8)
-    ax = axes[0, 0]
     labels = [b["bin"] for b in next(iter(runs.values()))["revelation"] if b["bin"] != "never"]
-    for i, (n, run) in enumerate(runs.items()):
+    lines = {}
+    for n, run in runs.items():
         bins = [b for b in run["revelation"] if b["bin"] != "never"]
         xs = [j for j, b in enumerate(bins) if b["n"]]
-        ax.plot(xs, [bins[j]["OR5"] for j in xs], marker="o", color=_color(i), label=n)
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels)
-    ax.set_ylim(-3, 105)
-    ax.set_xlabel("user turn t* when all constraints are revealed")
-    ax.set_ylabel("OR-5 (% of episodes)")
-    ax.set_title("Effect of revelation speed (Fig. 7)")
-    ax.legend(frameon=False, fontsize=8)
-    _style(ax)
-    return fig
+        lines[n] = (xs, [bins[j]["OR5"] for j in xs])
+    return _percent_lines(
+        lines,
+        range(len(labels)),
+        labels,
+        xlabel="user turn t* when all constraints are revealed",
+        ylabel="OR-5 (% of episodes)",
+        title="Effect of revelation speed (Fig. 7)",
+    )
 
 
 # ---------------------------------------------------------------------------- Figure 8
@@ -319,22 +343,19 @@ def fig_efficiency(runs: dict[str, Any]) -> Figure:
 
 def fig_constraints(runs: dict[str, Any]) -> Figure:
     """Figure 10: share of episodes satisfying every constraint, by the task's constraint count."""
-    fig, axes = _figure(6.5, 3.8)
-    ax = axes[0, 0]
     counts = sorted({int(k) for run in runs.values() for k in run["constraints"]["by_count"]})
-    for i, (n, run) in enumerate(runs.items()):
+    lines = {}
+    for n, run in runs.items():
         by = run["constraints"]["by_count"]
         xs = [c for c in counts if str(c) in by]
-        ax.plot(xs, [by[str(c)]["all_satisfied"] for c in xs], marker="o", color=_color(i),
-                label=n)  # fmt: skip
-    ax.set_xticks(counts)
-    ax.set_ylim(-3, 105)
-    ax.set_xlabel("number of hard constraints in the task")
-    ax.set_ylabel("all constraints satisfied (%)")
-    ax.set_title("Constraint count analysis (Fig. 10)")
-    ax.legend(frameon=False, fontsize=8)
-    _style(ax)
-    return fig
+        lines[n] = (xs, [by[str(c)]["all_satisfied"] for c in xs])
+    return _percent_lines(
+        lines,
+        counts,
+        xlabel="number of hard constraints in the task",
+        ylabel="all constraints satisfied (%)",
+        title="Constraint count analysis (Fig. 10)",
+    )
 
 
 # --------------------------------------------------------------------------- Figure 11
