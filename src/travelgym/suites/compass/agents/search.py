@@ -7,6 +7,7 @@ scorer uses, so their choices are checked by the same constraint definitions.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from travelgym.suites.compass.env import CompassToolSession
@@ -44,12 +45,19 @@ class ToolSearcher:
             self._memo[key] = self.env.last_payload if record.ok else None
         return self._memo[key]
 
-    def pages(self, name: str, key: str, **args: Any) -> list[dict]:
-        """Every result of a paged search tool."""
+    def _memoised(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def pages(self, name: str, key: str, *, first_only: bool = False, **args: Any) -> list[dict]:
+        """Every result of a paged search tool (the first page's only when ``first_only``)."""
         first = self.call(name, **args, page=1)
         if not first:
             return []
         items = list(first[key])
+        if first_only:
+            return items
         for page in range(2, first["pages"] + 1):
             more = self.call(name, **args, page=page)
             items += more[key] if more else []
@@ -69,10 +77,9 @@ class ToolSearcher:
     ) -> list[dict]:
         """Hotel facts for every package of a stay (the first ``limit_pages`` pages if set)."""
         key = ("hotels", park["park_id"], start, end, travellers, rooms, max_nightly, limit_pages)
-        if key not in self._memo:
-            self._memo[key] = self._hotels(park, start, end, travellers, rooms, max_nightly,
-                                           limit_pages)  # fmt: skip
-        return self._memo[key]
+        return self._memoised(
+            key, lambda: self._hotels(park, start, end, travellers, rooms, max_nightly, limit_pages)
+        )
 
     def _hotels(self, park: dict, start: int, end: int, travellers: int, rooms: int,
                 max_nightly: float | None, limit_pages: int | None) -> list[dict]:  # fmt: skip
@@ -81,11 +88,7 @@ class ToolSearcher:
                 "num_rooms": rooms}  # fmt: skip
         if max_nightly is not None:
             args["max_price_nightly"] = max_nightly
-        if limit_pages is None:
-            results = self.pages("search_hotel", "results", **args)
-        else:
-            first = self.call("search_hotel", **args, page=1)
-            results = first["results"] if first else []
+        results = self.pages("search_hotel", "results", first_only=limit_pages is not None, **args)
         out = []
         for r in results:
             hotel = self.call("get_hotel_details", hotel_identifier=r["hotel_id"])
@@ -108,10 +111,9 @@ class ToolSearcher:
 
     def _room(self, config_id: int, package_id: str) -> dict | None:
         """Room details once per configuration (room features do not depend on dates)."""
-        key = ("room", config_id)
-        if key not in self._memo:
-            self._memo[key] = self.call("get_room_details", package_id=package_id)
-        return self._memo[key]
+        return self._memoised(
+            ("room", config_id), lambda: self.call("get_room_details", package_id=package_id)
+        )
 
     # ------------------------------------------------------------------------ flights
 
@@ -132,10 +134,10 @@ class ToolSearcher:
         """Flight facts for round trips from ``origin`` into the park's airports on a stay."""
         codes = None if airports is None else tuple(a["airport_code"] for a in airports)
         key = ("flights", park["park_id"], origin, start, end, travellers, codes, first_page_only)
-        if key not in self._memo:
-            self._memo[key] = self._flights(park, origin, start, end, travellers, airports,
-                                            first_page_only)  # fmt: skip
-        return self._memo[key]
+        return self._memoised(
+            key,
+            lambda: self._flights(park, origin, start, end, travellers, airports, first_page_only),
+        )
 
     def _flights(self, park: dict, origin: str, start: int, end: int, travellers: int,
                  airports: list[dict] | None, first_page_only: bool) -> list[dict]:  # fmt: skip
@@ -144,11 +146,7 @@ class ToolSearcher:
             args = {"origin": origin, "destination": airport["airport_code"],
                     "departure_date": day_to_date(start).isoformat(),
                     "return_date": day_to_date(end).isoformat(), "passengers": travellers}  # fmt: skip
-            if first_page_only:
-                first = self.call("search_flights", **args, page=1)
-                results = first["results"] if first else []
-            else:
-                results = self.pages("search_flights", "results", **args)
+            results = self.pages("search_flights", "results", first_only=first_page_only, **args)
             for r in results:
                 out_leg, ret_leg = r["outbound"], r["return"]
                 out.append({

@@ -1,4 +1,4 @@
-"""Argument helpers shared by the COMPASS tools: dates, paging, row conversion."""
+"""Argument helpers shared by the COMPASS tools: dates, paging, row conversion, park listings."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.packages import LAST_NIGHT, date_to_day, day_to_date
 from travelgym.toolkit import ContentError
 
@@ -34,6 +35,12 @@ def parse_date(value: str, name: str, last_day: int = LAST_NIGHT) -> int:
 def rows(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def park_listing(ctx: CompassContext, park_name: str, key: str, sql: str) -> dict[str, Any]:
+    """The named park and, under ``key``, the rows of ``sql`` (one ``?``: the park's id)."""
+    park = ctx.resolve_park(park_name)
+    return {"park": park["name"], key: rows(ctx.conn.execute(sql, (park["park_id"],)))}
 
 
 def page_of(items: list[Any], page: int) -> tuple[list[Any], dict[str, Any]]:

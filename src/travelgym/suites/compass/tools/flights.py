@@ -10,7 +10,7 @@ from pydantic import Field
 from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.packages import FlightPackage, PackageIdError, day_to_date
 from travelgym.suites.compass.resolver import PackageNotFound, resolve
-from travelgym.suites.compass.tools.common import Page, page_of, parse_date, rows
+from travelgym.suites.compass.tools.common import Page, page_of, park_listing, parse_date, rows
 from travelgym.toolkit import ContentError, tool
 
 BookingClass = Literal["economy", "premium_economy", "business"]
@@ -72,17 +72,15 @@ def search_airports(ctx: CompassContext, park_name: str) -> dict:
         The park and its airports with airport_code, airport_name, city, drive_hours,
         drive_km and airport_type (major or regional), ordered by drive time.
     """
-    park = ctx.resolve_park(park_name)
-    airports = rows(
-        ctx.conn.execute(
-            """SELECT a.code AS airport_code, a.name AS airport_name, a.city, a.state,
+    return park_listing(
+        ctx,
+        park_name,
+        "airports",
+        """SELECT a.code AS airport_code, a.name AS airport_name, a.city, a.state,
                   pa.drive_hours, pa.drive_km, a.airport_type
              FROM park_airports pa JOIN airports a ON a.code = pa.airport_code
             WHERE pa.park_id = ? ORDER BY pa.drive_hours, a.code""",
-            (park["park_id"],),
-        )
     )
-    return {"park": park["name"], "airports": airports}
 
 
 @tool

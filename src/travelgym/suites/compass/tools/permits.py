@@ -10,7 +10,7 @@ from pydantic import Field
 from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.packages import LAST_NIGHT, PackageIdError, PermitPackage, day_to_date
 from travelgym.suites.compass.resolver import PackageNotFound, resolve
-from travelgym.suites.compass.tools.common import parse_date, rows
+from travelgym.suites.compass.tools.common import park_listing, parse_date, rows
 from travelgym.toolkit import ContentError, tool
 
 _PERMIT_FIELDS = (
@@ -30,14 +30,12 @@ def list_permits(ctx: CompassContext, park: str) -> dict:
         The park and its permit templates with template_name, permit_type (day_hike,
         guided_tour, backpacking), price per person, party size limit and durations.
     """
-    found = ctx.resolve_park(park)
-    permits = rows(
-        ctx.conn.execute(
-            f"SELECT {_PERMIT_FIELDS} FROM permits WHERE park_id = ? ORDER BY permit_id",
-            (found["park_id"],),
-        )
+    return park_listing(
+        ctx,
+        park,
+        "permits",
+        f"SELECT {_PERMIT_FIELDS} FROM permits WHERE park_id = ? ORDER BY permit_id",
     )
-    return {"park": found["name"], "permits": permits}
 
 
 @tool
