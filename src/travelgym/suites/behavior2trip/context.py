@@ -15,6 +15,7 @@ from rapidfuzz import fuzz, process, utils
 
 from travelgym.db import connect_readonly
 from travelgym.sandbox.runner import Workspace
+from travelgym.suites.behavior2trip.memo import BoundedMemo
 from travelgym.suites.behavior2trip.schema import POI_TABLES
 from travelgym.toolkit import ContentError, ToolContext
 
@@ -23,7 +24,6 @@ SUGGEST_CONFIDENCE = 60.0
 
 
 _NOT_WORD = re.compile(r"[\W_]+")
-_NORMALIZED: dict[str, str] = {}
 NORMALIZED_KEPT = 1 << 14  # distinct texts remembered (place names and ids of the database)
 TEXT_KEPT = 200  # longer texts are normalised afresh
 RESOLVED_KEPT = 1 << 15  # (city, place text) look-ups remembered per context
@@ -32,15 +32,15 @@ RESOLVED_KEPT = 1 << 15  # (city, place text) look-ups remembered per context
 def normalize(text: str) -> str:
     """Case, accents of punctuation and spacing removed: ``"Xi'an "`` -> ``"xian"``."""
     if type(text) is not str or len(text) > TEXT_KEPT:
-        return _NOT_WORD.sub("", text.casefold())
-    try:
-        return _NORMALIZED[text]
-    except KeyError:
-        pass
-    if len(_NORMALIZED) >= NORMALIZED_KEPT:
-        _NORMALIZED.clear()
-    out = _NORMALIZED[text] = _NOT_WORD.sub("", text.casefold())
-    return out
+        return _normalized(text)
+    return _NORMALIZED[text]
+
+
+def _normalized(text: str) -> str:
+    return _NOT_WORD.sub("", text.casefold())
+
+
+_NORMALIZED = BoundedMemo(_normalized, NORMALIZED_KEPT)
 
 
 @dataclass

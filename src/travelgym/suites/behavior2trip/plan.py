@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from travelgym.suites.behavior2trip import vocab
+from travelgym.suites.behavior2trip.memo import BoundedMemo
 
 LOCAL_MODES = (*vocab.INTRACITY_TRANSPORT, "Driving", "Transit")
 MEALS = ("breakfast", "lunch", "dinner")
@@ -24,7 +25,6 @@ IntercityMode = Literal["flight", "train", "bus"]
 
 
 _CLOCK = re.compile(r"\s*(\d{1,2})(?::(\d{2}))?(?::\d{2})?\s*([ap]\.?m\.?)?\s*", re.I)
-_MINUTES: dict[str, int | None] = {}
 MINUTES_KEPT = 4096  # distinct texts remembered (plans and the database use a few hundred)
 
 
@@ -35,14 +35,7 @@ def clock_minutes(text: Any) -> int | None:
         return None
     if len(text) > 40:
         return _parse_clock(text)
-    try:
-        return _MINUTES[text]
-    except KeyError:
-        pass
-    if len(_MINUTES) >= MINUTES_KEPT:
-        _MINUTES.clear()
-    out = _MINUTES[text] = _parse_clock(text)
-    return out
+    return _MINUTES[text]
 
 
 def _parse_clock(text: str) -> int | None:
@@ -57,6 +50,9 @@ def _parse_clock(text: str) -> int | None:
     if minute > 59 or hour > 24 or (hour == 24 and minute):
         return None
     return hour * 60 + minute
+
+
+_MINUTES = BoundedMemo(_parse_clock, MINUTES_KEPT)
 
 
 def _clock(value: Any) -> Any:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from travelgym.suites.behavior2trip.memo import BoundedMemo
 from travelgym.suites.behavior2trip.plan import LOCAL_MODES, MEALS, Day, Plan, _clock, clock_minutes
 from travelgym.suites.behavior2trip.plan_json import _answer_body, json_values
 from travelgym.suites.behavior2trip.plan_values import (
@@ -120,7 +121,6 @@ _LOCAL_KEYS = _aliases({
 
 
 _CLOCK_IN_TEXT = re.compile(r"(\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?)", re.I)
-_CLOCKS: dict[str, str | None] = {}
 CLOCKS_KEPT = 4096  # distinct time texts remembered (a plan repeats a few dozen)
 
 
@@ -128,14 +128,7 @@ def _clock_text(value: str) -> str | None:
     """The ``HH:MM`` of the first time of day in ``value``; None when it names none."""
     if len(value) > 100:
         return _first_clock(value)
-    try:
-        return _CLOCKS[value]
-    except KeyError:
-        pass
-    if len(_CLOCKS) >= CLOCKS_KEPT:
-        _CLOCKS.clear()
-    out = _CLOCKS[value] = _first_clock(value)
-    return out
+    return _CLOCKS[value]
 
 
 def _first_clock(value: str) -> str | None:
@@ -143,6 +136,9 @@ def _first_clock(value: str) -> str | None:
     if m and clock_minutes(m.group(1)) is not None:
         return _clock(m.group(1))
     return None
+
+
+_CLOCKS = BoundedMemo(_first_clock, CLOCKS_KEPT)
 
 
 class _Builder:

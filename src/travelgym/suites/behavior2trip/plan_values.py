@@ -6,23 +6,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from travelgym.suites.behavior2trip.memo import BoundedMemo
+
 _NON_KEY = re.compile(r"[^a-z0-9]+")
-_KEYS: dict[object, str] = {}
 KEYS_KEPT = 4096
 
 
 def _key(key: object) -> str:
     """A key as the parser compares it: lower case, runs of other characters as ``_``."""
     if type(key) is not str or len(key) > 100:
-        return _NON_KEY.sub("_", str(key).lower()).strip("_")
-    try:
-        return _KEYS[key]
-    except KeyError:
-        pass
-    if len(_KEYS) >= KEYS_KEPT:
-        _KEYS.clear()
-    out = _KEYS[key] = _NON_KEY.sub("_", key.lower()).strip("_")
-    return out
+        return _normal_key(str(key))
+    return _KEYS[key]
+
+
+def _normal_key(key: str) -> str:
+    return _NON_KEY.sub("_", key.lower()).strip("_")
+
+
+_KEYS = BoundedMemo(_normal_key, KEYS_KEPT)
 
 
 _LOCAL_MODE_WORDS = (
@@ -36,23 +37,13 @@ _LOCAL_MODE_WORDS = (
 )
 
 
-_MODES: dict[str, str] = {}
-
-
 def local_mode(text: Any) -> str | None:
     """A local transport mode as one of :data:`LOCAL_MODES` (the raw text when unknown)."""
     if not isinstance(text, str) or not text.strip():
         return None
     if len(text) > 100:
         return _local_mode(text)
-    try:
-        return _MODES[text]
-    except KeyError:
-        pass
-    if len(_MODES) >= KEYS_KEPT:
-        _MODES.clear()
-    out = _MODES[text] = _local_mode(text)
-    return out
+    return _MODES[text]
 
 
 def _local_mode(text: str) -> str:
@@ -61,6 +52,9 @@ def _local_mode(text: str) -> str:
         if any(key == w or key.startswith(w + "_") or f"_{w}" in key for w in words):
             return mode
     return text.strip()
+
+
+_MODES = BoundedMemo(_local_mode, KEYS_KEPT)
 
 
 def intercity_mode(text: Any, number: Any = None) -> str | None:

@@ -44,7 +44,6 @@ from travelgym.suites.behavior2trip.agents.scripted import (
     MAX_LEGS_TRIED,
     PRICE_UNIT,
     Planner,
-    _fallback_times,
     _hours,
     _since,
 )
@@ -90,6 +89,8 @@ class OraclePlanner(Planner):
     """:class:`Planner` with the true preferences and only the choices they allow. With
     ``give_up`` a day that cannot meet every rule raises :class:`Unplannable` instead of
     falling back to the baseline's best effort (the witness search needs no plan then)."""
+
+    solve_day = staticmethod(solve_day)  # the network's shape: the same times, sooner
 
     def __init__(self, request: TripRequest, env: TripToolSession, prefs: Preferences,
                  give_up: bool = False) -> None:  # fmt: skip
@@ -254,41 +255,18 @@ class OraclePlanner(Planner):
     def _choose(self, kind: str, city: str, hint: int, anchor: dict | None, used: set[str],
                 has_pref: dict[str, bool], pull: float) -> Pick | None:  # fmt: skip
         """:meth:`choose` from its ``anchor`` (no memo)."""
-        preferred: list[list[dict]] = []
-        if kind == "attraction":
-            if city not in self.sights:
-                self.sights[city] = self.attraction_pools(city)
-            *preferred, others = self.sights[city]
-            pools = [others, self.fun]
-            need, price, flag = (
-                (hint, hint + (180 if hint >= 14 * 60 else 90)),
-                "ticket_price",
-                kind,
-            )
-        else:
-            meals = self.meal_pools(city)
-            if kind == "breakfast":
-                pools, need, flag = [meals["breakfast"]], (hint, hint + 45), None
-            else:
-                preferred = [meals["cuisine"], meals["weak"]]
-                pools, need, flag = [meals["level"], meals["any"]], (hint, hint + 60), "meal"
-            price = "price_per_person"
-        if flag and not has_pref[flag]:
-            pools = preferred + pools
         home = self.hotel if city == self.dest else None
-        lo, hi = need
-        for pool in pools:
+
+        def best(pool: list[dict], price: str, lo: int, hi: int) -> dict | None:
             table = self._table(pool, price)
             fits = [t for t in self._open_rows(table, lo, hi) if t[1] not in used]
             if not fits:
-                continue
+                return None
             home_km = None if home is None else self._home_km(pool, home)
             away = self._away_km(pool, table, anchor) if anchor else None
-            best = nearest(fits, away, home_km, pull)
-            if flag and any(pool is t for t in preferred):
-                has_pref[flag] = True  # today's preferred (or likely preferred) one
-            return Pick("entertainment" if pool is self.fun else kind, city, best)
-        return None
+            return nearest(fits, away, home_km, pull)
+
+        return self.first_fit(kind, city, hint, has_pref, best)
 
     def _table(self, pool: list[dict], price: str) -> list[tuple]:
         """Per row of ``pool``: the row, its id, opening minutes, index, radians of its
@@ -369,46 +347,10 @@ class OraclePlanner(Planner):
         hit = memo.get(key)
         if hit is None:
             # the picks are held with the day: the ids of their rows and legs stay their own
-            hit = memo[key] = (picks, start, self._time(picks, start))
+            hit = memo[key] = (picks, start, super().time(picks, start))
         draft = hit[2]
         return DayDraft([Stop(**vars(s)) for s in draft.stops], [dict(x) for x in draft.locals],
                         draft.timed, draft.local_ok)  # fmt: skip
-
-    def _time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
-        """:meth:`time` without the memo."""
-        stops, locals_ = [], []
-        prev = start
-        for pick in picks:
-            hours = _hours(pick.row) if pick.row is not None and pick.kind != "hotel" else None
-            stop = Stop(pick.kind if pick.kind != "entertainment" else "attraction", ref=pick,
-                        hours=hours)  # fmt: skip
-            if pick.leg is not None:
-                stop.fixed = (pick.leg["dep"], pick.leg["arr"])
-            if pick.kind in ("attraction", "entertainment"):
-                stop.longest = int(max(90, 1.5 * 60 * (pick.row.get("duration_hours") or 2)))
-            if prev is not None and prev.city_out == pick.city:
-                route = self._local_route(prev, pick)
-                after = len(stops) - 1 if stops else None  # leaves when that stop ends
-                locals_.append({"from": prev.label_out, "to": pick.label_in, "after": after,
-                                "before": len(stops), "city": pick.city, "origin": prev.place_out,
-                                "target": pick.place_in, **route})  # fmt: skip
-                if stops:
-                    stops[-1].travel = route["minutes"]
-                elif stop.hours is not None or stop.kind == "breakfast":  # leave at 06:00 or later
-                    lo, hi = stop.hours or (0, 2 * 24 * 60)
-                    stop.hours = (max(lo, 6 * 60 + route["minutes"]), hi)
-            elif stops:
-                stops[-1].travel = 0
-            stops.append(stop)
-            prev = pick
-        timed = solve_day(stops) or solve_day(stops, relaxed=True)
-        if not timed:
-            _fallback_times(stops)
-        if stops and stops[-1].kind == "hotel":  # check in once the day is over
-            stops[-1].start = stops[-1].end = max(stops[-1].start, 18 * 60)
-        draft = DayDraft(stops, locals_, timed)
-        draft.local_ok = draft.local_minutes <= LOCAL_DAILY_LIMIT
-        return draft
 
     def full_day(self) -> DayDraft:
         """The first template and pull meeting every rule, else the baseline's day."""

@@ -9,6 +9,7 @@ from typing import Any
 from travelgym.geo import EARTH_RADIUS_KM
 from travelgym.suites.behavior2trip.agents.scripted_search import best_leg
 from travelgym.suites.behavior2trip.context import Place
+from travelgym.suites.behavior2trip.memo import BoundedMemo
 from travelgym.suites.behavior2trip.tools.mapguide import city_routes
 
 NEAREST = 12  # POIs of each pool that weigh in a hotel's centrality
@@ -35,19 +36,7 @@ def hotel_spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> f
 SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # places -> hotel -> spread
 SPREADS_KEPT = 1024  # sets of places whose hotels' spreads are remembered
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
-ESTIMATES: dict[tuple, dict[str, Any]] = {}  # local legs between two coordinates
-
-
-def remembered(memo: dict, key: tuple, make: Any) -> Any:
-    """``memo[key]``, made by ``make()`` on a miss (the memo is emptied when full)."""
-    try:
-        return memo[key]
-    except KeyError:
-        pass
-    if len(memo) >= MEMO_KEPT:
-        memo.clear()
-    value = memo[key] = make()
-    return value
+ESTIMATES = BoundedMemo(None, MEMO_KEPT)  # local legs between two coordinates
 
 
 def nearest(fits: list[tuple], away: list[float] | None, home: list[float] | None,
@@ -84,12 +73,10 @@ def anchor_km(table: list[tuple], anchor: dict) -> list[float]:
 def estimate(city: str, a: dict, b: dict, travellers: int) -> dict[str, Any]:
     """:meth:`~travelgym.suites.behavior2trip.agents.scripted_search.Toolbox.route` between
     two known coordinates (MapGuide's formula, no call), remembered per process; read-only."""
-
-    def make() -> dict[str, Any]:
-        routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
-                             Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
-        return best_leg(routes, travellers)
-
     key = (city, a["lat"], a["lon"], b["lat"], b["lon"], travellers)
     hit = ESTIMATES.get(key)
-    return hit if hit is not None else remembered(ESTIMATES, key, make)
+    if hit is None:
+        routes = city_routes(Place(str(a.get("name")), "", None, city, a["lat"], a["lon"]),
+                             Place(str(b.get("name")), "", None, city, b["lat"], b["lon"]))[1]  # fmt: skip
+        hit = ESTIMATES.keep(key, best_leg(routes, travellers))
+    return hit

@@ -64,6 +64,8 @@ class ScriptedTripAgent:
 
 
 class Planner:
+    solve_day = staticmethod(solve_day)  # times a day's stops (an oracle solves faster)
+
     def __init__(self, request: TripRequest, env: TripToolSession) -> None:
         self.request, self.env, self.thrift = request, env, 0
         self.ins = request.instruction
@@ -326,6 +328,21 @@ class Planner:
                has_pref: dict[str, bool], pull: float) -> Pick | None:  # fmt: skip
         """The closest suitable unused POI for a slot (cheaper ones weigh in when saving)."""
         anchor = self.anchor(near, city)
+        home = self.hotel if city == self.dest else None
+
+        def best(pool: list[dict], price: str, lo: int, hi: int) -> dict | None:
+            fits = [r for r in pool if r["id"] not in used and _open(r, lo, hi)]
+            if not fits:
+                return None
+            return min(fits, key=lambda r: self._score(r, anchor, home, pull, price))
+
+        return self.first_fit(kind, city, hint, has_pref, best)
+
+    def first_fit(self, kind: str, city: str, hint: int, has_pref: dict[str, bool],
+                  best: Callable[[list[dict], str, int, int], dict | None]) -> Pick | None:  # fmt: skip
+        """The slot's pick from the first of its pools (today's preferred tiers first while
+        the day has none of them) where ``best(pool, price key, opens by, closes after)`` finds
+        a row; a pick from a preferred tier marks ``has_pref``."""
         preferred: list[list[dict]] = []  # tiers that satisfy today's preference slot
         if kind == "attraction":
             if city not in self.sights:
@@ -347,15 +364,14 @@ class Planner:
             price = "price_per_person"
         if flag and not has_pref[flag]:
             pools = preferred + pools
-        home = self.hotel if city == self.dest else None
+        lo, hi = need
         for pool in pools:
-            fits = [r for r in pool if r["id"] not in used and _open(r, *need)]
-            if not fits:
+            row = best(pool, price, lo, hi)
+            if row is None:
                 continue
-            best = min(fits, key=lambda r: self._score(r, anchor, home, pull, price))
             if flag and any(pool is t for t in preferred):
                 has_pref[flag] = True  # today's preferred (or likely preferred) one
-            return Pick("entertainment" if pool is self.fun else kind, city, best)
+            return Pick("entertainment" if pool is self.fun else kind, city, row)
         return None
 
     def _score(self, row: dict, anchor: dict | None, hotel: dict | None, pull: float,
@@ -388,6 +404,13 @@ class Planner:
     def locate(self, city: str, place: str) -> dict | None:
         return self.box.locate(city, place)
 
+    def _local_route(self, prev: Pick, pick: Pick) -> dict[str, Any]:
+        """The local leg from ``prev`` to ``pick`` (in one city), asked of MapGuide (with
+        both ends' coordinates when known)."""
+        ends = (self.coords(prev, out=True), self.coords(pick, out=False))
+        return self.box.route(pick.city, prev.place_out, pick.place_in,
+                              ends if None not in ends else None)  # fmt: skip
+
     def time(self, picks: list[Pick], start: Pick | None) -> DayDraft:
         """Route consecutive stops and solve the day's timing."""
         stops, locals_ = [], []
@@ -401,9 +424,7 @@ class Planner:
             if pick.kind in ("attraction", "entertainment"):
                 stop.longest = int(max(90, 1.5 * 60 * (pick.row.get("duration_hours") or 2)))
             if prev is not None and prev.city_out == pick.city:
-                ends = (self.coords(prev, out=True), self.coords(pick, out=False))
-                route = self.box.route(pick.city, prev.place_out, pick.place_in,
-                                       ends if None not in ends else None)  # fmt: skip
+                route = self._local_route(prev, pick)
                 after = len(stops) - 1 if stops else None  # leaves when that stop ends
                 locals_.append({"from": prev.label_out, "to": pick.label_in, "after": after,
                                 "before": len(stops), "city": pick.city, "origin": prev.place_out,
@@ -417,7 +438,7 @@ class Planner:
                 stops[-1].travel = 0
             stops.append(stop)
             prev = pick
-        timed = solve_day(stops) or solve_day(stops, relaxed=True)
+        timed = self.solve_day(stops) or self.solve_day(stops, relaxed=True)
         if not timed:
             _fallback_times(stops)
         if stops and stops[-1].kind == "hotel":  # check in once the day is over
