@@ -6,14 +6,11 @@ LiteLLM is an optional dependency, imported only when this client is built.
 from __future__ import annotations
 
 import asyncio
-import random
 from typing import Any
 
 from travelgym.core.errors import UserError
 from travelgym.llm.base import BaseChatClient
-from travelgym.llm.budget import RunBudget
-from travelgym.llm.cache import ResponseCache
-from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
+from travelgym.llm.retry import Failure, category_for_status, parse_retry_after
 
 INSTALL_HINT = (
     "LiteLLM backends need the optional dependency 'litellm': "
@@ -41,40 +38,15 @@ class LiteLLMChatClient(BaseChatClient):
     retry, deadline, budget and cache behaviour as the OpenAI client (LiteLLM's retries are
     off)."""
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout_s: float = 60,
-        max_retries: int = 5,
-        backoff_base_s: float = 0.5,
-        backoff_max_s: float = 20,
-        budget: RunBudget | None = None,
-        cache: ResponseCache | None = None,
-        default_params: dict[str, Any] | None = None,
-        *,
-        sleep: Sleep | None = None,
-        rng: random.Random | None = None,
-        total_timeout_s: float | None = None,
-    ) -> None:
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 60, **settings: Any) -> None:  # fmt: skip
+        """``settings``: the other keywords of :class:`~travelgym.llm.base.BaseChatClient`
+        (retries, deadline, budget, cache, default parameters, ``sleep`` and ``rng``)."""
         try:
             import litellm
         except ImportError as exc:
             raise MissingLiteLLM(INSTALL_HINT) from exc
-        super().__init__(
-            model,
-            timeout_s=timeout_s,
-            total_timeout_s=total_timeout_s,
-            max_retries=max_retries,
-            backoff_base_s=backoff_base_s,
-            backoff_max_s=backoff_max_s,
-            budget=budget,
-            cache=cache,
-            default_params=default_params,
-            sleep=sleep,
-            rng=rng,
-        )
+        super().__init__(model, timeout_s=timeout_s, **settings)
         self._litellm = litellm
         self.base_url = base_url
         self.api_key = api_key

@@ -29,7 +29,6 @@ import asyncio
 import contextlib
 import inspect
 import os
-import random
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -38,8 +37,6 @@ import openai
 from openai.resources.chat.completions import AsyncCompletions
 
 from travelgym.llm.base import AttemptTimeout, BaseChatClient, check_completion
-from travelgym.llm.budget import RunBudget
-from travelgym.llm.cache import ResponseCache
 from travelgym.llm.endpoints import (
     DEFAULT_DOWN_MAX_S,
     DEFAULT_DOWN_S,
@@ -49,7 +46,7 @@ from travelgym.llm.endpoints import (
     parse_base_urls,
 )
 from travelgym.llm.protocol import LLMError
-from travelgym.llm.retry import Failure, Sleep, category_for_status, parse_retry_after
+from travelgym.llm.retry import Failure, category_for_status, parse_retry_after
 from travelgym.llm.text import load_json_body
 
 
@@ -135,20 +132,13 @@ class OpenAIChatClient(BaseChatClient):
         base_url: str | Sequence[str] | None = None,
         api_key: str | None = None,
         timeout_s: float | None = None,
-        max_retries: int = 5,
-        backoff_base_s: float = 0.5,
-        backoff_max_s: float = 20,
-        budget: RunBudget | None = None,
-        cache: ResponseCache | None = None,
-        default_params: dict[str, Any] | None = None,
         *,
-        sleep: Sleep | None = None,
-        rng: random.Random | None = None,
         default_headers: dict[str, str] | None = None,
         total_timeout_s: float | None = None,
         endpoint_down_s: float = DEFAULT_DOWN_S,
         endpoint_down_max_s: float = DEFAULT_DOWN_MAX_S,
         clock: Callable[[], float] | None = None,
+        **settings: Any,
     ) -> None:
         model = model or _env("TRAVELGYM_MODEL")
         if not model:
@@ -157,19 +147,7 @@ class OpenAIChatClient(BaseChatClient):
             timeout_s = _env_seconds("TRAVELGYM_TIMEOUT_S") or DEFAULT_TIMEOUT_S
         if total_timeout_s is None:
             total_timeout_s = _env_seconds("TRAVELGYM_TOTAL_TIMEOUT_S")
-        super().__init__(
-            model,
-            timeout_s=timeout_s,
-            total_timeout_s=total_timeout_s,
-            max_retries=max_retries,
-            backoff_base_s=backoff_base_s,
-            backoff_max_s=backoff_max_s,
-            budget=budget,
-            cache=cache,
-            default_params=default_params,
-            sleep=sleep,
-            rng=rng,
-        )
+        super().__init__(model, timeout_s=timeout_s, total_timeout_s=total_timeout_s, **settings)
         urls = parse_base_urls(base_url) or parse_base_urls(
             _env("TRAVELGYM_BASE_URL", "OPENAI_BASE_URL")
         )
