@@ -26,6 +26,9 @@ PALETTE = ("#2f6f8f", "#e08a2c", "#4f9d69", "#b23a48", "#7a5c99", "#8c6d31", "#d
            "#5a5a5a", "#3fa7b5", "#a3a32b")  # fmt: skip
 METRIC_COLORS = {"FR": "#9cb8c9", "OR5": "#2f6f8f", "OR10": "#e08a2c", "OR20": "#4f9d69"}
 LEVEL_NAMES = {"1": "Level I", "2": "Level II", "3": "Level III"}
+# the rates Figures 2 and 8 set side by side per agent, with their legend labels
+RATE_LABELS = {"FR": "FR", "OR5": "OR-5%", "OR10": "OR-10%"}
+_NO_RATES = dict.fromkeys(RATE_LABELS, 0.0)  # a level an agent has no task of
 
 
 def write_plots(
@@ -127,8 +130,25 @@ def _percent_axis(ax: Axes, ncols: int, legend: bool = True) -> None:
         ax.legend(frameon=False, ncols=ncols, loc="upper center", fontsize=8)
 
 
+def _rate_bars(
+    ax: Axes, names: Sequence[str], rates: Sequence[dict[str, float]], legend: bool = True
+) -> None:
+    """FR, OR-5 and OR-10 as bars per agent (``rates``, one per name) on a percent axis."""
+    series = {label: [r[k] for r in rates] for k, label in RATE_LABELS.items()}
+    _grouped_bars(ax, names, series, [METRIC_COLORS[k] for k in RATE_LABELS])
+    _agent_ticks(ax, names)
+    _percent_axis(ax, 3, legend=legend)
+    _style(ax)
+
+
+def _levels(runs: dict[str, Any]) -> list[str]:
+    """The task levels any run has scores for (all three when none has)."""
+    levels = {lv for run in runs.values() for lv in run["scores"]["by_level"]}
+    return sorted(levels) or ["1", "2", "3"]
+
+
 def _percent_lines(
-    lines: dict[str, tuple[Sequence[int], Sequence[float]]],
+    lines: dict[str, dict[int, float]],
     ticks: Sequence[int],
     tick_labels: Sequence[str] | None = None,
     *,
@@ -136,11 +156,11 @@ def _percent_lines(
     ylabel: str,
     title: str,
 ) -> Figure:
-    """One figure, one line of percentages (xs, ys) per run, a marker at each point."""
+    """One figure, one line of percentages ({x: y}) per run, a marker at each point."""
     fig, axes = _figure(6.5, 3.8)
     ax = axes[0, 0]
-    for i, (n, (xs, ys)) in enumerate(lines.items()):
-        ax.plot(xs, ys, marker="o", color=_color(i), label=n)
+    for i, (n, points) in enumerate(lines.items()):
+        ax.plot(list(points), list(points.values()), marker="o", color=_color(i), label=n)
     ax.set_xticks(ticks)
     if tick_labels is not None:
         ax.set_xticklabels(tick_labels)
@@ -165,19 +185,9 @@ def fig_fr_or(runs: dict[str, Any]) -> Figure:
     names = list(runs)
     fig, axes = _figure(max(5.5, 1.6 * len(names) + 2), 3.8)
     ax = axes[0, 0]
-    keys = ("FR", "OR5", "OR10")
-    series = {
-        {"FR": "FR", "OR5": "OR-5%", "OR10": "OR-10%"}[k]: [
-            runs[n]["scores"]["overall"][k] for n in names
-        ]
-        for k in keys
-    }
-    _grouped_bars(ax, names, series, [METRIC_COLORS[k] for k in keys])
-    _agent_ticks(ax, names)
-    _percent_axis(ax, 3)
+    _rate_bars(ax, names, [runs[n]["scores"]["overall"] for n in names])
     ax.set_ylabel("% of tasks")
     ax.set_title("Feasibility vs optimality (Fig. 2)")
-    _style(ax)
     return fig
 
 
@@ -187,7 +197,7 @@ def fig_fr_or(runs: dict[str, Any]) -> Figure:
 def fig_or_by_level(runs: dict[str, Any]) -> Figure:
     """Figure 3: OR-5 by task level, one bar per agent within each level."""
     names = list(runs)
-    levels = sorted({lv for n in names for lv in runs[n]["scores"]["by_level"]}) or ["1", "2", "3"]
+    levels = _levels(runs)
     fig, axes = _figure(max(5.5, 1.2 * len(levels) * max(1, len(names) / 2) + 2), 3.8)
     ax = axes[0, 0]
     series = {
@@ -271,13 +281,8 @@ def fig_search(runs: dict[str, Any]) -> Figure:
 def fig_revelation(runs: dict[str, Any]) -> Figure:
     """Figure 7: OR-5 as a function of the turn t* at which everything was revealed."""
     labels = [b["bin"] for b in next(iter(runs.values()))["revelation"] if b["bin"] != "never"]
-    lines = {}
-    for n, run in runs.items():
-        bins = [b for b in run["revelation"] if b["bin"] != "never"]
-        xs = [j for j, b in enumerate(bins) if b["n"]]
-        lines[n] = (xs, [bins[j]["OR5"] for j in xs])
     return _percent_lines(
-        lines,
+        {n: _or5_by_revelation_bin(run) for n, run in runs.items()},
         range(len(labels)),
         labels,
         xlabel="user turn t* when all constraints are revealed",
@@ -286,29 +291,26 @@ def fig_revelation(runs: dict[str, Any]) -> Figure:
     )
 
 
+def _or5_by_revelation_bin(run: dict[str, Any]) -> dict[int, float]:
+    """OR-5 by the position of each t* bin (never-revealed left out) that holds episodes."""
+    bins = [b for b in run["revelation"] if b["bin"] != "never"]
+    return {j: b["OR5"] for j, b in enumerate(bins) if b["n"]}
+
+
 # ---------------------------------------------------------------------------- Figure 8
 
 
 def fig_level_breakdown(runs: dict[str, Any]) -> Figure:
     """Figure 8: FR and OR-5/OR-10 per agent, one panel per task level."""
     names = list(runs)
-    levels = sorted({lv for n in names for lv in runs[n]["scores"]["by_level"]}) or ["1", "2", "3"]
+    levels = _levels(runs)
     fig, axes = _figure(max(10, 1.3 * len(names) * len(levels) + 2), 3.8, ncols=len(levels),
                         sharey=True)  # fmt: skip
-    keys = ("FR", "OR5", "OR10")
     for j, (ax, lv) in enumerate(zip(axes[0], levels, strict=True)):
-        series = {
-            {"FR": "FR", "OR5": "OR-5%", "OR10": "OR-10%"}[k]: [
-                runs[n]["scores"]["by_level"].get(lv, {}).get(k, 0.0) for n in names
-            ]
-            for k in keys
-        }
-        _grouped_bars(ax, names, series, [METRIC_COLORS[k] for k in keys])
-        _agent_ticks(ax, names)
+        rates = [runs[n]["scores"]["by_level"].get(lv, _NO_RATES) for n in names]
+        _rate_bars(ax, names, rates, legend=j == 0)
         counts = {runs[n]["scores"]["by_level"].get(lv, {}).get("n", 0) for n in names}
         ax.set_title(f"{LEVEL_NAMES.get(lv, lv)} (n = {'/'.join(map(str, sorted(counts)))})")
-        _percent_axis(ax, 3, legend=j == 0)
-        _style(ax)
     axes[0, 0].set_ylabel("% of tasks")
     fig.suptitle("Task level breakdown (Fig. 8)")
     return fig
@@ -344,18 +346,19 @@ def fig_efficiency(runs: dict[str, Any]) -> Figure:
 def fig_constraints(runs: dict[str, Any]) -> Figure:
     """Figure 10: share of episodes satisfying every constraint, by the task's constraint count."""
     counts = sorted({int(k) for run in runs.values() for k in run["constraints"]["by_count"]})
-    lines = {}
-    for n, run in runs.items():
-        by = run["constraints"]["by_count"]
-        xs = [c for c in counts if str(c) in by]
-        lines[n] = (xs, [by[str(c)]["all_satisfied"] for c in xs])
     return _percent_lines(
-        lines,
+        {n: _satisfied_by_count(run, counts) for n, run in runs.items()},
         counts,
         xlabel="number of hard constraints in the task",
         ylabel="all constraints satisfied (%)",
         title="Constraint count analysis (Fig. 10)",
     )
+
+
+def _satisfied_by_count(run: dict[str, Any], counts: list[int]) -> dict[int, float]:
+    """The share satisfying every constraint, by each of ``counts`` the run has tasks with."""
+    by = run["constraints"]["by_count"]
+    return {c: by[str(c)]["all_satisfied"] for c in counts if str(c) in by}
 
 
 # --------------------------------------------------------------------------- Figure 11

@@ -78,6 +78,20 @@ class ConstraintBase(BaseModel):
         raise NotImplementedError
 
 
+class ComponentConstraint(ConstraintBase):
+    """A constraint on its ``component``'s facts alone: a plan without that component fails it,
+    otherwise ``check_facts`` gives the verdict."""
+
+    def check(self, plan):
+        facts = getattr(plan, self.component)
+        if facts is None:
+            return missing(plan, self.component)
+        return self.check_facts(facts)
+
+    def check_facts(self, facts: dict) -> str | None:
+        raise NotImplementedError
+
+
 def missing(plan: PlanFacts, component: str) -> str | None:
     """The violation for a plan that lacks a component."""
     return None if getattr(plan, component) else f"the plan has no {component}"

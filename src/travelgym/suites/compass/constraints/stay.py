@@ -11,6 +11,7 @@ from pydantic import Field
 from travelgym.suites.compass.constraints.base import (
     AMENITY_PHRASES,
     PARK_NAMES,
+    ComponentConstraint,
     ConstraintBase,
     HotelAmenityName,
     RoomFeatureName,
@@ -23,7 +24,7 @@ from travelgym.suites.compass.packages import date_to_day, day_to_date
 # ----------------------------------------------------------------------------- fundamental
 
 
-class Park(ConstraintBase):
+class Park(ComponentConstraint):
     kind: Literal["park"] = "park"
     park_ids: list[str] = Field(min_length=1)
 
@@ -33,11 +34,9 @@ class Park(ConstraintBase):
     def flight_where(self, spec):
         return f"pa.park_id IN ({','.join('?' * len(self.park_ids))})", tuple(self.park_ids)
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        if plan.hotel["park_id"] not in self.park_ids:
-            return f"the hotel is at {PARK_NAMES.get(plan.hotel['park_id'])}, not {self._names()}"
+    def check_facts(self, hotel):
+        if hotel["park_id"] not in self.park_ids:
+            return f"the hotel is at {PARK_NAMES.get(hotel['park_id'])}, not {self._names()}"
         return None
 
     def _names(self) -> str:
@@ -49,7 +48,7 @@ class Park(ConstraintBase):
         return f"We want to stay near {self._names()}."
 
 
-class DateConstraint(ConstraintBase):
+class DateConstraint(ComponentConstraint):
     """Any constraint on the stay's dates; ``date_pairs`` lists the allowed (in, out) days."""
 
     def date_pairs(self) -> list[tuple[int, int]]:
@@ -60,11 +59,9 @@ class DateConstraint(ConstraintBase):
         # a constraint is frozen: its pairs are computed once, not once per plan checked
         return frozenset(self.date_pairs())
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        if (plan.hotel["start"], plan.hotel["end"]) not in self._pair_set:
-            stay = f"{day_to_date(plan.hotel['start'])} to {day_to_date(plan.hotel['end'])}"
+    def check_facts(self, hotel):
+        if (hotel["start"], hotel["end"]) not in self._pair_set:
+            stay = f"{day_to_date(hotel['start'])} to {day_to_date(hotel['end'])}"
             return f"the stay {stay} does not fit: {self.sentence()}"
         return None
 
@@ -157,15 +154,13 @@ class Travellers(ConstraintBase):
         )
 
 
-class Rooms(ConstraintBase):
+class Rooms(ComponentConstraint):
     kind: Literal["rooms"] = "rooms"
     count: int = Field(ge=1, le=9)
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        if plan.hotel["rooms"] != self.count:
-            return f"the booking has {plan.hotel['rooms']} room(s), we want {self.count}"
+    def check_facts(self, hotel):
+        if hotel["rooms"] != self.count:
+            return f"the booking has {hotel['rooms']} room(s), we want {self.count}"
         return None
 
     def sentence(self):
@@ -196,25 +191,23 @@ class Budget(ConstraintBase):
 # ---------------------------------------------------------------------------------- hotel
 
 
-class MaxNightlyPrice(ConstraintBase):
+class MaxNightlyPrice(ComponentConstraint):
     kind: Literal["max_nightly_price"] = "max_nightly_price"
     amount: float = Field(gt=0)
 
     def stay_having(self, spec):
         return "MAX(o.price) <= ?", (self.amount,)
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        if plan.hotel["max_night"] > cents(self.amount):
-            return f"a night costs {dollars(plan.hotel['max_night'])} per room, above {dollars(cents(self.amount))}"
+    def check_facts(self, hotel):
+        if hotel["max_night"] > cents(self.amount):
+            return f"a night costs {dollars(hotel['max_night'])} per room, above {dollars(cents(self.amount))}"
         return None
 
     def sentence(self):
         return f"No night may cost more than {dollars(cents(self.amount))} per room."
 
 
-class _Threshold(ConstraintBase):
+class _Threshold(ComponentConstraint):
     column: ClassVar[str]
     op: ClassVar[str]
     label: ClassVar[str]
@@ -223,10 +216,8 @@ class _Threshold(ConstraintBase):
     def hotel_where(self, spec):
         return f"h.{self.column} {self.op} ?", (self.value,)
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        actual = plan.hotel[self.column]
+    def check_facts(self, hotel):
+        actual = hotel[self.column]
         ok = actual >= self.value if self.op == ">=" else actual <= self.value
         return (
             None if ok else f"the hotel's {self.label} is {actual}, we need {self.op} {self.value}"
@@ -257,17 +248,15 @@ class MaxDistance(_Threshold):
         return f"The hotel must be within {self.value:g} km of the park."
 
 
-class HotelAmenity(ConstraintBase):
+class HotelAmenity(ComponentConstraint):
     kind: Literal["hotel_amenity"] = "hotel_amenity"
     amenity: HotelAmenityName
 
     def hotel_where(self, spec):
         return f"h.{self.amenity} = 1", ()
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        return None if plan.hotel[self.amenity] else f"the hotel does not meet: {self.sentence()}"
+    def check_facts(self, hotel):
+        return None if hotel[self.amenity] else f"the hotel does not meet: {self.sentence()}"
 
     def sentence(self):
         phrase = AMENITY_PHRASES[self.amenity]
@@ -276,43 +265,37 @@ class HotelAmenity(ConstraintBase):
         return f"The hotel must have {phrase}."
 
 
-class RoomFeature(ConstraintBase):
+class RoomFeature(ComponentConstraint):
     kind: Literal["room_feature"] = "room_feature"
     feature: RoomFeatureName
 
     def hotel_where(self, spec):
         return f"r.{self.feature} = 1", ()
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        return (
-            None if plan.hotel[self.feature] else f"the room lacks {AMENITY_PHRASES[self.feature]}"
-        )
+    def check_facts(self, hotel):
+        return None if hotel[self.feature] else f"the room lacks {AMENITY_PHRASES[self.feature]}"
 
     def sentence(self):
         return f"The room must have {AMENITY_PHRASES[self.feature]}."
 
 
-class BedType(ConstraintBase):
+class BedType(ComponentConstraint):
     kind: Literal["bed_type"] = "bed_type"
     bed_type: Literal["king", "queen", "double", "twin", "bunk"]
 
     def hotel_where(self, spec):
         return "r.bed_type = ?", (self.bed_type,)
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
-        if plan.hotel["bed_type"] != self.bed_type:
-            return f"the room's bed is {plan.hotel['bed_type']}, not {self.bed_type}"
+    def check_facts(self, hotel):
+        if hotel["bed_type"] != self.bed_type:
+            return f"the room's bed is {hotel['bed_type']}, not {self.bed_type}"
         return None
 
     def sentence(self):
         return f"The room must have a {self.bed_type} bed."
 
 
-class RatePolicy(ConstraintBase):
+class RatePolicy(ComponentConstraint):
     kind: Literal["rate_policy"] = "rate_policy"
     policy: Literal["free_cancellation", "no_prepayment", "breakfast_included"]
     _HAVING: ClassVar[dict[str, str]] = {
@@ -330,13 +313,9 @@ class RatePolicy(ConstraintBase):
     def stay_having(self, spec):
         return self._HAVING[self.policy], ()
 
-    def check(self, plan):
-        if plan.hotel is None:
-            return missing(plan, "hotel")
+    def check_facts(self, hotel):
         return (
-            None
-            if plan.hotel[self.policy]
-            else f"the rate does not have {self._PHRASES[self.policy]}"
+            None if hotel[self.policy] else f"the rate does not have {self._PHRASES[self.policy]}"
         )
 
     def sentence(self):

@@ -6,22 +6,19 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from travelgym.suites.compass.constraints.base import PARK_NAMES, ConstraintBase, missing
+from travelgym.suites.compass.constraints.base import (
+    PARK_NAMES,
+    ComponentConstraint,
+    ConstraintBase,
+    missing,
+)
 from travelgym.suites.compass.packages import day_to_date
 
 TimeText = Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
-class _FlightConstraint(ConstraintBase):
+class _FlightConstraint(ComponentConstraint):
     component: ClassVar[str] = "flight"
-
-    def check(self, plan):
-        if plan.flight is None:
-            return missing(plan, "flight")
-        return self.check_flight(plan.flight)
-
-    def check_flight(self, flight: dict) -> str | None:
-        raise NotImplementedError
 
 
 class TripCoherence(_FlightConstraint):
@@ -59,7 +56,7 @@ class OriginCity(_FlightConstraint):
     def flight_where(self, spec):
         return "o.origin = ?", (self.airport,)
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         if flight["origin"] != self.airport:
             return f"the flight leaves from {flight['origin']}, not {self.city} ({self.airport})"
         return None
@@ -74,7 +71,7 @@ class DirectFlights(_FlightConstraint):
     def flight_where(self, spec):
         return "o.stops = 0 AND r.stops = 0", ()
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         return None if flight["direct"] else "a flight leg has a stop"
 
     def sentence(self):
@@ -89,7 +86,7 @@ class Airline(_FlightConstraint):
     def flight_where(self, spec):
         return "o.airline = ?", (self.code,)
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         return (
             None
             if flight["airline"] == self.code
@@ -107,7 +104,7 @@ class BookingClass(_FlightConstraint):
     def flight_where(self, spec):
         return "t.booking_class = ?", (self.booking_class,)
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         if flight["booking_class"] != self.booking_class:
             return f"the fare is {flight['booking_class']}, not {self.booking_class}"
         return None
@@ -137,7 +134,7 @@ class FlightTimeWindow(_FlightConstraint):
         same_day = f" AND {column[0]}.arrival_day_offset = 0" if self.event == "arrival" else ""
         return f"{column} BETWEEN ? AND ?{same_day}", (self.earliest, self.latest)
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         value = flight[self._COLUMNS[(self.leg, self.event)][1]]
         if not self.earliest <= value <= self.latest:
             return f"the {self.leg} flight's {self.event} {value} is outside {self.earliest}-{self.latest}"
@@ -156,7 +153,7 @@ class MaxFlightDuration(_FlightConstraint):
     def flight_where(self, spec):
         return "o.duration_min <= ? AND r.duration_min <= ?", (self.minutes, self.minutes)
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         if flight["max_leg_duration"] > self.minutes:
             return f"a leg takes {flight['max_leg_duration']} minutes, over {self.minutes}"
         return None
@@ -172,7 +169,7 @@ class MaxAirportDrive(_FlightConstraint):
     def flight_where(self, spec):
         return "pa.drive_hours <= ?", (self.hours,)
 
-    def check_flight(self, flight):
+    def check_facts(self, flight):
         if flight["drive_hours"] is None or flight["drive_hours"] > self.hours:
             return (
                 f"the drive from {flight['destination']} to the park is over {self.hours:g} hours"
