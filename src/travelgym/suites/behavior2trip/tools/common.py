@@ -109,3 +109,9 @@ def decode(row: dict[str, Any], *json_columns: str) -> dict[str, Any]:
 def placeholders(values: list[Any]) -> str:
     """``?, ?, ?`` for an IN clause over ``values`` (the values themselves stay parameters)."""
     return ", ".join("?" * len(values))
+
+
+def matches(order: str, total: int, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The end of a search tool's answer: the order it used, how many rows match and the
+    ones shown."""
+    return {"order": order, "total_matches": total, "count": len(results), "results": results}

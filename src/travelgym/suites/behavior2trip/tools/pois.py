@@ -11,7 +11,7 @@ from typing import Any
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.gen_poi_specs import WALKING_LIMITS_KM
-from travelgym.suites.behavior2trip.tools.common import N, preferences_type
+from travelgym.suites.behavior2trip.tools.common import N, matches, preferences_type
 from travelgym.suites.behavior2trip.tools.poi_rows import city_rows, search_rows
 from travelgym.toolkit import tool
 
@@ -63,14 +63,7 @@ def _search(
     row = ctx.resolve_city(city)
     rows = city_rows(ctx, table, columns, ORDER.format(id=id_col), row["city_id"])
     total, results = search_rows(rows, tests, n)
-    return {
-        "city": row["name"],
-        "preferences": prefs or {},
-        "order": ORDER_TEXT,
-        "total_matches": total,
-        "count": len(results),
-        "results": results,
-    }
+    return {"city": row["name"], "preferences": prefs or {}, **matches(ORDER_TEXT, total, results)}
 
 
 def _any_of(column: str, values: list[str] | None) -> list[tuple[str, str, Any]]:

@@ -11,6 +11,7 @@ from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.schema import DATES
 from travelgym.suites.behavior2trip.tools.common import (
     N,
+    matches,
     parse_date,
     placeholders,
     preferences_type,
@@ -35,6 +36,14 @@ def _route(ctx: TripsContext, origin: str, destination: str) -> tuple[dict, dict
     if a["city_id"] == b["city_id"]:
         raise ContentError(f"origin and destination are both {a['name']}; use MapGuide in a city")
     return a, b
+
+
+def _first(ctx: TripsContext, table: str, columns: str, cond: str, params: list, order_by: str,
+           n: int) -> tuple[int, list[dict[str, Any]]]:  # fmt: skip
+    """How many rows of ``table`` meet ``cond``, and the first ``n`` of them by ``order_by``."""
+    total = ctx.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {cond}", params).fetchone()[0]
+    sql = f"SELECT {columns} FROM {table} WHERE {cond} ORDER BY {order_by} LIMIT ?"
+    return total, ctx.rows(sql, [*params, n])
 
 
 def _km(a: dict, b: dict) -> float:
@@ -77,22 +86,12 @@ def FlightSearch(
     cabins = (preferences or {}).get("cabin_class") or list(vocab.FLIGHT_SEAT_CLASSES)
     cond = f"dep_city_id = ? AND arr_city_id = ? AND dep_date = ? AND cabin_class IN ({placeholders(cabins)})"
     params = [a["city_id"], b["city_id"], date, *cabins]
-    total = ctx.conn.execute(f"SELECT COUNT(*) FROM flights WHERE {cond}", params).fetchone()[0]
-    results = ctx.rows(
-        f"SELECT {_FLIGHT_COLS} FROM flights WHERE {cond} "
-        "ORDER BY dep_time, adult_total, flight_id LIMIT ?",
-        [*params, n],
-    )
-    out: dict[str, Any] = {
-        "origin": a["name"],
-        "destination": b["name"],
-        "departure_date": date,
-        "preferences": preferences or {},
-        "order": "departure time, then adult total price, then flight_id",
-        "total_matches": total,
-        "count": len(results),
-        "results": results,
-    }
+    total, results = _first(ctx, "flights", _FLIGHT_COLS, cond, params,
+                             "dep_time, adult_total, flight_id", n)  # fmt: skip
+    order = "departure time, then adult total price, then flight_id"
+    out: dict[str, Any] = {"origin": a["name"], "destination": b["name"],
+                           "departure_date": date, "preferences": preferences or {},
+                           **matches(order, total, results)}  # fmt: skip
     if total == 0:
         out["note"] = (f"no direct flight from {a['name']} to {b['name']} on {date} "
                        f"({_km(a, b)} km apart); try TrainSearch")  # fmt: skip
@@ -126,22 +125,11 @@ def TrainSearch(
     day = parse_date(date, "date") if date is not None else None
     params = [a["city_id"], b["city_id"]]
     cond = "dep_city_id = ? AND arr_city_id = ?"
-    total = ctx.conn.execute(f"SELECT COUNT(*) FROM trains WHERE {cond}", params).fetchone()[0]
-    results = ctx.rows(
-        f"SELECT {_TRAIN_COLS} FROM trains WHERE {cond} ORDER BY dep_time, train_id LIMIT ?",
-        [*params, n],
-    )
+    total, results = _first(ctx, "trains", _TRAIN_COLS, cond, params, "dep_time, train_id", n)
     for r in results:
         r["seats"] = json.loads(r["seats"])
-    out: dict[str, Any] = {
-        "origin": a["name"],
-        "destination": b["name"],
-        "date": day,
-        "order": "departure time, then train_id",
-        "total_matches": total,
-        "count": len(results),
-        "results": results,
-    }
+    out: dict[str, Any] = {"origin": a["name"], "destination": b["name"], "date": day,
+                           **matches("departure time, then train_id", total, results)}  # fmt: skip
     if total == 0:
         out["note"] = (f"no direct train from {a['name']} to {b['name']} ({_km(a, b)} km apart); "
                        "try FlightSearch")  # fmt: skip
