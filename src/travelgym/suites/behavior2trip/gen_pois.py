@@ -280,12 +280,7 @@ def _restaurant(r: np.random.Generator, place: _Place, i: int) -> Row:
     count, reviews = _reviews(r, rating)
     row.update(
         details=f"{name} serves {cuisine.lower()} in a {env.lower()} setting.",
-        primary_category="Food & Beverage",
-        secondary_category=cuisine,
-        tertiary_category=_pick(r, subs),
-        business_hours=f"{open_t}-{close_t}",
-        open_time=open_t,
-        close_time=close_t,
+        **_venue(r, "Food & Beverage", cuisine, subs, (open_t, close_t)),
         parking_info=_pick(
             r, ("Parking available nearby", "No parking", "Free parking for diners")
         ),
@@ -373,17 +368,22 @@ def _entertainment(r: np.random.Generator, place: _Place, i: int) -> Row:
     count, _ = _reviews(r, rating)
     row.update(
         details=f"{name}: {kind.lower()} in {row['district']}, {place.city}.",
-        primary_category="Entertainment",
-        secondary_category=kind,
-        tertiary_category=_pick(r, subs),
-        business_hours=f"{spec.hours[0]}-{spec.hours[1]}",
-        open_time=spec.hours[0],
-        close_time=spec.hours[1],
+        **_venue(r, "Entertainment", kind, subs, spec.hours),
         avg_price=float(round(r.uniform(*spec.price) * place.info.price_index)),
         avg_rating=rating,
         review_count=count,
     )
     return row
+
+
+def _venue(r: np.random.Generator, category: str, kind: str, subs: tuple[str, ...],
+           hours: tuple[str, str]) -> Row:  # fmt: skip
+    """A restaurant's or entertainment venue's categories (its subcategory drawn from ``subs``)
+    and opening hours."""
+    open_t, close_t = hours
+    return dict(primary_category=category, secondary_category=kind,
+                tertiary_category=_pick(r, subs), business_hours=f"{open_t}-{close_t}",
+                open_time=open_t, close_time=close_t)  # fmt: skip
 
 
 def _rank(rows: list[Row], key: str) -> None:
