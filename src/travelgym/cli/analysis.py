@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from travelgym.cli.common import data_dir_option, emit_json
+from travelgym.cli.common import data_dir_option, emit_json, int_option
 from travelgym.clikit import InputPath, OutputPath
 from travelgym.core.registry import capable, require
 from travelgym.runner.run_summary import summarize_run
@@ -36,16 +36,10 @@ def register(main: click.Group) -> None:
     show_default=True,
     help="Include the per-episode feature rows in the JSON.",
 )
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=100),
-    default=2000,
-    show_default=True,
-    help="Bootstrap resamples for run comparisons.",
+@int_option(
+    "--resamples", at_least=100, default=2000, help="Bootstrap resamples for run comparisons."
 )
-@click.option(
-    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed."
-)
+@int_option("--seed", at_least=0, default=0, help="Bootstrap seed.")
 @click.option(
     "--allow-mixed",
     is_flag=True,
@@ -105,11 +99,10 @@ def run_accounting(suite, run_dirs) -> dict[str, dict]:
     show_default=True,
     help="HTML file to write.",
 )
-@click.option(
+@int_option(
     "--max-result-chars",
-    type=click.IntRange(min=100),
+    at_least=100,
     default=2000,
-    show_default=True,
     help="Cut tool results longer than this in the embedded data.",
 )
 @click.option("--no-analysis", is_flag=True, help="Leave out the analysis tables and figures.")
@@ -141,20 +134,18 @@ def annotate() -> None:
 
 @annotate.command("export")
 @click.argument("run_dir", type=RUN_DIRS)
-@click.option(
+@int_option(
     "--conversations",
-    type=click.IntRange(min=1),
+    at_least=1,
     default=45,
-    show_default=True,
     help="Conversations to sample (all their user responses after the opening become rows).",
 )
-@click.option(
+@int_option(
     "--responses",
-    type=click.IntRange(min=1),
-    default=None,
+    at_least=1,
     help="Keep a seeded sample of this many responses (default: all of them).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@int_option("--seed", at_least=0, default=0)
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True
 )

@@ -11,6 +11,7 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
+    int_option,
     option_choices,
     suite_options,
 )
@@ -35,18 +36,17 @@ def _suites() -> list[str]:
               show_default=True, help="The split to annotate.")  # fmt: skip
 @click.option("--difficulty", type=click.Choice(option_choices("difficulty")), default=None,
               help="Only tasks of this difficulty.")  # fmt: skip
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
+@int_option("--limit", at_least=1, help="At most N tasks.")
 @click.option("--ids", default=None, metavar="ID,...",
               help="These task ids, in this order (comma-separated).")  # fmt: skip
-@click.option("--max-steps", type=click.IntRange(1, 200), default=None,
-              help="Steps an annotator may take per task (default: the suite's).")  # fmt: skip
+@int_option("--max-steps", at_least=1, at_most=200,
+            help="Steps an annotator may take per task (default: the suite's).")  # fmt: skip
 @base_url_option()
-@click.option("--concurrency", type=click.IntRange(1, 512), default=4, show_default=True,
-              help="Tasks annotated at a time (LLM annotators).")  # fmt: skip
+@int_option("--concurrency", at_least=1, at_most=512, default=4,
+            help="Tasks annotated at a time (LLM annotators).")  # fmt: skip
 @click.option("--timeout", "timeout_s", type=FiniteFloatRange(min=1.0), default=None,
               help="Seconds per model request.")  # fmt: skip
-@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Seed of the generated database.")  # fmt: skip
+@int_option("--db-seed", at_least=0, default=0, help="Seed of the generated database.")
 @click.option("--scale", type=click.Choice(option_choices("scale")), default=None,
               help="Database scale (default: the suite's).")  # fmt: skip
 @data_dir_option

@@ -47,14 +47,17 @@ def data_dir_option(func):
     )(func)
 
 
+def int_option(*decls: str, at_least: int, at_most: int | None = None,
+               default: int | None = None, help: str | None = None):  # fmt: skip
+    """A ``click.option`` taking a whole number from ``at_least`` (to ``at_most``); its default,
+    where it has one, is shown in the help."""
+    return click.option(*decls, type=click.IntRange(at_least, at_most), default=default,
+                        show_default=True, help=help)  # fmt: skip
+
+
 def seed_option(func):
-    return click.option(
-        "--seed",
-        type=click.IntRange(min=0),
-        default=0,
-        show_default=True,
-        help="Seed of the generated database.",
-    )(func)
+    """The ``--seed`` option of the generated database."""
+    return int_option("--seed", at_least=0, default=0, help="Seed of the generated database.")(func)
 
 
 def unsafe_sandbox_option(func):

@@ -11,6 +11,7 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     data_dir_option,
     emit_json,
+    int_option,
     seed_option,
     suite_argument,
     suite_flags,
@@ -220,17 +221,15 @@ def solve(suite: str, task_ids: tuple[str, ...], as_json: bool, no_progress: boo
 @click.command("generate-tasks")
 @suite_argument("generate-tasks")
 @click.option("--out", type=OutputPath("file"), required=True)
-@click.option(
+@int_option(
     "--task-seed",
-    type=click.IntRange(min=0),
-    default=None,
+    at_least=0,
     help="Task generator seed (default: the seed of the shipped task set).",
 )
-@click.option(
+@int_option(
     "--db-seed",
-    type=click.IntRange(min=0),
+    at_least=0,
     default=0,
-    show_default=True,
     help="Seed of the database the tasks are drawn and solved on.",
 )
 @data_dir_option

@@ -10,6 +10,7 @@ import click
 
 from travelgym.cli.common import (
     data_dir_option,
+    int_option,
     suite_argument,
     suite_flags,
     suite_options,
@@ -75,8 +76,8 @@ def export() -> None:
 @click.option("--scale", type=click.Choice(["small", "full"]), default=None,
               help="Insist that every run used this database scale (default: each run's "
               "manifest picks its database).")  # fmt: skip
-@click.option("--max-chars", type=click.IntRange(min=1), default=None,
-              help="Skip examples longer than this many characters of JSON.")  # fmt: skip
+@int_option("--max-chars", at_least=1,
+            help="Skip examples longer than this many characters of JSON.")  # fmt: skip
 @click.option("--data-dir", type=OutputPath("dir"), default=None,
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
 @suite_filter_options
@@ -120,8 +121,8 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
               help="Also write this run directory's episodes and scores as "
               "episodes/run-*.parquet.")  # fmt: skip
-@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Seed of the generated database the tasks belong to.")  # fmt: skip
+@int_option("--db-seed", at_least=0, default=0,
+            help="Seed of the generated database the tasks belong to.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the card's metadata as JSON.")
 @data_dir_option
 def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path | None,

@@ -20,6 +20,7 @@ from travelgym.cli.common import (
     allow_unsafe_sandbox,
     base_url_option,
     data_dir_option,
+    int_option,
     parse_settings,
     settings_option,
     suite_argument,
@@ -83,9 +84,8 @@ def default_out(suite: str, role: str) -> Path:
 @base_url_option("OpenAI-compatible endpoint of a model the episode uses (an LLM agent or "
                  "user; default: env).")  # fmt: skip
 @settings_option
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Run seed.")  # fmt: skip
-@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@int_option("--seed", at_least=0, default=0, help="Run seed.")
+@int_option("--db-seed", at_least=0, default=0)
 @click.option("--out", type=OutputPath("dir"), default=None,
               help="The run directory to write (new or empty; default: "
               "runs/SUITE/play-ROLE-TIMESTAMP).")  # fmt: skip

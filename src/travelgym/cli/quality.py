@@ -13,6 +13,7 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
+    int_option,
     option_choices,
     seed_option,
 )
@@ -67,10 +68,9 @@ def register(main: click.Group) -> None:
 @click.option(
     "--split", type=click.Choice(["train", "test", "all"]), default="test", show_default=True
 )
-@click.option(
+@int_option(
     "--limit",
-    type=click.IntRange(min=1),
-    default=None,
+    at_least=1,
     help="Judge the first N instances per split (Easy, Medium, Hard interleaved).",
 )
 @click.option(
@@ -80,7 +80,7 @@ def register(main: click.Group) -> None:
     help="A chains file: criterion 3 judges each chain's plan (else the witness).",
 )
 @base_url_option("OpenAI-compatible endpoint of the LLM backend.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@int_option("--concurrency", at_least=1, default=4)
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
 @click.option("--out", type=OutputPath("file"), required=True, help="The QC file (JSONL).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -128,16 +128,13 @@ def apply(qc: Path, out: Path, suite_name: str | None, as_json: bool,
 
 @quality.command("sheet")
 @click.argument("qc", type=InputPath())
-@click.option(
+@int_option(
     "--sample",
-    type=click.IntRange(min=1),
+    at_least=1,
     default=1000,
-    show_default=True,
     help="Tasks on the sheet, stratified by difficulty and operation code.",
 )
-@click.option(
-    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the sample."
-)
+@int_option("--seed", at_least=0, default=0, help="Seed of the sample.")
 @click.option("--out", type=OutputPath("file"), required=True, help="The sheet (CSV).")
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
 @data_dir_option

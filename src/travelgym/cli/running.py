@@ -14,6 +14,7 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
+    int_option,
     parse_settings,
     settings_option,
     suite_argument,
@@ -102,7 +103,7 @@ def _agent_help() -> str:
     callback=comma_separated,
     help="Comma-separated task (or instance) ids.",
 )
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N tasks.")
+@int_option("--limit", at_least=1, help="At most N tasks.")
 @click.option(
     "--tasks-from",
     type=click.Path(path_type=Path),
@@ -111,11 +112,11 @@ def _agent_help() -> str:
     help="Run the tasks of a dataset directory written by `export dataset` (its split picked "
     "by the options; refused unless its rows, versions and hashes match this data).",
 )
-@click.option(
+@int_option(
     "--concurrency",
-    type=click.IntRange(1, 512),
+    at_least=1,
+    at_most=512,
     default=8,
-    show_default=True,
     help="Episodes at once (with --backend ray: at most this many Ray workers).",
 )
 @click.option(
@@ -138,8 +139,8 @@ def _agent_help() -> str:
     default=None,
     help="With --backend ray: GPUs each episode's worker holds (hf: models; default 0).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Run seed.")
-@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@int_option("--seed", at_least=0, default=0, help="Run seed.")
+@int_option("--db-seed", at_least=0, default=0)
 @click.option(
     "--out",
     type=OutputPath("dir"),
@@ -161,15 +162,8 @@ def _agent_help() -> str:
     "their episodes again.",
 )
 @base_url_option()
-@click.option(
-    "--max-calls", type=click.IntRange(min=1), default=None, help="Cap on LLM calls per run."
-)
-@click.option(
-    "--max-tokens-total",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Cap on LLM tokens per run.",
-)
+@int_option("--max-calls", at_least=1, help="Cap on LLM calls per run.")
+@int_option("--max-tokens-total", at_least=1, help="Cap on LLM tokens per run.")
 @click.option(
     "--cache-dir",
     type=OutputPath("dir"),

@@ -12,6 +12,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from travelgym.cli.common import int_option
 from travelgym.clikit import FiniteFloat, FiniteFloatRange
 from travelgym.training.base import training_suite_names
 from travelgym.training.grpo_config import default_suite, setting_owners
@@ -64,36 +65,32 @@ def train() -> None:
 @click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True)
 @click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None,
               help=f"{_owners('difficulty')}: instances of this difficulty.")  # fmt: skip
-@click.option("--level", type=click.IntRange(1, 3), default=None,
-              help=f"{_owners('level')}: task level.")  # fmt: skip
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances/tasks.")
-@click.option("--db-seed", type=click.IntRange(min=0), default=0, show_default=True)
+@int_option("--level", at_least=1, at_most=3, help=f"{_owners('level')}: task level.")
+@int_option("--limit", at_least=1, help="First N instances/tasks.")
+@int_option("--db-seed", at_least=0, default=0)
 @click.option("--scale", "db_scale", type=click.Choice(["small", "full"]), default="small",
               show_default=True,
               help=f"{_owners('db_scale')}: the database scale (recorded as db_scale).")  # fmt: skip
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--user", default="template", show_default=True,
               help=f"{_owners('user')}: simulated user.")  # fmt: skip
-@click.option("--user-turns", type=click.IntRange(min=1), default=5, show_default=True,
-              help=f"{_owners('user_turns')}: the conversation's turn limit.")  # fmt: skip
-@click.option("--num-generations", type=click.IntRange(min=2), default=4, show_default=True,
-              help="GRPO group size.")  # fmt: skip
-@click.option("--per-device-batch-size", type=click.IntRange(min=1), default=None,
-              help="Rollouts per device per step (default: the group size).")  # fmt: skip
+@int_option("--user-turns", at_least=1, default=5,
+            help=f"{_owners('user_turns')}: the conversation's turn limit.")  # fmt: skip
+@int_option("--num-generations", at_least=2, default=4, help="GRPO group size.")
+@int_option("--per-device-batch-size", at_least=1,
+            help="Rollouts per device per step (default: the group size).")  # fmt: skip
 @click.option("--gradient-accumulation-steps", type=click.IntRange(min=1), default=1)
 @click.option("--beta", type=FiniteFloat(), default=0.0, show_default=True, help="KL coefficient.")
 @click.option("--epsilon", type=FiniteFloat(), default=0.2, show_default=True, help="Clip range.")
 @click.option("--loss-type", default="grpo", show_default=True, help="TRL loss type.")
 @click.option("--learning-rate", type=FiniteFloat(), default=1e-6, show_default=True)
-@click.option("--max-steps", type=click.IntRange(min=1), default=10, show_default=True)
+@int_option("--max-steps", at_least=1, default=10)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--temperature", type=FiniteFloat(), default=1.0, show_default=True)
-@click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
-              help="Model messages per episode.")  # fmt: skip
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=256, show_default=True,
-              help="Tokens per model message.")  # fmt: skip
-@click.option("--max-completion-length", type=click.IntRange(min=8), default=4096,
-              show_default=True, help="Model and environment tokens per episode.")  # fmt: skip
+@int_option("--max-turns", at_least=1, default=8, help="Model messages per episode.")
+@int_option("--max-new-tokens", at_least=1, default=256, help="Tokens per model message.")
+@int_option("--max-completion-length", at_least=8, default=4096,
+            help="Model and environment tokens per episode.")  # fmt: skip
 @click.option("--reward", type=click.Choice(["full", "format"]), default="full", show_default=True,
               help=f"format: the {_owners('reward', 'title')} warm-up reward (action syntax only).")  # fmt: skip
 @click.option("--prompt", type=click.Choice(["full", "compact"]), default="full",
@@ -109,18 +106,17 @@ def train() -> None:
               help="vllm-mode server: the server's URL (default http://0.0.0.0:8000).")  # fmt: skip
 @click.option("--vllm-gpu-memory-utilization", type=FiniteFloatRange(0, 1, min_open=True),
               default=None, help="vllm-mode colocate: vLLM's share of GPU memory (TRL: 0.3).")  # fmt: skip
-@click.option("--vllm-max-model-length", type=click.IntRange(min=8), default=None,
-              help="vllm-mode colocate: vLLM's context length (default: the model's).")  # fmt: skip
+@int_option("--vllm-max-model-length", at_least=8,
+            help="vllm-mode colocate: vLLM's context length (default: the model's).")  # fmt: skip
 @click.option("--no-memory", is_flag=True,
               help=f"Ablation: no memory module ({_owners('no_memory')}).")  # fmt: skip
 @click.option("--no-penalty", is_flag=True,
               help=f"Ablation: no P_action ({_owners('no_penalty')}).")  # fmt: skip
 @click.option("--no-loss-mask", is_flag=True, help="Ablation: train on environment tokens too.")
-@click.option("--save-steps", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--logging-steps", type=click.IntRange(min=1), default=1, show_default=True)
+@int_option("--save-steps", at_least=1, default=50)
+@int_option("--logging-steps", at_least=1, default=1)
 @click.option("--bf16", is_flag=True, help="bfloat16 mixed precision.")
-@click.option("--torch-threads", type=click.IntRange(min=1), default=None,
-              help="torch CPU threads.")  # fmt: skip
+@int_option("--torch-threads", at_least=1, help="torch CPU threads.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
     "--unsafe-sandbox",
@@ -170,13 +166,13 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
               help="Optimizer steps (-1: --epochs).")  # fmt: skip
 @click.option("--epochs", type=FiniteFloat(), default=1.0, show_default=True)
 @click.option("--learning-rate", type=FiniteFloat(), default=2e-5, show_default=True)
-@click.option("--batch-size", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--max-length", type=click.IntRange(min=8), default=4096, show_default=True)
+@int_option("--batch-size", at_least=1, default=1)
+@int_option("--max-length", at_least=8, default=4096)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--tools", type=click.Choice(["prompted", "native"]), default="prompted",
               show_default=True,
               help="prompted: tool calls as text, as hf: and GRPO use; native: the chat template's.")  # fmt: skip
-@click.option("--torch-threads", type=click.IntRange(min=1), default=None)
+@int_option("--torch-threads", at_least=1)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def sft_cmd(data: Path, model: str, output_dir: Path, max_steps: int, epochs: float,
             learning_rate: float, batch_size: int, max_length: int, seed: int, tools: str,
