@@ -73,22 +73,25 @@ class _Item(BaseModel):
     tips: str | None = None
 
 
-class Visit(_Item):
-    """A meal (restaurant), an attraction or an entertainment visit. ``price`` is CNY per
-    person."""
+class _Poi(_Item):
+    """An item that names a POI of the database (by its id or name)."""
 
     id: str | None = None
     name: str | None = None
+
+
+class Visit(_Poi):
+    """A meal (restaurant), an attraction or an entertainment visit. ``price`` is CNY per
+    person."""
+
     start_time: Clock = None
     end_time: Clock = None
     price: float | None = None
 
 
-class Stay(_Item):
+class Stay(_Poi):
     """The night's hotel. ``price`` is CNY per room and night."""
 
-    id: str | None = None
-    name: str | None = None
     check_in_time: Clock = None
     check_out_time: Clock = None
     price: float | None = None

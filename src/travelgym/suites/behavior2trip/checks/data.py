@@ -10,7 +10,6 @@ import json
 import os
 import re
 import sqlite3
-from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -53,12 +52,10 @@ class PlanDB:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> PlanDB:
-        from travelgym.db import connect_readonly
-
-        return cls(connect_readonly(Path(path)))
+        return cls(TripsContext.from_path(path).conn)
 
     def close(self) -> None:
-        self.conn.close()
+        self.ctx.close()
 
     def rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
         return self.ctx.rows(sql, params)
