@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from travelgym.cli.common import data_dir_option, emit_json, int_option
+from travelgym.cli.common import (
+    data_dir_option,
+    emit_json,
+    int_option,
+    json_option,
+    plots_option,
+)
 from travelgym.clikit import InputPath, OutputPath
 from travelgym.core.registry import capable, require
 from travelgym.runner.run_summary import summarize_run
@@ -23,13 +29,8 @@ def register(main: click.Group) -> None:
 
 @click.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIRS)
-@click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as JSON.")
-@click.option(
-    "--plots",
-    type=OutputPath("dir"),
-    default=None,
-    help="Write the suite's counterparts of the paper's figures (PNG and SVG) into this directory.",
-)
+@json_option("Print the whole analysis as JSON.")
+@plots_option("the suite's counterparts of the paper's figures (PNG and SVG)")
 @click.option(
     "--episodes/--no-episodes",
     default=True,
@@ -166,7 +167,7 @@ def annotate_export(run_dir: Path, conversations: int, responses: int | None, se
 
 @annotate.command("summarize")
 @click.argument("sheet", type=InputPath())
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@json_option("Print the statistics as JSON.")
 def annotate_summarize(sheet: Path, as_json: bool) -> None:
     """Table 3 of a filled SHEET: error rates, rubric means, spreads and distributions."""
     suites = capable("annotate")

@@ -12,6 +12,7 @@ from travelgym.cli.common import (
     data_dir_option,
     emit_json,
     int_option,
+    json_option,
     option_choices,
     suite_options,
 )
@@ -52,7 +53,7 @@ def _suites() -> list[str]:
 @data_dir_option
 @click.option("--out", type=OutputPath("file"), required=True,
               help="The chains JSONL to write (replaced; its manifest beside it).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 def chains(annotator: str, suite: str | None, split: str, difficulty: str | None,
            limit: int | None, ids: str | None, max_steps: int | None, base_url: BaseURL,
            concurrency: int, timeout_s: float | None, db_seed: int, scale: str | None,

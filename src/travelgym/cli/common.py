@@ -10,7 +10,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from travelgym.clikit import FiniteFloat, OutputPath
+from travelgym.clikit import FiniteFloat, InputPath, OutputPath
 from travelgym.core.registry import broken_suites, capable, get_suite, suite_names
 
 
@@ -53,6 +53,24 @@ def int_option(*decls: str, at_least: int, at_most: int | None = None,
     where it has one, is shown in the help."""
     return click.option(*decls, type=click.IntRange(at_least, at_most), default=default,
                         show_default=True, help=help)  # fmt: skip
+
+
+def json_option(help: str):
+    """The ``--json`` flag (``as_json``): print the command's result as JSON."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def plots_option(figures: str):
+    """``--plots DIR``: write ``figures`` (the help's words for them) into DIR."""
+    return click.option("--plots", type=OutputPath("dir"), default=None,
+                        help=f"Write {figures} into this directory.")  # fmt: skip
+
+
+def db_file_option(verb: str):
+    """``--db``: an existing SQLite file the command uses (``verb``: what it does with it)
+    instead of the generated database."""
+    return click.option("--db", type=InputPath(sqlite=True), default=None,
+                        help=f"{verb} this database file instead of the generated one.")  # fmt: skip
 
 
 def seed_option(func):

@@ -10,15 +10,18 @@ import click
 from travelgym.cli.common import (
     allow_unsafe_sandbox,
     data_dir_option,
+    db_file_option,
     emit_json,
     int_option,
+    json_option,
+    plots_option,
     seed_option,
     suite_argument,
     suite_flags,
     suite_options,
     unsafe_sandbox_option,
 )
-from travelgym.clikit import InputPath, OutputPath, RuledCommand
+from travelgym.clikit import OutputPath, RuledCommand
 from travelgym.core.registry import all_suites, broken_suites, require
 
 
@@ -30,7 +33,7 @@ def register(main: click.Group) -> None:
 
 
 @click.command("suites")
-@click.option("--json", "as_json", is_flag=True, help="Print the suites as JSON.")
+@json_option("Print the suites as JSON.")
 def suites(as_json: bool) -> None:
     """List the installed benchmark suites and what each supports."""
     from travelgym.core.capabilities import capabilities_of
@@ -56,7 +59,7 @@ def suites(as_json: bool) -> None:
 @suite_argument()
 @seed_option
 @click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
-@click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
+@json_option("Print metadata as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @data_dir_option
 def build(suite: str, seed: int, force: bool, as_json: bool, no_progress: bool,
@@ -79,19 +82,9 @@ def build(suite: str, seed: int, force: bool, as_json: bool, no_progress: bool,
 @suite_flags("stats")
 @suite_argument()
 @seed_option
-@click.option(
-    "--db",
-    type=InputPath(sqlite=True),
-    default=None,
-    help="Describe this database file instead of the generated one.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
-@click.option(
-    "--plots",
-    type=OutputPath("dir"),
-    default=None,
-    help="Write PNG analogues of the paper's Figures 15-17 into this directory.",
-)
+@db_file_option("Describe")
+@json_option("Print the statistics as JSON.")
+@plots_option("PNG analogues of the paper's Figures 15-17")
 @data_dir_option
 def stats(suite: str, seed: int, db: Path | None, as_json: bool,
           plots: Path | None, data_dir: Path | None, **flags) -> None:  # fmt: skip
@@ -116,7 +109,7 @@ def stats(suite: str, seed: int, db: Path | None, as_json: bool,
     default=None,
     help="SQLite file to write (suites that write into the data directory take none).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print metadata as JSON.")
+@json_option("Print metadata as JSON.")
 @data_dir_option
 def ingest(suite: str, raw_dir: Path | None, out: Path | None, as_json: bool,
            data_dir: Path | None, **flags) -> None:  # fmt: skip
@@ -148,12 +141,7 @@ def tools(suite: str, markdown: bool) -> None:
 @suite_flags("serve-mcp")
 @suite_argument()
 @seed_option
-@click.option(
-    "--db",
-    type=InputPath(sqlite=True),
-    default=None,
-    help="Serve this database file instead of the generated one.",
-)
+@db_file_option("Serve")
 @data_dir_option
 @unsafe_sandbox_option
 def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None,
@@ -180,7 +168,7 @@ def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None,
 @click.command("tasks", cls=RuledCommand)
 @suite_flags("tasks")
 @suite_argument()
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of full task objects.")
+@json_option("Print a JSON array of full task objects.")
 @data_dir_option
 def list_tasks(suite: str, as_json: bool, data_dir: Path | None, **flags) -> None:
     """List SUITE's tasks."""
@@ -195,7 +183,7 @@ def list_tasks(suite: str, as_json: bool, data_dir: Path | None, **flags) -> Non
 @click.command()
 @suite_argument("solve")
 @click.option("--task", "task_ids", multiple=True, help="Only this task (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of ground truths.")
+@json_option("Print a JSON array of ground truths.")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @seed_option
 @data_dir_option

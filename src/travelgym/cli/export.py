@@ -11,6 +11,7 @@ import click
 from travelgym.cli.common import (
     data_dir_option,
     int_option,
+    json_option,
     suite_argument,
     suite_flags,
     suite_options,
@@ -81,7 +82,7 @@ def export() -> None:
 @click.option("--data-dir", type=OutputPath("dir"), default=None,
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
 @suite_filter_options
-@click.option("--json", "as_json", is_flag=True, help="Print the export summary as JSON.")
+@json_option("Print the export summary as JSON.")
 def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], out: Path,
                    fmt: str, min_score: float | None, suite: str | None, scale: str | None,
                    max_chars: int | None, data_dir: Path | None, as_json: bool,
@@ -123,7 +124,7 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
               "episodes/run-*.parquet.")  # fmt: skip
 @int_option("--db-seed", at_least=0, default=0,
             help="Seed of the generated database the tasks belong to.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the card's metadata as JSON.")
+@json_option("Print the card's metadata as JSON.")
 @data_dir_option
 def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path | None,
                        db_seed: int, as_json: bool, data_dir: Path | None,

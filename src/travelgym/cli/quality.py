@@ -14,6 +14,7 @@ from travelgym.cli.common import (
     data_dir_option,
     emit_json,
     int_option,
+    json_option,
     option_choices,
     seed_option,
 )
@@ -83,7 +84,7 @@ def register(main: click.Group) -> None:
 @int_option("--concurrency", at_least=1, default=4)
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
 @click.option("--out", type=OutputPath("file"), required=True, help="The QC file (JSONL).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 @click.option(
     "--scale",
     type=click.Choice(option_choices("scale")),
@@ -116,7 +117,7 @@ def assess(backend: str, split: str, limit: int | None, chains: Path | None,
     help="Directory for the filtered task files and report.json.",
 )
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @data_dir_option
 def apply(qc: Path, out: Path, suite_name: str | None, as_json: bool,
           data_dir: Path | None) -> None:  # fmt: skip
@@ -149,7 +150,7 @@ def sheet(qc: Path, sample: int, seed: int, out: Path, suite_name: str | None,
 @quality.command("summarize")
 @click.argument("sheet_path", metavar="SHEET", type=InputPath())
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@json_option("Print the statistics as JSON.")
 def summarize(sheet_path: Path, suite_name: str | None, as_json: bool) -> None:
     """Agreement of a filled SHEET with the automatic stage, Cohen's kappa, reviewer pairs."""
     suite = _suite(suite_name)

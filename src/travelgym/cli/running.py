@@ -15,6 +15,7 @@ from travelgym.cli.common import (
     data_dir_option,
     emit_json,
     int_option,
+    json_option,
     parse_settings,
     settings_option,
     suite_argument,
@@ -171,7 +172,7 @@ def _agent_help() -> str:
     help="On-disk LLM response cache.",
 )
 @generation_options
-@click.option("--json", "as_json", is_flag=True, help="Print the score summaries as JSON.")
+@json_option("Print the score summaries as JSON.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option(
     "--count-errors-as-failures",

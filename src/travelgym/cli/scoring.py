@@ -12,6 +12,7 @@ from travelgym.cli.common import (
     base_url_option,
     data_dir_option,
     emit_json,
+    json_option,
     seed_option,
     suite_flags,
 )
@@ -77,7 +78,7 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
 @click.command()
 @suite_flags("score")
 @click.argument("answers", type=InputPath(dir_okay=True))
-@click.option("--json", "as_json", is_flag=True, help="Print the full score JSON.")
+@json_option("Print the full score JSON.")
 @click.option(
     "--suite",
     type=click.Choice(suite_names()),

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from travelgym.cli.common import int_option
+from travelgym.cli.common import int_option, json_option
 from travelgym.clikit import FiniteFloat, FiniteFloatRange
 from travelgym.training.base import training_suite_names
 from travelgym.training.grpo_config import default_suite, setting_owners
@@ -117,7 +117,7 @@ def train() -> None:
 @int_option("--logging-steps", at_least=1, default=1)
 @click.option("--bf16", is_flag=True, help="bfloat16 mixed precision.")
 @int_option("--torch-threads", at_least=1, help="torch CPU threads.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @click.option(
     "--unsafe-sandbox",
     is_flag=True,
@@ -173,7 +173,7 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
               show_default=True,
               help="prompted: tool calls as text, as hf: and GRPO use; native: the chat template's.")  # fmt: skip
 @int_option("--torch-threads", at_least=1)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 def sft_cmd(data: Path, model: str, output_dir: Path, max_steps: int, epochs: float,
             learning_rate: float, batch_size: int, max_length: int, seed: int, tools: str,
             torch_threads: int | None, as_json: bool) -> None:  # fmt: skip
