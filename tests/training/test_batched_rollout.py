@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.training.support import need_train_extra
-from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 
 pytestmark = pytest.mark.train
 

@@ -14,18 +14,18 @@ from travelgym.db import connect_readonly
 from travelgym.llm.protocol import ChatMessage, ChatResponse, ToolCall
 from travelgym.suites.behavior2trip.agents.b2t_agent import B2TAgent
 from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
+from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 from travelgym.suites.behavior2trip.episode import run_trip_episode
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 from travelgym.suites.behavior2trip.scoring import score_result
 from travelgym.suites.behavior2trip.training import b2t_episode_reward, b2t_reward
-from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.suites.compass.agents.llm_agent import LLMToolAgent
+from travelgym.suites.compass.environment import CompassTrainingEnv, to_assistant_message
 from travelgym.suites.compass.episode import run_episode
 from travelgym.suites.compass.scoring import score_plan
 from travelgym.suites.compass.solver import Ranking, build_components, solve
 from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.training import compass_episode_reward, compass_reward
-from travelgym.suites.compass.training_env import CompassTrainingEnv, to_assistant_message
 from travelgym.suites.compass.user.template import TemplateUserBackend
 from travelgym.training.base import EnvStateError
 

@@ -12,10 +12,10 @@ import pytest
 from tests.training.support import need_train_extra
 from travelgym.llm.hf_client import chat_text, encode
 from travelgym.llm.prompted_tools import to_prompted_messages
-from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+from travelgym.suites.behavior2trip.environment import TripTrainingEnv
+from travelgym.suites.compass.environment import CompassTrainingEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
-from travelgym.suites.compass.training_env import CompassTrainingEnv
 from travelgym.training.rollout import run_rollout, tokenize_chat
 
 pytestmark = pytest.mark.train

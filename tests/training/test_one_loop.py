@@ -18,8 +18,8 @@ from travelgym.cli import main
 from travelgym.core.registry import get_suite
 from travelgym.llm.hf_client import encode
 from travelgym.runner.store import read_episodes
+from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 from travelgym.suites.behavior2trip.instance_sets import load_split
-from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
 from travelgym.training.rollout import run_rollout
 
 pytestmark = pytest.mark.train
@@ -131,10 +131,10 @@ def test_travelplanner_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, 
     from tests.suites.travelplanner.suite_data import write_suite_data
     from travelgym.suites.travelplanner.agents.planner import build_plan
     from travelgym.suites.travelplanner.agents.scripted import reference_cities
+    from travelgym.suites.travelplanner.environment import PlannerTrainingEnv
     from travelgym.suites.travelplanner.ingest import ingest
     from travelgym.suites.travelplanner.plans import plan_json
     from travelgym.suites.travelplanner.source import reference_sandbox
-    from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
 
     need_extra("gym", ("gymnasium",))
     import gymnasium
@@ -199,9 +199,9 @@ def test_compass_evaluation_gymnasium_and_grpo_play_one_conversation(tmp_path, c
     optimal plan; the template user answers. Same turns, tool calls, messages and score."""
     from tests.fakes.openai_server import tool_call
     from travelgym.llm.prompted_tools import split_tool_calls
+    from travelgym.suites.compass.environment import CompassTrainingEnv
     from travelgym.suites.compass.ground_truth import ensure_ground_truth
     from travelgym.suites.compass.tasks import load_tasks
-    from travelgym.suites.compass.training_env import CompassTrainingEnv
 
     need_extra("gym", ("gymnasium",))
     import gymnasium

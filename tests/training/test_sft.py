@@ -15,13 +15,13 @@ from travelgym.agents.b2t_format import parse_message
 from travelgym.cli import main
 from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.runner.store import EPISODES, MANIFEST, RunStore
+from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 from travelgym.suites.behavior2trip.tools import trips_registry
-from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+from travelgym.suites.compass.environment import CompassTrainingEnv
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.tools import compass_registry
-from travelgym.suites.compass.training_env import CompassTrainingEnv
 from travelgym.training.chat import chat_problems, sharegpt_problems
 from travelgym.training.sft import ExportError, FilterError, export_sft, read_run
 

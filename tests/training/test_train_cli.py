@@ -20,8 +20,8 @@ HEAVY = ("torch", "transformers", "trl", "datasets", "accelerate", "tokenizers")
 
 def test_light_imports_do_not_load_torch():
     code = ("import sys, travelgym, travelgym.cli, travelgym.training.rewards, "
-            "travelgym.suites.behavior2trip.training_env, travelgym.suites.compass.training_env, "
-            "travelgym.suites.behavior2trip.trl_env, travelgym.suites.compass.trl_env, "
+            "travelgym.suites.behavior2trip.environment, travelgym.suites.compass.environment, "
+            "travelgym.suites.travelplanner.environment, travelgym.toolkit.signature, "
             "travelgym.training.rollout, travelgym.training.trl_env, "
             "travelgym.training.grpo_config, travelgym.cli.train, "
             "travelgym.llm.hf_client, travelgym.llm.factory, travelgym.runner.specs, "

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from travelgym.agents.actions import (
     FENCE,
@@ -235,6 +235,37 @@ def format_memory_op(action: str, key: str, value: Any = None) -> str:
     return f"<memory>{json.dumps(op, ensure_ascii=False, default=str)}</memory>"
 
 
+# The B2T actions that are not tool calls, as typed functions returning the action's text: what a
+# policy that only calls tools (TRL's tool loop) calls instead of writing the tags.
+
+
+def submit_plan(plan: str) -> str:
+    """Deliver the final travel plan; this ends the task.
+
+    Args:
+        plan: The plan as a JSON list with one object per day of the trip.
+
+    Returns:
+        A confirmation.
+    """
+    text = plan if isinstance(plan, str) else json.dumps(plan, ensure_ascii=False)
+    return f"<answer>{text}</answer>"
+
+
+def memory(action: Literal["read", "write"], key: str, value: str | None = None) -> str:
+    """Read or write the session memory, a dictionary kept for this task.
+
+    Args:
+        action: "write" stores value under key; "read" returns the value of key ("all": everything).
+        key: The memory key, e.g. "preferences".
+        value: The value to store (text; JSON allowed), for "write" only.
+
+    Returns:
+        The stored value (read) or a confirmation (write), or an error.
+    """
+    return format_memory_op(action, key, value)
+
+
 __all__ = [
     "MEMORY_RESPONSE",
     "TOOL_RESPONSE",
@@ -246,7 +277,9 @@ __all__ = [
     "format_memory_op",
     "format_responses",
     "format_tool_call",
+    "memory",
     "parse_message",
     "parse_tool_call",
+    "submit_plan",
     "tool_index",
 ]

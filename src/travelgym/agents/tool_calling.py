@@ -59,6 +59,14 @@ def as_assistant(action: Any) -> ChatMessage:
     return message
 
 
+def native_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message making the one native tool call ``name(arguments)`` (the
+    environment gives it its id)."""
+    call = {"type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}  # fmt: skip
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
 async def apply_native_message(env: Any, message: ChatMessage, usage: Usage | None = None,
                                started: float | None = None) -> tuple[list[dict[str, Any]], str | None]:  # fmt: skip
     """Apply one assistant message with native tool calls to a step session ``env`` (its

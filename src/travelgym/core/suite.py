@@ -429,15 +429,6 @@ class Suite(ABC):
         :class:`~travelgym.training.chat.ReplayError` when it cannot be rebuilt."""
         return self._no_training("SFT export")
 
-    def trl_environment(self, **kwargs: Any) -> Callable[[], Any]:
-        """A zero-argument factory of TRL ``environment_factory`` environments (see
-        :mod:`travelgym.training.trl_env`)."""
-        return self._no_training("TRL environment")
-
-    def trl_system_prompt(self) -> str:
-        """The system prompt of the TRL environments' dataset rows (native tool calls)."""
-        return self._no_training("TRL environment")
-
     def tiny_texts(self) -> list[str]:
         """Texts for the tiny test model's tokenizer (prompts, tool schemas, example actions,
         tasks); none by default."""

@@ -2,8 +2,8 @@
 
 :func:`run_rollout` plays one episode of a suite's training environment
 (:meth:`~travelgym.core.suite.Suite.training_env`; e.g. Behavior2Trip's
-:class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` with B2T-Agent text actions, or
-COMPASS's :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv` with tool calls prompted as
+:class:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv` with B2T-Agent text actions, or
+COMPASS's :class:`~travelgym.suites.compass.environment.CompassTrainingEnv` with tool calls prompted as
 Hermes ``<tool_call>`` blocks, as the ``hf:`` and ``local:`` clients do), seen as plain-text chat
 (:class:`EnvChat` over the environment protocol, :mod:`travelgym.core.environment`), with a
 ``generate`` callable: ``generate(context_ids, max_new_tokens) -> new_ids`` (a transformers

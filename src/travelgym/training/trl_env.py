@@ -1,16 +1,17 @@
-"""The suites as TRL ``environment_factory`` environments, for TRL's native tool loop.
+"""Every suite as a TRL ``environment_factory`` environment, for TRL's native tool loop.
 
 ``GRPOTrainer(..., environment_factory=environment_factory(SUITE, ...))`` gives every rollout
-its own environment: ``reset(**row)`` starts the dataset row's instance / task and returns the
-task text (TRL appends it to the prompt's last user message); every public method is a tool the
-model calls with its chat template's native tool-call format (e.g. Qwen3); ``get_reward()``
-scores the rollout when it ends. Each suite writes its environment class
-(:meth:`~travelgym.core.suite.Suite.trl_environment`) and gets its tool methods from this module
-(:func:`add_tools`): they are generated from the suite's tool registry
-(:mod:`travelgym.toolkit.registry`) with real type hints and Google-style docstrings, so
-``transformers.utils.get_json_schema`` reads them; each runs through the suite's training
-environment (:meth:`~travelgym.core.suite.Suite.training_env`), so the reward is the suite's
-reward as everywhere. :func:`trl_rows` makes the dataset rows.
+its own environment: ``reset(**row)`` starts the dataset row's task and returns its text (TRL
+appends it to the prompt's last user message); every public method is a tool the model calls
+with its chat template's native tool-call format (e.g. Qwen3); ``get_reward()`` is the reward
+of the episode when the rollout ends. One class serves every suite: it drives the suite's own
+environment (:mod:`travelgym.core.environment`, ``Suite.training_env(tools_only=True)``), the
+one that evaluation plays, so the episode, its score and its reward are the suite's as
+everywhere. TRL's loop ends at the first message without a tool call, so in its tools-only mode
+an environment offers every action as a typed function (``env.tool_functions()``: the suite's
+tools, and the calls that answer, e.g. ``submit_plan``), each returning the assistant message it
+stands for; the methods here wrap them. :meth:`ToolEnvironmentFactory.rows` makes the dataset
+rows.
 
 ``travelgym train grpo`` does not use these: it runs its own rollouts
 (:mod:`~travelgym.training.rollout`) for the exact B2T action format and loss mask. These are
@@ -19,105 +20,134 @@ for models trained with native tool calls; see ``docs/training/grpo.md``.
 
 from __future__ import annotations
 
-import functools
 import inspect
-import operator
+import json
+import re
+import typing
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
-from travelgym.core.registry import get_suite
-from travelgym.toolkit.registry import Tool, ToolRegistry
+from travelgym.toolkit.signature import type_hint as type_hint
 
-_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool,
-                               "object": dict, "array": list}  # fmt: skip
+_RESPONSE = re.compile(r"^\s*<(tool_response|memory_response)>\s*(.*?)\s*</\1>\s*$", re.S)
 
 
-def type_hint(schema: dict[str, Any]) -> Any:
-    """A Python type hint for a JSON-schema property (enums as ``Literal``; nested objects as
-    ``dict``; ``anyOf`` as a union, ``null`` as ``None``)."""
-    if "enum" in schema:
-        return Literal[tuple(schema["enum"])]
-    if "anyOf" in schema:
-        parts = [type_hint(s) for s in schema["anyOf"] if s.get("type") != "null"]
-        hint = functools.reduce(operator.or_, parts)
-        return hint | None if any(s.get("type") == "null" for s in schema["anyOf"]) else hint
-    kind = schema.get("type")
-    if kind == "array" and "items" in schema:
-        return list[type_hint(schema["items"])]
-    if kind not in _JSON_TYPES:
-        raise ValueError(f"no type hint for the schema {schema}")
-    return _JSON_TYPES[kind]
+def observation_text(messages: list[dict[str, Any]], native_tools: bool) -> str:
+    """What a tool call returns to the model: the tool messages' contents; in a native-tools
+    environment a user message is the (simulated) user speaking, in a text environment it carries
+    the tool responses (a single ``<tool_response>``/``<memory_response>`` block unwrapped)."""
+    parts = []
+    for message in messages:
+        text = message.get("content") or ""
+        if message["role"] == "tool":
+            parts.append(text)
+        elif native_tools:
+            parts.append(f"The user says: {text}")
+        else:
+            match = _RESPONSE.match(text)
+            parts.append(match.group(2) if match else text)
+    return "\n\n".join(parts)
 
 
-def _argument_doc(tool: Tool, name: str, schema: dict[str, Any]) -> str:
-    text = " ".join((tool.param_docs.get(name) or schema.get("description") or name).split())
-    objects = [s for s in schema.get("anyOf", [schema]) if s.get("type") == "object"]
-    for obj in objects:  # name the keys (and values) of a preferences object
-        keys = []
-        for key, sub in obj.get("properties", {}).items():
-            values = sub.get("enum") or next((s.get("enum") for s in sub.get("anyOf", [])
-                                              if s.get("enum")), None)  # fmt: skip
-            keys.append(f"{key} (one or a list of: {', '.join(map(str, values))})" if values
-                        else key)  # fmt: skip
-        if keys:
-            text += " Keys: " + "; ".join(keys) + "."
-    return text
+class ToolEnvironment:
+    """A suite's environment for TRL's tool loop (see the module docstring); the methods that
+    are tools are added per environment by :func:`tool_environment`."""
+
+    def __init__(self, env: Any) -> None:
+        self._env = env
+        self._reward: float | None = None
+
+    def reset(self, **row: Any) -> str:
+        """Start the row's task (its ``env.task_key`` column; else a random one): its text."""
+        key = self._env.task_key
+        options = {key: row[key]} if row.get(key) else {}
+        messages, _ = self._env.reset(seed=row.get("seed"), options=options)
+        self._reward = None
+        return messages[-1]["content"]
+
+    def _over(self) -> str:
+        return f"the task is over ({self._env.episode().termination})"
+
+    def _act(self, action: Any) -> str:
+        env = self._env
+        if env.done:
+            return json.dumps({"error": self._over()})
+        moved = env.transition(action)
+        if moved.ended:
+            self._reward = moved.reward
+            return f"{self._over()[0].upper()}{self._over()[1:]}."
+        return observation_text(moved.messages, env.native_tools)
+
+    def get_reward(self) -> float:
+        """The episode's reward once it has ended; before, that of an episode stopped there
+        (the environment's ``cut``)."""
+        if self._reward is not None:
+            return float(self._reward)
+        return float(self._env.cut()[0])
 
 
-def tool_docstring(tool: Tool) -> str:
-    """A Google-style docstring for a registry tool: description, ``Args:``, ``Returns:``."""
-    description, _, returns = tool.description.partition("\n\nReturns: ")
-    properties = tool.json_schema()["properties"]
-    lines = [description.strip(), "", "Args:"]
-    lines += [f"    {name}: {_argument_doc(tool, name, properties[name])}" for name in properties]
-    lines += ["", "Returns:", f"    {' '.join(returns.split()) or 'The result as JSON text.'}"]
-    return "\n".join(lines)
+def _method(function: Callable[..., Any]) -> Callable[..., str]:
+    """A method applying the action ``function`` returns, with its name, parameters and
+    docstring (``self`` first)."""
 
+    def method(self: ToolEnvironment, *args: Any, **kwargs: Any) -> str:
+        return self._act(function(*args, **kwargs))
 
-def tool_method(tool: Tool) -> Callable[..., str]:
-    """A method ``(self, **arguments) -> str`` calling ``self._call_tool(name, arguments)``,
-    with the tool's signature (keyword-only parameters), type hints and docstring."""
-    schema = tool.json_schema()
-    required = set(schema.get("required", []))
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    annotations: dict[str, Any] = {}
-    for name, prop in schema["properties"].items():
-        hint = type_hint(prop)
-        field = tool.args_model.model_fields[name]
-        default = inspect.Parameter.empty if name in required else field.default
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=hint))  # fmt: skip
-        annotations[name] = hint
-    annotations["return"] = str
-
-    def method(self: Any, **arguments: Any) -> str:
-        return self._call_tool(tool.name, arguments)
-
-    method.__name__ = method.__qualname__ = tool.name
-    method.__doc__ = tool_docstring(tool)
-    method.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
-    method.__annotations__ = annotations
+    signature = inspect.signature(function)
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    method.__name__ = method.__qualname__ = function.__name__
+    method.__doc__ = function.__doc__
+    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[self_param, *signature.parameters.values()], return_annotation=str
+    )
+    # resolved where ``function`` was written (its module's names), not here
+    method.__annotations__ = {**typing.get_type_hints(function), "return": str}
     return method
 
 
-def add_tools(cls: type, registry: ToolRegistry) -> type:
-    """Give ``cls`` one generated method per tool of ``registry``."""
-    for name in registry.names:
-        setattr(cls, name, tool_method(registry[name]))
-    return cls
+def tool_environment(env: Any) -> ToolEnvironment:
+    """``env`` (an environment in its tools-only mode) as a :class:`ToolEnvironment` whose class
+    has one method per function of ``env.tool_functions()``."""
+    methods = {f.__name__: _method(f) for f in env.tool_functions()}
+    clash = set(methods) & {"reset", "get_reward"}
+    if clash:
+        raise ValueError(f"an environment tool may not be named {', '.join(sorted(clash))}")
+    cls = type(f"{type(env).__name__}Tools", (ToolEnvironment,), methods)
+    return cls(env)
 
 
-def environment_factory(suite: str, **kwargs: Any) -> Callable[[], Any]:
-    """A zero-argument factory of ``suite``'s TRL environments, for ``GRPOTrainer(...,
-    environment_factory=...)``; ``kwargs`` choose the instances / tasks and go to the suite's
-    training environment (:meth:`~travelgym.core.suite.Suite.trl_environment`)."""
-    return get_suite(suite).trl_environment(**kwargs)
+class ToolEnvironmentFactory:
+    """A zero-argument factory of a suite's :class:`ToolEnvironment` objects, for
+    ``GRPOTrainer(..., environment_factory=...)``; ``options`` go to ``Suite.training_env``
+    (which tasks, ``max_turns``, ...)."""
+
+    def __init__(self, suite: Any, **options: Any) -> None:
+        self.suite, self.options = suite, options
+
+    def __call__(self) -> ToolEnvironment:
+        return tool_environment(self.suite.training_env(tools_only=True, **self.options))
+
+    def rows(self, ids: list[str] | None = None) -> list[dict[str, Any]]:
+        """Dataset rows: the environment's system prompt, an empty user message (``reset``
+        fills it) and the task id (default: every task of the environment)."""
+        env = self.suite.training_env(tools_only=True, **self.options)
+        try:
+            messages, _ = env.reset(options={"index": 0})
+            ids, key = list(ids) if ids is not None else env.item_ids, env.task_key
+        finally:
+            env.close()
+        prompt = [{"role": "system", "content": messages[0]["content"]},
+                  {"role": "user", "content": ""}]  # fmt: skip
+        return [{"prompt": prompt, key: i} for i in ids]
 
 
-def trl_rows(suite: str, ids: list[str]) -> list[dict[str, Any]]:
-    """Dataset rows for ``environment_factory`` training: the suite's system prompt for native
-    tool calls, an empty user message (``reset`` fills it) and the instance / task id."""
-    chosen = get_suite(suite)
-    prompt = [{"role": "system", "content": chosen.trl_system_prompt()},
-              {"role": "user", "content": ""}]  # fmt: skip
-    return [{"prompt": prompt, chosen.training_task_key: i} for i in ids]
+def environment_factory(suite: str, **options: Any) -> ToolEnvironmentFactory:
+    """:class:`ToolEnvironmentFactory` of the installed suite named ``suite``."""
+    from travelgym.core.registry import get_suite
+
+    return ToolEnvironmentFactory(get_suite(suite), **options)
+
+
+def trl_rows(suite: str, ids: list[str] | None = None, **options: Any) -> list[dict[str, Any]]:
+    """The dataset rows of ``environment_factory(suite, **options)`` for ``ids``."""
+    return environment_factory(suite, **options).rows(ids)

@@ -16,17 +16,17 @@ from travelgym.suites.travelplanner.agents.planner import build_plan
 from travelgym.suites.travelplanner.agents.scripted import reference_cities
 from travelgym.suites.travelplanner.ingest import ingest
 from travelgym.suites.travelplanner.plans import plan_json, score_plan
+from travelgym.suites.travelplanner.prompts import TOOL_SYSTEM
 from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
 from travelgym.suites.travelplanner.tools import planner_registry
-from travelgym.suites.travelplanner.trl_env import PlannerToolEnv, planner_tool_prompt
-from travelgym.training.trl_env import trl_rows
+from travelgym.training.trl_env import environment_factory, trl_rows
 
 SUITE = get_suite("travelplanner")
 
 
-def tool_methods(cls) -> list[str]:
+def tool_methods(env) -> list[str]:
     """The methods TRL exposes as tools (its own selection rule)."""
-    return [name for name, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+    return [name for name, _ in inspect.getmembers(env, predicate=inspect.ismethod)
             if name not in ("reset", "get_reward") and not name.startswith("_")]  # fmt: skip
 
 
@@ -51,26 +51,29 @@ def known_plan(data_dir, task_id: str) -> tuple[str, float]:
     return plan, SUITE.reward({"score": score}).total
 
 
-def test_tool_methods_are_the_registry_tools():
+def test_tool_methods_are_the_registry_tools(data_dir):
     registry = planner_registry()
-    assert set(tool_methods(PlannerToolEnv)) == set(registry.names) | {"submit_plan"}
+    env = environment_factory("travelplanner", split="validation", data_dir=data_dir)()
+    assert set(tool_methods(env)) == set(registry.names) | {"submit_plan"}
     for name in registry.names:
         ours = registry[name].json_schema()
-        signature = inspect.signature(getattr(PlannerToolEnv, name))
-        assert set(signature.parameters) - {"self"} == set(ours["properties"])
+        signature = inspect.signature(getattr(env, name))
+        assert set(signature.parameters) == set(ours["properties"])
         required = {p.name for p in signature.parameters.values()
-                    if p.default is inspect.Parameter.empty} - {"self"}  # fmt: skip
+                    if p.default is inspect.Parameter.empty}  # fmt: skip
         assert required == set(ours.get("required", []))
+    env._env.close()
 
 
 @pytest.mark.train
-def test_every_tool_has_a_json_schema():
+def test_every_tool_has_a_json_schema(data_dir):
     need_train_extra()
     from transformers.utils import get_json_schema
 
     registry = planner_registry()
-    for name in tool_methods(PlannerToolEnv):
-        schema = get_json_schema(getattr(PlannerToolEnv, name))["function"]
+    env = environment_factory("travelplanner", split="validation", data_dir=data_dir)()
+    for name in tool_methods(env):
+        schema = get_json_schema(getattr(env, name))["function"]
         assert schema["name"] == name and schema["description"]
         params = schema["parameters"]
         assert all(p.get("description") for p in params["properties"].values())
@@ -86,7 +89,7 @@ def test_every_tool_has_a_json_schema():
 def test_planner_tool_env_drive(data_dir):
     plan, expected = known_plan(data_dir, "validation-3")
     assert 0.0 < expected < 1.0  # every constraint but the budget
-    env = SUITE.trl_environment(split="validation", data_dir=data_dir)()
+    env = environment_factory("travelplanner", split="validation", data_dir=data_dir)()
     query = env.reset(task_id="validation-3")
     assert query.startswith("Query: A 5-day trip for 3")
     assert env.get_reward() == 0.0  # nothing delivered yet
@@ -102,9 +105,9 @@ def test_planner_tool_env_drive(data_dir):
     assert "\n" not in bad and json.loads(bad)["error"]
     bad = env.accommodation_search(city=["Chicago"], nonsense=1)
     assert "\n" not in bad and json.loads(bad)["error"]
-    assert env.submit_plan(plan=plan) == "The plan was submitted."
+    assert env.submit_plan(plan=plan) == "The task is over (answered)."
     refused = env.accommodation_search(city="Chicago")
-    assert "\n" not in refused and "plan was submitted" in json.loads(refused)["error"]
+    assert "\n" not in refused and "(answered)" in json.loads(refused)["error"]
     assert "task is over" in env.submit_plan(plan=plan)
     assert env.get_reward() == pytest.approx(expected)
     episode = env._env.episode()
@@ -118,23 +121,28 @@ def test_planner_tool_env_drive(data_dir):
 def test_a_full_plan_earns_one_and_the_call_limit_ends_the_task(data_dir):
     plan, expected = known_plan(data_dir, "validation-1")
     assert expected == 1.0  # passes every constraint
-    factory = SUITE.trl_environment(split="validation", data_dir=data_dir, max_turns=2)
+    factory = environment_factory("travelplanner", split="validation", data_dir=data_dir,
+                                  max_turns=2)  # fmt: skip
     env = factory()
     env.reset(task_id="validation-1")
     assert json.loads(env.restaurant_search(city="Rockford"))["count"] >= 1
-    assert env.submit_plan(plan=json.loads(plan)) == "The plan was submitted."  # a list is fine
+    assert (
+        env.submit_plan(plan=json.loads(plan)) == "The task is over (answered)."
+    )  # a list is fine
     assert env.get_reward() == 1.0
     env.reset(task_id="validation-1")
     env.restaurant_search(city="Rockford")
-    assert "task is over" in env.restaurant_search(city="Rockford")
-    assert "limit of 2 calls" in env.submit_plan(plan=plan)
+    assert env.restaurant_search(city="Rockford") == "The task is over (step_limit)."
+    assert "(step_limit)" in json.loads(env.submit_plan(plan=plan))["error"]
     assert env.get_reward() == 0.0  # nothing delivered
     env._env.close()
 
 
-def test_rows_and_prompt():
-    rows = trl_rows("travelplanner", ["validation-1"])
+def test_rows_and_prompt(data_dir):
+    rows = trl_rows("travelplanner", ["validation-1"], split="validation", data_dir=data_dir)
     assert rows[0]["task_id"] == "validation-1"
     system = rows[0]["prompt"][0]
-    assert system["role"] == "system" and system["content"] == planner_tool_prompt()
+    assert system["role"] == "system" and system["content"].startswith(TOOL_SYSTEM)
     assert "submit_plan" in system["content"] and "<answer>" not in system["content"]
+    every = trl_rows("travelplanner", split="validation", data_dir=data_dir)
+    assert [r["task_id"] for r in every][:2] == ["validation-1", "validation-2"]

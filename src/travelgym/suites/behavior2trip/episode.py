@@ -3,7 +3,7 @@ tools (and its memory) and delivers a plan, which is scored by the 32 checks.
 
 A model agent's episode (:class:`~travelgym.runner.loop.PolicyAgent`: ``b2t:MODEL``,
 ``local:``, ``hf:``) is played by the one episode loop (:func:`travelgym.runner.loop.play`)
-over :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv`, the environment GRPO
+over :class:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv`, the environment GRPO
 trains on; the scripted, oracle, ReAct and tool-calling agents run their own ``solve``.
 ``run_trip_episode`` never raises for agent, tool or model failures: they are recorded in the
 :class:`TripEpisode`, and an episode without a plan scores as undelivered.
@@ -20,7 +20,7 @@ from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError
 from travelgym.runner.loop import PolicyAgent, play_agent, stored
 from travelgym.suites.behavior2trip.agents.base import TripAgent, TripRequest, TripToolSession
-from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 from travelgym.suites.behavior2trip.trip_episode import Termination as Termination
 from travelgym.suites.behavior2trip.trip_episode import TripEpisode as TripEpisode
 from travelgym.suites.behavior2trip.trip_episode import build_trip_episode as build_trip_episode

@@ -185,7 +185,7 @@ class Behavior2TripSuite(
     )  # fmt: skip
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
-        from travelgym.suites.behavior2trip.training_env import TripTrainingEnv
+        from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 
         return TripTrainingEnv.from_split(split, **kwargs)
 
@@ -221,16 +221,6 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.training import sft_chat
 
         return sft_chat(episode, source)
-
-    def trl_environment(self, **kwargs: Any) -> Any:
-        from travelgym.suites.behavior2trip.trl_env import trip_env_factory
-
-        return trip_env_factory(**kwargs)
-
-    def trl_system_prompt(self) -> str:
-        from travelgym.suites.behavior2trip.trl_env import trip_tool_prompt
-
-        return trip_tool_prompt()
 
     def tiny_texts(self) -> list[str]:
         from travelgym.suites.behavior2trip.training import tiny_texts

@@ -1,6 +1,6 @@
 """Behavior2Trip's side of training: its reward (paper Section 4.2) and the format-only warm-up
 reward, its episodes as training chats (SFT export), the SFT filter, the chat view of
-:class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` for rollouts, the compact prompt
+:class:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv` for rollouts, the compact prompt
 for small models and the texts of the tiny model's tokenizer. The shared layer
 (:mod:`travelgym.training`) reaches them through the training methods of
 :class:`~travelgym.suites.behavior2trip.suite.Behavior2TripSuite`.
@@ -141,7 +141,7 @@ def b2t_episode_reward(
 
 
 def cut_reward(env: Any) -> RewardBreakdown:
-    """The reward of a :class:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv` episode
+    """The reward of a :class:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv` episode
     stopped before it ended: nothing delivered, only the invalid-action penalty."""
     steps = env.tools.steps if env.tools is not None else []
     invalid = sum(len(s.invalid_actions) for s in steps)

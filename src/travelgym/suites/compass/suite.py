@@ -142,7 +142,7 @@ class CompassRun(SuiteRun):
         import time
 
         from travelgym.runner.loop import play_agent, stored
-        from travelgym.suites.compass.training_env import CompassTrainingEnv
+        from travelgym.suites.compass.environment import CompassTrainingEnv
 
         started = time.perf_counter()
         env = CompassTrainingEnv(self.conn, [task], {task.task_id: self.truths[task.task_id]},
@@ -420,7 +420,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     sft_min_score_note = "any feasible plan"
 
     def training_env(self, **kwargs: Any) -> Any:
-        from travelgym.suites.compass.training_env import CompassTrainingEnv
+        from travelgym.suites.compass.environment import CompassTrainingEnv
 
         return CompassTrainingEnv.from_data(**kwargs)
 
@@ -444,16 +444,6 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         from travelgym.suites.compass.training import sft_chat
 
         return sft_chat(episode, source)
-
-    def trl_environment(self, **kwargs: Any) -> Any:
-        from travelgym.suites.compass.trl_env import compass_env_factory
-
-        return compass_env_factory(**kwargs)
-
-    def trl_system_prompt(self) -> str:
-        from travelgym.suites.compass.trl_env import compass_tool_prompt
-
-        return compass_tool_prompt()
 
     def tiny_texts(self) -> list[str]:
         from travelgym.suites.compass.training import tiny_texts

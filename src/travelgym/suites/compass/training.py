@@ -1,5 +1,5 @@
 """COMPASS's side of training: its reward, its episodes as training chats (SFT export), the
-SFT filter, the prompted-chat view of :class:`~travelgym.suites.compass.training_env.CompassTrainingEnv`
+SFT filter, the prompted-chat view of :class:`~travelgym.suites.compass.environment.CompassTrainingEnv`
 for rollouts and the texts of the tiny model's tokenizer. The shared layer
 (:mod:`travelgym.training`) reaches them through the training methods of
 :class:`~travelgym.suites.compass.suite.CompassSuite`.

@@ -4,7 +4,7 @@ scored by the 8 commonsense and 5 hard constraints.
 
 A model agent in the B2T format (:class:`~travelgym.runner.loop.PolicyAgent`: ``b2t:MODEL``,
 ``local:``, ``hf:``) is played by the one episode loop (:func:`travelgym.runner.loop.play`)
-over :class:`~travelgym.suites.travelplanner.training_env.PlannerTrainingEnv`, the environment
+over :class:`~travelgym.suites.travelplanner.environment.PlannerTrainingEnv`, the environment
 GRPO trains on. ``run_planner_episode`` never raises for an agent's, a tool's or a model's
 failure: they are recorded in the :class:`PlannerEpisode`, and an episode without a plan scores
 as undelivered.
@@ -18,6 +18,7 @@ import traceback
 from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError
 from travelgym.runner.loop import PolicyAgent, play_agent, stored
+from travelgym.suites.travelplanner.environment import PlannerTrainingEnv
 from travelgym.suites.travelplanner.planner_episode import PlannerEpisode as PlannerEpisode
 from travelgym.suites.travelplanner.planner_episode import Termination as Termination
 from travelgym.suites.travelplanner.planner_episode import build_episode as build_episode
@@ -30,7 +31,6 @@ from travelgym.suites.travelplanner.session import (
     PlannerRequest,
     PlannerSession,
 )
-from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
 
 
 async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,

@@ -246,7 +246,7 @@ class TravelPlannerSuite(Suite, RawIngest):
 
     def training_env(self, split: str = "train", **kwargs: Any) -> Any:
         """TravelPlanner as a text environment (B2T actions) over an ingested split."""
-        from travelgym.suites.travelplanner.training_env import PlannerTrainingEnv
+        from travelgym.suites.travelplanner.environment import PlannerTrainingEnv
 
         return PlannerTrainingEnv.from_split(split, **kwargs)
 
@@ -281,19 +281,6 @@ class TravelPlannerSuite(Suite, RawIngest):
     def sft_chat(self, episode: dict[str, Any], source: Any) -> tuple[list, list]:
         """The episode's transcript and the tool schemas."""
         return list(episode.get("messages") or []), self.tool_registry().openai_schemas()
-
-    def trl_environment(self, **kwargs: Any) -> Any:
-        """Factory of two-stage TRL environments: the 7 tools and ``submit_plan``
-        (:func:`~travelgym.suites.travelplanner.trl_env.planner_env_factory`)."""
-        from travelgym.suites.travelplanner.trl_env import planner_env_factory
-
-        return planner_env_factory(**kwargs)
-
-    def trl_system_prompt(self) -> str:
-        """The two-stage prompt for native tool calls (the plan goes to ``submit_plan``)."""
-        from travelgym.suites.travelplanner.trl_env import planner_tool_prompt
-
-        return planner_tool_prompt()
 
     def tiny_texts(self) -> list[str]:
         """Prompts and an example plan, for the tiny model's tokenizer."""

@@ -1,6 +1,6 @@
 """Applying one B2T-Agent message to an episode: the single implementation behind both
 :meth:`~travelgym.suites.behavior2trip.agents.b2t_agent.B2TAgent.solve` (inference) and
-:meth:`~travelgym.suites.behavior2trip.training_env.TripTrainingEnv.step` (training).
+:meth:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv.step` (training).
 
 A message is parsed (:func:`~travelgym.agents.b2t_format.parse_message`); its tool calls run
 in order (parallel in the paper's sense: all answered in the next message), its memory

@@ -120,3 +120,17 @@ def _stretch(stops: list[Stop], relaxed: bool) -> None:
 def hhmm(minutes: int) -> str:
     minutes %= 24 * 60
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def fallback_times(stops: list[Stop]) -> None:
+    """Sequential times when the rules cannot all hold: each stop after the previous one."""
+    clock = 8 * 60
+    for stop in stops:
+        if stop.fixed is not None:
+            stop.start, stop.end = stop.fixed
+        else:
+            lo = stop.hours[0] if stop.hours else clock
+            stop.start = max(clock, lo, DAY_START if stop.kind != "breakfast" else 0)
+            length = {"breakfast": 30, "lunch": 60, "dinner": 60, "hotel": 0}.get(stop.kind, 90)
+            stop.end = stop.start + length
+        clock = stop.end + max(30, stop.travel)

@@ -16,7 +16,7 @@ from typing import Any
 
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.infer import infer_preferences
-from travelgym.suites.behavior2trip.agents.schedule import DAY_START, Stop, solve_day
+from travelgym.suites.behavior2trip.agents.schedule import Stop, fallback_times, solve_day
 from travelgym.suites.behavior2trip.agents.scripted_plan import (  # the templates: re-exported
     ARRIVAL_TEMPLATES,
     DEPARTURE_TEMPLATES,
@@ -440,7 +440,7 @@ class Planner:
             prev = pick
         timed = self.solve_day(stops) or self.solve_day(stops, relaxed=True)
         if not timed:
-            _fallback_times(stops)
+            fallback_times(stops)
         if stops and stops[-1].kind == "hotel":  # check in once the day is over
             stops[-1].start = stops[-1].end = max(stops[-1].start, 18 * 60)
         draft = DayDraft(stops, locals_, timed)
@@ -485,20 +485,6 @@ def _hours(row: dict[str, Any]) -> tuple[int, int] | None:
 
 
 _HOURS_CACHE: dict[tuple, tuple[int, int] | None] = {}
-
-
-def _fallback_times(stops: list[Stop]) -> None:
-    """Sequential times when the rules cannot all hold: each stop after the previous one."""
-    clock = 8 * 60
-    for stop in stops:
-        if stop.fixed is not None:
-            stop.start, stop.end = stop.fixed
-        else:
-            lo = stop.hours[0] if stop.hours else clock
-            stop.start = max(clock, lo, DAY_START if stop.kind != "breakfast" else 0)
-            length = {"breakfast": 30, "lunch": 60, "dinner": 60, "hotel": 0}.get(stop.kind, 90)
-            stop.end = stop.start + length
-        clock = stop.end + max(30, stop.travel)
 
 
 def _since(tick: float) -> float:

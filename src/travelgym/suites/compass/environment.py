@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from travelgym.agents.tool_calling import native_call
 from travelgym.core.environment import Transition
 from travelgym.llm.protocol import ChatMessage, LLMError, ToolCall
 from travelgym.suites.compass.agents.base import AgentReply
@@ -34,6 +35,7 @@ from travelgym.suites.compass.agents.llm_agent import (
     step_limit_reply,
     system_prompt,
 )
+from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS
 from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, CompassSession
 from travelgym.suites.compass.scoring import PlanScore
 from travelgym.suites.compass.solver import Ranking, build_components
@@ -41,6 +43,7 @@ from travelgym.suites.compass.tasks import GroundTruth, Task
 from travelgym.suites.compass.tools import compass_registry
 from travelgym.suites.compass.training import CompassReward, compass_reward
 from travelgym.suites.compass.trajectory import Episode
+from travelgym.toolkit.signature import typed_functions
 from travelgym.training.base import EnvStateError, SyncAPI, choose_item, open_database
 
 
@@ -64,11 +67,12 @@ class CompassTrainingEnv(SyncAPI):
                  max_steps_per_turn: int = MAX_STEPS_PER_TURN, rank: bool = True, seed: int = 0,
                  base_url: str | None = None, agent_name: str = "policy",
                  prompt: str = "paper", persona: Any = None, tool_cache: Any = None,
-                 user_name: str | None = None) -> None:  # fmt: skip
+                 user_name: str | None = None, tools_only: bool = False) -> None:  # fmt: skip
         """``prompt``: the system prompt variant; ``persona``: the user's persona of each
         conversation, ``persona(task, trial, seed)`` (default: the task's); ``tool_cache``: a
         run's shared tool results (evaluation episodes); ``user_name``: how the episode names a
-        user backend given as an object (default: its ``name``)."""
+        user backend given as an object (default: its ``name``); ``tools_only``: every action
+        a tool call (:meth:`tool_functions`; the agent talks with ``reply_to_user``)."""
         if not tasks:
             raise ValueError("CompassTrainingEnv needs at least one task")
         missing = [t.task_id for t in tasks if t.task_id not in truths]
@@ -87,7 +91,8 @@ class CompassTrainingEnv(SyncAPI):
             self.user_name = user_name or getattr(user, "name", "custom")
             self._owned_client = None
         self.max_turns, self.max_steps_per_turn, self.rank = max_turns, max_steps_per_turn, rank
-        self.agent_name, self.system_prompt = agent_name, system_prompt(prompt)
+        self.agent_name = agent_name
+        self.system_prompt = tools_only_prompt() if tools_only else system_prompt(prompt)
         self.persona_of, self.tool_cache = persona, tool_cache
         self.tools: list[dict[str, Any]] = compass_registry().openai_schemas()
         self._rng = random.Random(seed)
@@ -230,6 +235,12 @@ class CompassTrainingEnv(SyncAPI):
         return Transition([] if terminated or truncated else observation, reward, terminated,
                           truncated, info)  # fmt: skip
 
+    def tool_functions(self) -> list[Any]:
+        """Every action as a typed function returning the assistant message it stands for, for
+        a policy that only calls tools (:mod:`travelgym.training.trl_env`): the 17 tools and
+        :func:`reply_to_user`."""
+        return [*typed_functions(compass_registry(), native_call), reply_to_user]
+
     def fail(self, exc: BaseException) -> None:
         """End the conversation on the policy's failure: its model's (an error turn with the
         turn's earlier calls), or anything else; recorded in the episode."""
@@ -278,6 +289,32 @@ class CompassTrainingEnv(SyncAPI):
         if self._owns_conn:
             self.conn.close()
             self._owns_conn = False
+
+
+def reply_to_user(message: str, hotel: str | None = None, flight: str | None = None,
+                  permit: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Say something to the user, optionally recommending one complete itinerary.
+
+    Args:
+        message: What the user reads.
+        hotel: The recommended hotel package ID (pkg_...), validated with recommend_hotel.
+        flight: The recommended flight package ID (flight_...), validated with recommend_flight.
+        permit: The recommended permit package ID (permit_...), validated with recommend_permit.
+
+    Returns:
+        The user's reply, or a note that the conversation is over.
+    """
+    picks = {"hotel": hotel, "flight": flight, "permit": permit}
+    reply = {"message": message, "recommendation": picks if any(picks.values()) else None}
+    return {"role": "assistant", "content": json.dumps(reply)}
+
+
+def tools_only_prompt() -> str:
+    """The system prompt of the tools-only mode: the paper's, talking through
+    :func:`reply_to_user`."""
+    return system_prompt("paper").replace(FORMAT_INSTRUCTIONS, "Talk to the user only with the "
+                                          "reply_to_user tool; recommend exactly one complete "
+                                          "itinerary (the package IDs you validated).")  # fmt: skip
 
 
 def to_assistant_message(action: Any, id_prefix: str = "call") -> ChatMessage:

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from travelgym.agents.b2t_format import Memory
+from travelgym.agents.b2t_format import Memory, format_tool_call, submit_plan
+from travelgym.agents.b2t_format import memory as memory_tool
 from travelgym.agents.tool_calling import apply_native_message, as_assistant
 from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
@@ -34,6 +35,7 @@ from travelgym.suites.behavior2trip.agents.base import (
     TripRequest,
     TripToolSession,
 )
+from travelgym.suites.behavior2trip.agents.prompts import plan_format
 from travelgym.suites.behavior2trip.checks import PlanDB
 from travelgym.suites.behavior2trip.training import Gate, RewardBreakdown, b2t_reward, cut_reward
 from travelgym.suites.behavior2trip.trip_episode import (
@@ -41,7 +43,16 @@ from travelgym.suites.behavior2trip.trip_episode import (
     build_trip_episode,
     score_answer,
 )
+from travelgym.toolkit.signature import typed_functions
 from travelgym.training.base import EnvStateError, SyncAPI, choose_item, open_database
+
+TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
+TOOLS_ONLY_PROMPT = """You are a seasoned travel planner. Read the user's behaviour trajectory and
+instruction, gather information with the tools, keep key facts with the memory tool, and deliver a
+complete plan covering every day of the trip with submit_plan.
+
+# Plan format
+{plan_format}"""
 
 
 class TripTrainingEnv(SyncAPI):
@@ -57,11 +68,17 @@ class TripTrainingEnv(SyncAPI):
 
     task_key = "instance_id"  # the reset option naming an instance (the training-env interface)
 
-    def __init__(self, db: Any, instances: Sequence[Any], *, max_turns: int = DEFAULT_MAX_STEPS,
+    def __init__(self, db: Any, instances: Sequence[Any], *, max_turns: int | None = None,
                  memory: bool = True, penalty: bool = True, gate: Gate = "format",
                  keep_results: bool = True, seed: int = 0, agent_name: str = "policy",
                  score_db: Any = None, withhold_trajectory: bool = False,
-                 user_factory: Any = None, native: bool = False) -> None:  # fmt: skip
+                 user_factory: Any = None, native: bool = False,
+                 tools_only: bool = False) -> None:  # fmt: skip
+        """``max_turns``: the most messages an episode takes (default
+        ``DEFAULT_MAX_STEPS``; tools-only: 100, one a call); ``tools_only``: every action a tool
+        call (:meth:`tool_functions`), the B2T format underneath."""
+        if max_turns is None:
+            max_turns = TOOLS_ONLY_MAX_TURNS if tools_only else DEFAULT_MAX_STEPS
         if not instances:
             raise ValueError("TripTrainingEnv needs at least one instance")
         if max_turns < 1:
@@ -76,7 +93,7 @@ class TripTrainingEnv(SyncAPI):
         self.withhold, self.user_factory = withhold_trajectory, user_factory
         # an action is a B2T-format message's text, or (``native``) an assistant message with
         # native tool calls, its text without them the plan (the ``llm:MODEL`` agent)
-        self.native_tools = native
+        self.native_tools, self.tools_only = native and not tools_only, tools_only
         self.max_turns, self.memory_enabled = max_turns, memory
         self.penalty, self.gate = penalty, gate
         self.keep_results, self.agent_name = keep_results, agent_name
@@ -165,6 +182,8 @@ class TripTrainingEnv(SyncAPI):
             self.tools.messages = opening(request)
         else:
             self.tools.messages = initial_messages(request, self.memory_enabled)
+        if self.tools_only:
+            self.tools.messages[0]["content"] = TOOLS_ONLY_PROMPT.format(plan_format=plan_format())
         info = {"instance_id": instance.instance_id, "difficulty": instance.difficulty,
                 "split": instance.split, "max_turns": self.max_turns,
                 "memory": self.memory_enabled, "penalty": self.penalty}  # fmt: skip
@@ -221,6 +240,17 @@ class TripTrainingEnv(SyncAPI):
         invalid = sum(len(s.invalid_actions) for s in self.tools.steps)
         self.reward = b2t_reward(self.score, invalid, penalty=self.penalty, gate=self.gate)
         return self.reward.total
+
+    def tool_functions(self) -> list[Any]:
+        """Every action as a typed function returning the B2T-format message it stands for, for
+        a policy that only calls tools (:mod:`travelgym.training.trl_env`): the 9 tools (and
+        RQ1's ``AskUser``), ``memory`` (when on) and ``submit_plan``."""
+        from travelgym.suites.behavior2trip.clarify import clarify_registry
+        from travelgym.suites.behavior2trip.tools import trips_registry
+
+        registry = clarify_registry() if self.user_factory is not None else trips_registry()
+        answers = [memory_tool, submit_plan] if self.memory_enabled else [submit_plan]
+        return [*typed_functions(registry, format_tool_call), *answers]
 
     def fail(self, exc: BaseException) -> None:
         """End the episode on the policy's failure (its model call failed for good, or its code

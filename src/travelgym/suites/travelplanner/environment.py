@@ -17,19 +17,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from travelgym.agents.b2t_format import Memory
+from travelgym.agents.b2t_format import Memory, format_tool_call, submit_plan
 from travelgym.agents.tool_calling import apply_native_message, as_assistant
 from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
 from travelgym.suites.travelplanner.agents.llm import opening
 from travelgym.suites.travelplanner.planner_episode import PlannerEpisode, build_episode, safe_score
+from travelgym.suites.travelplanner.prompts import TOOL_SYSTEM
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
 from travelgym.suites.travelplanner.session import PlannerRequest, PlannerSession
 from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
+from travelgym.suites.travelplanner.tools import planner_registry
 from travelgym.suites.travelplanner.training import PlannerReward, planner_reward
+from travelgym.toolkit.signature import typed_functions
 from travelgym.training.base import EnvStateError, SyncAPI, choose_item
+
+DEFAULT_MAX_TURNS = 8  # messages per episode
+TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
 
 
 class PlannerTrainingEnv(SyncAPI):
@@ -39,13 +45,16 @@ class PlannerTrainingEnv(SyncAPI):
 
     task_key = "task_id"
 
-    def __init__(self, data: PlannerData | None, queries: Sequence[Query], *, max_turns: int = 8,
+    def __init__(self, data: PlannerData | None, queries: Sequence[Query], *,
+                 max_turns: int | None = None,
                  mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy",
                  sandboxes: tuple[Sandbox, Sandbox] | None = None,
-                 native: bool = False) -> None:  # fmt: skip
+                 native: bool = False, tools_only: bool = False) -> None:  # fmt: skip
         """``data``: where the queries' tools search and plans are checked, closed by
         :meth:`close`; or ``sandboxes``, ``(tools, checks)`` for every query (an evaluation
-        episode, whose run holds the data)."""
+        episode, whose run holds the data). ``max_turns``: the most messages an episode takes
+        (default 8; tools-only: 100, one a call); ``tools_only``: two-stage mode with every
+        action a tool call (:meth:`tool_functions`), the B2T format underneath."""
         if not queries:
             raise ValueError("PlannerTrainingEnv needs at least one query")
         if (data is None) == (sandboxes is None):
@@ -53,7 +62,11 @@ class PlannerTrainingEnv(SyncAPI):
         self.data, self.queries, self.sandboxes = data, list(queries), sandboxes
         # an action is a B2T-format message's text, or (``native``) an assistant message with
         # native tool calls, its text without them the plan (the ``llm:MODEL`` agent)
-        self.native_tools = native
+        self.native_tools, self.tools_only = native and not tools_only, tools_only
+        if tools_only:
+            mode = "two-stage"
+        if max_turns is None:
+            max_turns = TOOLS_ONLY_MAX_TURNS if tools_only else DEFAULT_MAX_TURNS
         self._by_id = {q.task_id: q for q in self.queries}
         self.max_turns, self.mode, self.agent_name = max_turns, mode, agent_name
         self._rng = random.Random(seed)
@@ -121,6 +134,9 @@ class PlannerTrainingEnv(SyncAPI):
         self.tools = PlannerSession(self._sandboxes(query)[0])
         request = PlannerRequest.of(query, self.mode)
         self.tools.messages = opening(request, "tool" if self.native_tools else "b2t", self.tools)
+        if self.tools_only:
+            self.tools.messages[0]["content"] = (f"{TOOL_SYSTEM}\n\nWhen done, deliver the plan's "
+                                                 "JSON list with submit_plan; this ends the task.")  # fmt: skip
         info = {"task_id": query.task_id, "level": query.level, "mode": self.mode,
                 "max_turns": self.max_turns}  # fmt: skip
         return [dict(m) for m in self.tools.messages], info
@@ -172,6 +188,12 @@ class PlannerTrainingEnv(SyncAPI):
         return Transition([] if terminated or truncated else replies, reward, terminated,
                           truncated, info)  # fmt: skip
 
+    def tool_functions(self) -> list[Any]:
+        """Every action as a typed function returning the B2T-format message it stands for, for
+        a policy that only calls tools (:mod:`travelgym.training.trl_env`): the 7 tools and
+        ``submit_plan``."""
+        return [*typed_functions(planner_registry(), format_tool_call), submit_plan]
+
     def fail(self, exc: BaseException) -> None:
         """End the episode on the policy's failure: recorded, scored as undelivered."""
         self.termination, self.failure = "error", exc
@@ -182,9 +204,10 @@ class PlannerTrainingEnv(SyncAPI):
         return self.reward.model_dump() if self.reward is not None else None
 
     def cut(self) -> tuple[float, dict[str, Any]]:
-        """An episode stopped before it ended: nothing delivered."""
-        self.finish(None)
-        return self.reward.total, self.reward.model_dump()
+        """``(reward, parts)`` of an episode stopped before it ended: nothing delivered (the
+        episode itself goes on)."""
+        reward = planner_reward(safe_score(self.query, None, self._sandboxes(self.query)[1]))
+        return reward.total, reward.model_dump()
 
     async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """:meth:`step` for async code."""
