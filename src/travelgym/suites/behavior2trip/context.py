@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz, process, utils
 
-from travelgym.db import connect_readonly
 from travelgym.sandbox.runner import Workspace
 from travelgym.suites.behavior2trip.memo import BoundedMemo
 from travelgym.suites.behavior2trip.schema import POI_TABLES
-from travelgym.toolkit import ContentError, ToolContext
+from travelgym.toolkit import ContentError
+from travelgym.toolkit.database_context import DatabaseContext
 
 ACCEPT_CONFIDENCE = 88.0  # a fuzzy place name is taken without asking above this
 SUGGEST_CONFIDENCE = 60.0
@@ -60,19 +57,11 @@ class Place:
 
 
 @dataclass
-class TripsContext(ToolContext):
+class TripsContext(DatabaseContext):
     """Everything a Behavior2Trip tool needs; one per episode."""
 
-    conn: sqlite3.Connection
     # the Python tool's working-directory files, kept across the episode's calls (opaque archive)
     workspace: Workspace = field(default_factory=Workspace)
-
-    @classmethod
-    def from_path(cls, path: str | os.PathLike[str]) -> TripsContext:
-        return cls(connect_readonly(Path(path)))
-
-    def close(self) -> None:
-        self.conn.close()
 
     def rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)

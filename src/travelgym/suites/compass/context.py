@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -15,8 +14,8 @@ from typing import Any, TypeVar
 
 from rapidfuzz import fuzz, process, utils
 
-from travelgym.db import connect_readonly
-from travelgym.toolkit import ContentError, ToolContext
+from travelgym.toolkit import ContentError
+from travelgym.toolkit.database_context import DatabaseContext
 
 MIN_CONFIDENCE = 60.0  # fuzzy matches below this are not offered
 ACCEPT_CONFIDENCE = 85.0  # a park or hotel name is taken without asking above this
@@ -83,19 +82,11 @@ class Place:
 
 
 @dataclass
-class CompassContext(ToolContext):
+class CompassContext(DatabaseContext):
     """Everything a COMPASS tool needs; one per episode (the notebook is episode state)."""
 
-    conn: sqlite3.Connection
     notebook: list[str] = field(default_factory=list)
     cache: ToolCache = field(default_factory=ToolCache)
-
-    @classmethod
-    def from_path(cls, path: str | os.PathLike[str]) -> CompassContext:
-        return cls(connect_readonly(Path(path)))
-
-    def close(self) -> None:
-        self.conn.close()
 
     @property
     def parks(self) -> dict[str, dict]:
