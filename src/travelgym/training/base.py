@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import sqlite3
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -62,11 +63,60 @@ def choose_item(items: list[Any], by_id: dict[str, Any], options: dict[str, Any]
 
 
 class SyncAPI:
-    """``reset``/``step`` run the ``areset``/``astep`` coroutines on a private event loop (one
-    per environment, so clients bound to a loop keep working). Inside a running loop, await
-    ``areset``/``astep`` instead."""
+    """What the suites' environments share: the items an episode is drawn from, the draw of a
+    reset, and the Gymnasium-style synchronous API: ``reset``/``step`` run the
+    ``areset``/``astep`` coroutines on a private event loop (one per environment, so clients
+    bound to a loop keep working). Inside a running loop, await ``areset``/``astep`` instead.
+    A subclass sets ``task_key`` (the item field that names it) and calls :meth:`_hold`."""
 
+    task_key: str
     _loop: asyncio.AbstractEventLoop | None = None
+
+    def _hold(self, items: Sequence[Any], seed: int, what: str) -> list[Any]:
+        """Keep ``items`` (a ``ValueError`` naming ``what`` when there are none) and seed the
+        draw of a reset without an item named; the items as a list."""
+        if not items:
+            raise ValueError(f"{type(self).__name__} needs at least one {what}")
+        self._items = list(items)
+        self._by_id = {getattr(x, self.task_key): x for x in self._items}
+        self._rng = random.Random(seed)
+        return self._items
+
+    def _draw(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Any, int, int]:
+        """``(item, trial, seed)`` of a reset: the item ``options`` name (``{task_key: ID}`` or
+        ``{"index": i}``) or one drawn with the generator (reseeded by ``seed``), the
+        ``trial`` option and the episode's seed (0 when none is given)."""
+        options = dict(options or {})
+        if seed is not None:
+            self._rng = random.Random(seed)
+        item = choose_item(self._items, self._by_id, options, self.task_key, self._rng)
+        return item, int(options.get("trial", 0)), seed if seed is not None else 0
+
+    @property
+    def item_ids(self) -> list[str]:
+        """The ids of the environment's items, in order."""
+        return [getattr(x, self.task_key) for x in self._items]
+
+    def reset(self, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
+        """Start an episode: ``(observation, info)``, the observation the chat so far; see
+        :meth:`areset`."""
+        return self._run(self.areset(seed=seed, options=options))  # type: ignore[attr-defined]
+
+    async def astep(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` for async code."""
+        moved = await self.atransition(action)  # type: ignore[attr-defined]
+        return moved.gym(moved.info["observation"])
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``
+        (what ``info`` holds: the environment's ``atransition``)."""
+        return self._run(self.astep(action))
+
+    def breakdown(self) -> dict[str, Any] | None:
+        """The ended episode's reward parts (``None`` before it ends)."""
+        reward = getattr(self, "reward", None)
+        return reward.model_dump() if reward is not None else None
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         try:

@@ -16,7 +16,6 @@ every ``<memory>`` operation an invalid action (answered with an error, so ``P_a
 
 from __future__ import annotations
 
-import random
 import time
 import traceback
 from collections.abc import Sequence
@@ -44,7 +43,7 @@ from travelgym.suites.behavior2trip.trip_episode import (
     score_answer,
 )
 from travelgym.toolkit.signature import typed_functions
-from travelgym.training.base import EnvStateError, SyncAPI, choose_item, open_database
+from travelgym.training.base import EnvStateError, SyncAPI, open_database
 
 TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
 TOOLS_ONLY_PROMPT = """You are a seasoned travel planner. Read the user's behaviour trajectory and
@@ -79,13 +78,10 @@ class TripTrainingEnv(SyncAPI):
         call (:meth:`tool_functions`), the B2T format underneath."""
         if max_turns is None:
             max_turns = TOOLS_ONLY_MAX_TURNS if tools_only else DEFAULT_MAX_STEPS
-        if not instances:
-            raise ValueError("TripTrainingEnv needs at least one instance")
+        self.instances = self._hold(instances, seed, "instance")
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
         self.conn, self._owns_conn = open_database(db)
-        self.instances = list(instances)
-        self._by_id = {x.instance_id: x for x in self.instances}
         # its caches serve every episode (a run shares one across its environments)
         self.score_db = score_db if score_db is not None else PlanDB(self.conn)
         # RQ1 (docs/behavior2trip/rq1.md): the request without its trajectory, and a simulated
@@ -97,7 +93,6 @@ class TripTrainingEnv(SyncAPI):
         self.max_turns, self.memory_enabled = max_turns, memory
         self.penalty, self.gate = penalty, gate
         self.keep_results, self.agent_name = keep_results, agent_name
-        self._rng = random.Random(seed)
         self.instance: Any = None
         self._reset_state()
 
@@ -135,11 +130,6 @@ class TripTrainingEnv(SyncAPI):
         return self.tools.messages if self.tools is not None else []
 
     @property
-    def item_ids(self) -> list[str]:
-        """The ids of the environment's instances, in order."""
-        return [x.instance_id for x in self.instances]
-
-    @property
     def tool_schemas(self) -> list[dict[str, Any]] | None:
         """The tools' OpenAI schemas a native-tools policy calls (with RQ1's ``AskUser`` where
         the user answers); ``None`` for the B2T text format."""
@@ -159,13 +149,9 @@ class TripTrainingEnv(SyncAPI):
     async def areset(self, seed: int | None = None,
                      options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
         """:meth:`reset` for async code."""
-        options = dict(options or {})
-        if seed is not None:
-            self._rng = random.Random(seed)
-        instance = choose_item(self.instances, self._by_id, options, "instance_id", self._rng)
+        instance, trial, seed = self._draw(seed, options)
         self._reset_state()
-        self.instance, self.trial = instance, int(options.get("trial", 0))
-        self.seed = seed if seed is not None else 0
+        self.instance, self.trial, self.seed = instance, trial, seed
         self.tools = TripToolSession(self.conn, keep_results=self.keep_results)
         self.memory = Memory() if self.memory_enabled else None
         self.tools.memory = self.memory.data if self.memory is not None else {}
@@ -188,11 +174,6 @@ class TripTrainingEnv(SyncAPI):
                 "split": instance.split, "max_turns": self.max_turns,
                 "memory": self.memory_enabled, "penalty": self.penalty}  # fmt: skip
         return [dict(m) for m in self.tools.messages], info
-
-    def reset(self, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
-        """Start an episode: ``(observation, info)``; see the class docstring."""
-        return self._run(self.areset(seed=seed, options=options))
 
     async def atransition(self, action: str, usage: Any = None, repairs: Any = None,
                           started: float | None = None) -> Transition:  # fmt: skip
@@ -265,26 +246,11 @@ class TripTrainingEnv(SyncAPI):
             self.error = f"{type(exc).__name__}: {exc}\n{trace}"
         self._end()
 
-    def breakdown(self) -> dict[str, Any] | None:
-        """The ended episode's reward parts."""
-        return self.reward.model_dump() if self.reward is not None else None
-
     def cut(self) -> tuple[float, dict[str, Any]]:
         """``(reward, parts)`` of an episode stopped before it ended: nothing delivered, only
         the invalid-action penalty."""
         reward = cut_reward(self)
         return reward.total, reward.model_dump()
-
-    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """:meth:`step` for async code."""
-        moved = await self.atransition(action)
-        return moved.gym(moved.info["observation"])
-
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.
-        ``info``: ``turn``, this step's ``invalid_actions``, ``tool_calls``, ``from_tools``,
-        ``from_memory``, ``answered``; at the end also ``reward_breakdown`` and ``score``."""
-        return self._run(self.astep(action))
 
     def episode(self) -> TripEpisode:
         """The current episode as a :class:`TripEpisode` (what ``travelgym run`` stores), scored

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,7 +43,7 @@ from travelgym.suites.compass.tools import compass_registry
 from travelgym.suites.compass.training import CompassReward, compass_reward
 from travelgym.suites.compass.trajectory import Episode
 from travelgym.toolkit.signature import typed_functions
-from travelgym.training.base import EnvStateError, SyncAPI, choose_item, open_database
+from travelgym.training.base import EnvStateError, SyncAPI, open_database
 
 
 class CompassTrainingEnv(SyncAPI):
@@ -73,14 +72,11 @@ class CompassTrainingEnv(SyncAPI):
         run's shared tool results (evaluation episodes); ``user_name``: how the episode names a
         user backend given as an object (default: its ``name``); ``tools_only``: every action
         a tool call (:meth:`tool_functions`; the agent talks with ``reply_to_user``)."""
-        if not tasks:
-            raise ValueError("CompassTrainingEnv needs at least one task")
+        self.tasks, self.truths = self._hold(tasks, seed, "task"), truths
         missing = [t.task_id for t in tasks if t.task_id not in truths]
         if missing:
             raise ValueError(f"no ground truth for {', '.join(missing[:5])}")
         self.conn, self._owns_conn = open_database(db)
-        self.tasks, self.truths = list(tasks), truths
-        self._by_id = {t.task_id: t for t in self.tasks}
         if isinstance(user, str):
             from travelgym.suites.compass.specs import user_backend
 
@@ -95,7 +91,6 @@ class CompassTrainingEnv(SyncAPI):
         self.system_prompt = tools_only_prompt() if tools_only else system_prompt(prompt)
         self.persona_of, self.tool_cache = persona, tool_cache
         self.tools: list[dict[str, Any]] = compass_registry().openai_schemas()
-        self._rng = random.Random(seed)
         self.session: CompassSession | None = None
         self._steps_in_turn, self._turn_started = 0, time.perf_counter()
         self._messages: list[ChatMessage] = []
@@ -123,11 +118,6 @@ class CompassTrainingEnv(SyncAPI):
         )
 
     @property
-    def item_ids(self) -> list[str]:
-        """The ids of the environment's tasks, in order."""
-        return [t.task_id for t in self.tasks]
-
-    @property
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The 18 tools' OpenAI schemas (the environment protocol's name for :attr:`tools`)."""
         return self.tools
@@ -144,11 +134,7 @@ class CompassTrainingEnv(SyncAPI):
     async def areset(self, seed: int | None = None,
                      options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
         """:meth:`reset` for async code."""
-        options = dict(options or {})
-        if seed is not None:
-            self._rng = random.Random(seed)
-        task = choose_item(self.tasks, self._by_id, options, "task_id", self._rng)
-        seed, trial = seed if seed is not None else 0, int(options.get("trial", 0))
+        task, trial, seed = self._draw(seed, options)
         persona = self.persona_of(task, trial, seed) if self.persona_of is not None else None
         self.session = CompassSession(task, self.user_backend, self.conn,
                                       self.truths[task.task_id], agent_name=self.agent_name,
@@ -170,11 +156,6 @@ class CompassTrainingEnv(SyncAPI):
         info = {"task_id": task.task_id, "level": task.level, "max_turns": self.max_turns,
                 "user": self.user_name, "tools": self.tools}  # fmt: skip
         return self.messages, info
-
-    def reset(self, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
-        """Start a conversation: ``(observation, info)``; see the class docstring."""
-        return self._run(self.areset(seed=seed, options=options))
 
     async def astep(self, action: Any, usage: Any = None, repairs: Any = None,
                     started: float | None = None) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:  # fmt: skip
@@ -253,20 +234,10 @@ class CompassTrainingEnv(SyncAPI):
             self.session.failed(exc)
         self._end()
 
-    def breakdown(self) -> dict[str, Any] | None:
-        """The ended conversation's reward parts."""
-        return self.reward.model_dump() if self.reward is not None else None
-
     def cut(self) -> tuple[float, dict[str, Any]]:
         """``(reward, parts)`` of a conversation stopped before it ended: no plan."""
         reward = compass_reward(None)
         return reward.total, reward.model_dump()
-
-    def step(self, action: Any) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:
-        """Apply one assistant message: ``(observation, reward, terminated, truncated, info)``.
-        ``info``: ``tool_calls``, ``turn_ended`` (and then the parsed ``recommendation`` and any
-        ``reply_error``); at the end also ``termination``, ``reward`` and ``score``."""
-        return self._run(self.astep(action))
 
     def episode(self) -> Episode:
         """The current conversation as an :class:`~travelgym.suites.compass.trajectory.Episode` (what

@@ -11,7 +11,6 @@ the prompt); ``mode="two-stage"`` offers the tools.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +31,7 @@ from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
 from travelgym.suites.travelplanner.tools import planner_registry
 from travelgym.suites.travelplanner.training import PlannerReward, planner_reward
 from travelgym.toolkit.signature import typed_functions
-from travelgym.training.base import EnvStateError, SyncAPI, choose_item
+from travelgym.training.base import EnvStateError, SyncAPI
 
 DEFAULT_MAX_TURNS = 8  # messages per episode
 TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
@@ -55,11 +54,10 @@ class PlannerTrainingEnv(SyncAPI):
         episode, whose run holds the data). ``max_turns``: the most messages an episode takes
         (default 8; tools-only: 100, one a call); ``tools_only``: two-stage mode with every
         action a tool call (:meth:`tool_functions`), the B2T format underneath."""
-        if not queries:
-            raise ValueError("PlannerTrainingEnv needs at least one query")
         if (data is None) == (sandboxes is None):
             raise ValueError("give the data or the sandboxes, one of them")
-        self.data, self.queries, self.sandboxes = data, list(queries), sandboxes
+        self.data, self.sandboxes = data, sandboxes
+        self.queries = self._hold(queries, seed, "query")
         # an action is a B2T-format message's text, or (``native``) an assistant message with
         # native tool calls, its text without them the plan (the ``llm:MODEL`` agent)
         self.native_tools, self.tools_only = native and not tools_only, tools_only
@@ -67,9 +65,7 @@ class PlannerTrainingEnv(SyncAPI):
             mode = "two-stage"
         if max_turns is None:
             max_turns = TOOLS_ONLY_MAX_TURNS if tools_only else DEFAULT_MAX_TURNS
-        self._by_id = {q.task_id: q for q in self.queries}
         self.max_turns, self.mode, self.agent_name = max_turns, mode, agent_name
-        self._rng = random.Random(seed)
         self.query: Query | None = None
         self.tools: PlannerSession | None = None
         self._reset_state()
@@ -116,21 +112,12 @@ class PlannerTrainingEnv(SyncAPI):
             return None
         return self.tools.tool_schemas
 
-    @property
-    def item_ids(self) -> list[str]:
-        """The task ids, in order."""
-        return [q.task_id for q in self.queries]
-
     async def areset(self, seed: int | None = None,
                      options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
         """:meth:`reset` for async code."""
-        options = dict(options or {})
-        if seed is not None:
-            self._rng = random.Random(seed)
-        query = choose_item(self.queries, self._by_id, options, "task_id", self._rng)
+        query, trial, seed = self._draw(seed, options)
         self._reset_state()
-        self.query, self.trial = query, int(options.get("trial", 0))
-        self.seed = seed if seed is not None else 0
+        self.query, self.trial, self.seed = query, trial, seed
         self.tools = PlannerSession(self._sandboxes(query)[0])
         request = PlannerRequest.of(query, self.mode)
         self.tools.messages = opening(request, "tool" if self.native_tools else "b2t", self.tools)
@@ -140,11 +127,6 @@ class PlannerTrainingEnv(SyncAPI):
         info = {"task_id": query.task_id, "level": query.level, "mode": self.mode,
                 "max_turns": self.max_turns}  # fmt: skip
         return [dict(m) for m in self.tools.messages], info
-
-    def reset(self, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict]:  # fmt: skip
-        """Start an episode: ``(observation, info)``, the observation the chat so far."""
-        return self._run(self.areset(seed=seed, options=options))
 
     def finish(self, answer: str | None) -> None:
         """End the episode with ``answer`` (None: nothing delivered) and score it."""
@@ -199,24 +181,11 @@ class PlannerTrainingEnv(SyncAPI):
         self.termination, self.failure = "error", exc
         self.finish(None)
 
-    def breakdown(self) -> dict[str, Any] | None:
-        """The ended episode's reward parts."""
-        return self.reward.model_dump() if self.reward is not None else None
-
     def cut(self) -> tuple[float, dict[str, Any]]:
         """``(reward, parts)`` of an episode stopped before it ended: nothing delivered (the
         episode itself goes on)."""
         reward = planner_reward(safe_score(self.query, None, self._sandboxes(self.query)[1]))
         return reward.total, reward.model_dump()
-
-    async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """:meth:`step` for async code."""
-        moved = await self.atransition(action)
-        return moved.gym(moved.info["observation"])
-
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Apply one assistant message."""
-        return self._run(self.astep(action))
 
     def episode(self) -> PlannerEpisode:
         """The current episode (scored once ended)."""
