@@ -4,11 +4,11 @@ every step, in the shape the shared agent loops (:mod:`travelgym.agents`) drive.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from travelgym.agents.observation import observation_json
 from travelgym.agents.step_session import StepSession
 from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import Repair, Usage
@@ -90,10 +90,7 @@ class PlannerSession(StepSession):
 
     def observation_text(self, record: ToolCallRecord) -> str:
         """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
-        text = json.dumps(self.payload(record), default=str, ensure_ascii=False)
-        if len(text) > self.max_result_chars:
-            text = text[: self.max_result_chars] + " ...[truncated]"
-        return text
+        return observation_json(self.payload(record), self.max_result_chars, " ...[truncated]")
 
     def add_step(self, **fields: Any) -> PlannerStep:
         """Close a step with the tool calls made since the previous one (a failed call is an

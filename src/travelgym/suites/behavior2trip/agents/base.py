@@ -10,6 +10,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from travelgym.agents.observation import observation_json
 from travelgym.agents.step_session import StepSession
 from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import Repair, Usage
@@ -20,6 +21,7 @@ from travelgym.suites.behavior2trip.tools import trips_registry
 
 DEFAULT_MAX_STEPS = 25  # Figure 6: ReAct runs out at 25 turns
 MAX_RESULT_CHARS = 12_000
+CUT_NOTE = " ...[truncated: ask for fewer results]"  # ends a result cut at max_result_chars
 OFF_LOOP_TOOLS = frozenset({"Python"})
 
 
@@ -108,10 +110,7 @@ class TripToolSession(StepSession):
 
     def observation_text(self, record: ToolCallRecord) -> str:
         """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
-        text = json.dumps(self.payload(record), default=str, ensure_ascii=False)
-        if len(text) > self.max_result_chars:
-            text = text[: self.max_result_chars] + " ...[truncated: ask for fewer results]"
-        return text
+        return observation_json(self.payload(record), self.max_result_chars, CUT_NOTE)
 
     def begin_step(self, think: str) -> None:
         """Open a step with its thought, written before the calls it describes; the next
