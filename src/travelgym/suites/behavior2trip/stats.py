@@ -7,7 +7,7 @@ import os
 import sqlite3
 from typing import Any
 
-from travelgym.db import connect_readonly
+from travelgym.core.database_stats import read_stats
 from travelgym.suites.behavior2trip import vocab
 from travelgym.suites.behavior2trip.gen_poi_specs import WALKING_LIMITS_KM
 from travelgym.suites.behavior2trip.schema import POI_TABLES, TABLE_ORDER
@@ -27,16 +27,12 @@ CATEGORICAL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 def database_stats(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Counts per table and per city, and per-city coverage of every preference value."""
-    conn = connect_readonly(path)
-    try:
-        return _stats(conn)
-    finally:
-        conn.close()
+    return read_stats(path, TABLE_ORDER, _stats)
 
 
-def _stats(conn: sqlite3.Connection) -> dict[str, Any]:
-    meta = dict(conn.execute("SELECT key, value FROM metadata").fetchall())
-    counts = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t, _ in TABLE_ORDER}
+def _stats(
+    conn: sqlite3.Connection, meta: dict[str, str], counts: dict[str, int]
+) -> dict[str, Any]:
     names = dict(conn.execute("SELECT city_id, name FROM cities ORDER BY city_id").fetchall())
     per_city: dict[str, dict[str, int]] = {name: {} for name in vocab.CITIES}
     for table in (*POI_TABLES, "weather"):

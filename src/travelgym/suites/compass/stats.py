@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from travelgym.db import connect_readonly
+from travelgym.core.database_stats import read_stats
 from travelgym.suites.compass.calibration import WEEKEND_WEEKDAYS
 from travelgym.suites.compass.schema import TABLE_ORDER
 
@@ -23,16 +23,12 @@ def _weekend_sql() -> str:
 
 def compute_stats(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Return counts per table and the calibration figures for the database at ``path``."""
-    conn = connect_readonly(path)
-    try:
-        return _stats(conn)
-    finally:
-        conn.close()
+    return read_stats(path, TABLE_ORDER, _stats)
 
 
-def _stats(conn: sqlite3.Connection) -> dict[str, Any]:
-    meta = {k: v for k, v in conn.execute("SELECT key, value FROM metadata")}
-    counts = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t, _ in TABLE_ORDER}
+def _stats(
+    conn: sqlite3.Connection, meta: dict[str, str], counts: dict[str, int]
+) -> dict[str, Any]:
     weekend = _weekend_sql()
     row = conn.execute(
         f"SELECT AVG(CASE WHEN {weekend} THEN price END), AVG(CASE WHEN NOT {weekend} THEN price END),"
