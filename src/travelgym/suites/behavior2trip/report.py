@@ -21,6 +21,7 @@ from typing import Any
 from travelgym.report.body import Filter, ReportBody, ReportRun, Section, Viewer
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, esc, finite, pct
 from travelgym.report.page import asset
+from travelgym.report.run_facts import manifest_fact, terminations, unscored
 from travelgym.report.tables import facts_table, metric_table
 
 TRIP_METRICS = (("DR", "DR"), ("C_micro", "C micro"), ("C_macro", "C macro"),
@@ -109,17 +110,12 @@ def check_table(catalog: list[dict[str, str]], rates: dict[str, dict[str, list[i
 
 
 def run_facts(runs: list[ReportRun]) -> str:
-    rows = []
-    for run in runs:
-        m = run.manifest
-        terms: dict[str, int] = {}
-        for e in run.episodes:
-            terms[e.termination] = terms.get(e.termination, 0) + 1
-        unscored = sum(1 for e in run.episodes if not e.score)
-        invalid = sum(1 for e in run.episodes if e.p_action < 0)
-        rows.append((run.label, m.get("split", "\u2013"), len(run.episodes), unscored, invalid,
-                     ", ".join(f"{k} {v}" for k, v in sorted(terms.items())),
-                     m.get("db_seed", "\u2013"), m.get("created", "\u2013"), str(run.directory)))  # fmt: skip
+    """One row per run: split, episodes (unscored, with invalid actions), how they ended, db
+    seed, when it was made and where it is."""
+    rows = [(run.label, manifest_fact(run, "split"), len(run.episodes), unscored(run),
+             sum(1 for e in run.episodes if e.p_action < 0), terminations(run),
+             manifest_fact(run, "db_seed"), manifest_fact(run, "created"), str(run.directory))
+            for run in runs]  # fmt: skip
     return facts_table(("run", "split", "episodes", "unscored", "with invalid actions",
                         "termination", "db seed", "created", "directory"), rows)  # fmt: skip
 

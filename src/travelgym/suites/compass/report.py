@@ -22,6 +22,7 @@ from typing import Any
 from travelgym.report.body import Filter, ReportBody, ReportResult, ReportRun, Section, Viewer
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, finite
 from travelgym.report.page import asset
+from travelgym.report.run_facts import manifest_fact, terminations, unscored
 from travelgym.report.tables import facts_table, metric_table
 
 METRIC_COLUMNS = (("FR", "FR"), ("OR5", "OR-5"), ("OR10", "OR-10"), ("OR20", "OR-20"),
@@ -72,17 +73,12 @@ def summary_tables(summaries: list[tuple[ReportRun, dict[str, Any]]]) -> str:
 
 
 def run_facts(runs: list[ReportRun]) -> str:
-    rows = []
-    for run in runs:
-        m = run.manifest
-        terms: dict[str, int] = {}
-        for e in run.episodes:
-            terms[e.termination] = terms.get(e.termination, 0) + 1
-        unscored = sum(1 for e in run.episodes if not e.score)
-        rows.append((run.label, m.get("user", "\u2013"), len(run.episodes), unscored,
-                     ", ".join(f"{k} {v}" for k, v in sorted(terms.items())),
-                     m.get("seed", "\u2013"), m.get("db_seed", "\u2013"), m.get("trials", "\u2013"),
-                     m.get("created", "\u2013"), str(run.directory)))  # fmt: skip
+    """One row per run: user, episodes (unscored), how they ended, seeds, trials, when it was
+    made and where it is."""
+    rows = [(run.label, manifest_fact(run, "user"), len(run.episodes), unscored(run),
+             terminations(run), manifest_fact(run, "seed"), manifest_fact(run, "db_seed"),
+             manifest_fact(run, "trials"), manifest_fact(run, "created"), str(run.directory))
+            for run in runs]  # fmt: skip
     return facts_table(("run", "user", "episodes", "unscored", "termination", "seed", "db seed",
                         "trials", "created", "directory"), rows)  # fmt: skip
 
