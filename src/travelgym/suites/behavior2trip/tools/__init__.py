@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.tools.mapguide import MapGuide
 from travelgym.suites.behavior2trip.tools.pois import (
@@ -14,8 +12,7 @@ from travelgym.suites.behavior2trip.tools.pois import (
 )
 from travelgym.suites.behavior2trip.tools.sandboxed import Python
 from travelgym.suites.behavior2trip.tools.transport import FlightSearch, TrainSearch, WeatherSearch
-from travelgym.toolkit import ToolRegistry
-from travelgym.toolkit.docs import render_markdown
+from travelgym.toolkit.toolset import ToolSet
 
 TOOLS_INTRO = """The 9 tools of the Behavior2Trip paper (Table 7) over the POI database of 24
 Chinese cities (see `database.md`). Dates run from 2025-10-01 to 2025-11-29. City names match
@@ -40,29 +37,21 @@ TRIPS_TOOLS = (
 )
 
 
-@lru_cache(maxsize=1)
-def trips_registry() -> ToolRegistry:
-    """The registry of the 9 Behavior2Trip tools (built once; tools are stateless functions)."""
-    return ToolRegistry(TRIPS_TOOLS)
-
-
 CONTENT_ERRORS = (
     "a well-formed call that cannot be served: an unknown city or place, a city without an "
     "airport for FlightSearch, the same origin and destination city, a malformed or "
     "out-of-window date"
 )
-
-
-def render_reference() -> str:
-    """The Markdown tool reference (``docs/behavior2trip/tools.md``)."""
-    return render_markdown(trips_registry(), "Behavior2Trip tool reference", TOOLS_INTRO,
-                           content_errors=CONTENT_ERRORS)  # fmt: skip
-
+TRIPS_TOOLSET = ToolSet(TRIPS_TOOLS, "Behavior2Trip tool reference", TOOLS_INTRO, CONTENT_ERRORS)
+# the registry of the 9 tools (built once) and their reference (docs/behavior2trip/tools.md)
+trips_registry = TRIPS_TOOLSET.registry
+render_reference = TRIPS_TOOLSET.reference
 
 __all__ = [
     "CONTENT_ERRORS",
     "TOOLS_INTRO",
     "TRIPS_TOOLS",
+    "TRIPS_TOOLSET",
     "TripsContext",
     "render_reference",
     "trips_registry",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.tools.flights import (
     get_airport_coordinates,
@@ -33,7 +31,7 @@ from travelgym.suites.compass.tools.validation import (
     recommend_hotel,
     recommend_permit,
 )
-from travelgym.toolkit import ToolRegistry
+from travelgym.toolkit.toolset import ToolSet
 
 TOOLS_INTRO = """The 18 tools of the COMPASS paper (Table 1, Appendix D) over the booking database.
 Dates are in August 2025. Searches return package IDs (see `package_ids.md`) with totals for
@@ -63,28 +61,18 @@ COMPASS_TOOLS = (
 )
 
 
-@lru_cache(maxsize=1)
-def compass_registry() -> ToolRegistry:
-    """The registry of the 18 COMPASS tools (built once; tools are stateless functions)."""
-    return ToolRegistry(COMPASS_TOOLS)
-
-
 CONTENT_ERRORS = (
     "a well-formed call that cannot be served: unknown park, hotel, airport or permit, a "
     "malformed or out-of-window date, a package ID that is malformed or names nothing"
 )
-
-
-def render_reference() -> str:
-    """The Markdown tool reference (``docs/compass/tools.md``)."""
-    from travelgym.toolkit.docs import render_markdown
-
-    return render_markdown(compass_registry(), "COMPASS tool reference", TOOLS_INTRO,
-                           content_errors=CONTENT_ERRORS)  # fmt: skip
-
+COMPASS_TOOLSET = ToolSet(COMPASS_TOOLS, "COMPASS tool reference", TOOLS_INTRO, CONTENT_ERRORS)
+# the registry of the 18 tools (built once) and their reference (docs/compass/tools.md)
+compass_registry = COMPASS_TOOLSET.registry
+render_reference = COMPASS_TOOLSET.reference
 
 __all__ = [
     "COMPASS_TOOLS",
+    "COMPASS_TOOLSET",
     "CONTENT_ERRORS",
     "TOOLS_INTRO",
     "CompassContext",
