@@ -265,3 +265,20 @@ def no_bwrap(tmp_path, monkeypatch):
     sandbox.allow_unsafe(False)
     monkeypatch.undo()
     boundary._bubblewrap.cache_clear()
+
+
+@pytest.fixture
+def applied(monkeypatch) -> list[str]:
+    """The environment class of every message applied through the episode loop's one body
+    (:class:`~travelgym.runner.loop.Conversation`), in order."""
+    from travelgym.runner.loop import Conversation
+
+    seen: list[str] = []
+    body = Conversation._applied
+
+    def spy(self, message, moved):
+        seen.append(type(self.env).__name__)
+        return body(self, message, moved)
+
+    monkeypatch.setattr(Conversation, "_applied", spy)
+    return seen

@@ -99,7 +99,7 @@ def compass_responder(options: dict):
     return respond
 
 
-def test_compass_episodes_score_the_suite_reward(compass_options, tmp_path):
+def test_compass_episodes_score_the_suite_reward(compass_options, tmp_path, applied):
     env = load_environment("compass", **compass_options)
     tasks = list(env.taskset)
     assert [t.data.info["task_id"] for t in tasks] == ["compass-001", "compass-002"]
@@ -107,6 +107,9 @@ def test_compass_episodes_score_the_suite_reward(compass_options, tmp_path):
 
     with FakeOpenAIServer(responder=compass_responder(compass_options)) as server:
         episodes = play(env, tasks, server)
+    # every model message of the rollouts went through the episode loop's one body
+    actions = sum(len(assistant_actions(e.traces[0])) for e in episodes)
+    assert actions and applied == ["CompassTrainingEnv"] * actions
     tools = {t["function"]["name"] for t in server.requests[0]["tools"]}
     assert tools == set(get_suite("compass").tool_registry().names) and len(tools) == 18
 

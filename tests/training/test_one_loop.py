@@ -104,7 +104,7 @@ def stepped(data_dir, instance, said):
     return episode, info["breakdown"]
 
 
-def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tokenizer):
+def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tokenizer, applied):
     data_dir, instance, said, db = case
     run_episode = evaluated(tmp_path, data_dir, instance, said)
     gym_episode, gym_breakdown = stepped(data_dir, instance, said)
@@ -114,6 +114,8 @@ def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tok
                           max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
     env.close()
     assert rollout.stop == "terminated" and rollout.turns == 3
+    # each of the three drivers applied its three messages through the loop's one body
+    assert applied == ["TripTrainingEnv"] * 9
 
     assert (comparable(run_episode, TRIP_KEYS) == comparable(gym_episode, TRIP_KEYS)
             == comparable(rollout.episode, TRIP_KEYS))  # fmt: skip
@@ -125,7 +127,7 @@ def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tok
 
 
 def test_travelplanner_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, tiny_tokenizer,
-                                                                       monkeypatch):  # fmt: skip
+                                                                      applied, monkeypatch):  # fmt: skip
     """The same for TravelPlanner's B2T-format agent in two-stage mode (tools over the
     database): a tool call, a memory write and read, the scripted baseline's plan."""
     from tests.suites.travelplanner.suite_data import write_suite_data
@@ -187,13 +189,14 @@ def test_travelplanner_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, 
     assert (comparable(run_episode, keys) == comparable(gym_episode, keys)
             == comparable(rollout.episode, keys))  # fmt: skip
     assert run_episode.score["delivered"] and run_episode.tool_calls == 1
+    assert applied == ["PlannerTrainingEnv"] * (3 * len(said))  # the loop's one body, thrice
     reward = get_suite("travelplanner").reward(run_episode)
     assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()
     assert info["breakdown"] == reward.model_dump()
 
 
 def test_compass_evaluation_gymnasium_and_grpo_play_one_conversation(tmp_path, compass_db,
-                                                                     tiny_tokenizer):  # fmt: skip
+                                                                     tiny_tokenizer, applied):  # fmt: skip
     """The same for COMPASS's tool-calling model (native tool calls at evaluation, prompted
     ``<tool_call>`` blocks for a token-level policy): each agent turn a tool call, then the
     optimal plan; the template user answers. Same turns, tool calls, messages and score."""
@@ -258,5 +261,6 @@ def test_compass_evaluation_gymnasium_and_grpo_play_one_conversation(tmp_path, c
     assert (comparable(run_episode, keys, "turns") == comparable(gym_episode, keys, "turns")
             == comparable(rollout.episode, keys, "turns"))  # fmt: skip
     assert run_episode.score["optimal"] and len(run_episode.turns) >= 3
+    assert applied == ["CompassTrainingEnv"] * (3 * rollout.turns)  # the loop's one body, thrice
     reward = get_suite("compass").reward(run_episode)
     assert rollout.reward == reward.total and rollout.breakdown == reward.model_dump()

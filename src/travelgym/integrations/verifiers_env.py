@@ -35,6 +35,7 @@ from verifiers.v1.dialects.chat import message_to_wire
 from verifiers.v1.runtimes import ProgramResult, SubprocessConfig
 
 from travelgym.core.registry import all_suites, get_suite
+from travelgym.runner.loop import Conversation
 
 TASKSET_ID = "travelgym-env"
 EPISODE_KEY = "travelgym_episode"  # trace.info: the episode the environment played (JSON)
@@ -204,9 +205,10 @@ class TravelgymEnv(vf.Env[TravelgymEnvConfig]):
     async def run(self, task: TravelgymTask, agents: vf.Agents) -> None:
         info = task.data.info
         env = open_training_env(info["suite"], self.taskset.config.options)
+        episode = Conversation(env)  # the one episode loop's body, driven by the agent's turns
         try:
-            messages, _ = await env.areset(seed=info["seed"],
-                                           options={env.task_key: info["task_id"]})  # fmt: skip
+            messages, _ = await episode.astart(seed=info["seed"],
+                                               options={env.task_key: info["task_id"]})  # fmt: skip
             if json.dumps(messages, sort_keys=True) != json.dumps(
                 [message_to_wire(m) for m in task.data.prompt], sort_keys=True
             ):
@@ -219,7 +221,7 @@ class TravelgymEnv(vf.Env[TravelgymEnvConfig]):
                     action = message_to_wire(segment.messages[-1])
                     if not env.native_tools:
                         action = action.get("content") or ""
-                    moved = await env.atransition(action)
+                    moved = await episode.aapply(action)
                     if moved.ended:
                         break
                     segment = await interaction.turn(moved.messages)

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from travelgym.core.environment import Environment
+from travelgym.core.environment import Environment, Transition
 from travelgym.llm.protocol import ChatClient, ChatMessage, Repair, Usage
 
 
@@ -78,27 +78,94 @@ class Played:
     messages: list[dict[str, Any]]
 
 
+class Conversation:
+    """One episode of an environment as every driver plays it: the loop's one body. It opens
+    the episode, applies each assistant message through ``env.atransition`` and keeps the chat
+    (the opening, then each message and the messages the environment added), the count of
+    actions and the reward; :meth:`result` is the finished episode (the reward of one stopped
+    early is the environment's ``cut``). :func:`play` (evaluation, ``play``, the inspect solver)
+    drives it with a policy; GRPO rollouts and the Gymnasium environment step it one message at
+    a time (the synchronous forms), the verifiers environment with its own agent."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.chat: list[dict[str, Any]] = []
+        self.turns, self.reward = 0, 0.0
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.env.done)
+
+    @property
+    def tools(self) -> list[dict[str, Any]] | None:
+        """The tool schemas a policy may call (``None`` for a text-format environment)."""
+        return self.env.tool_schemas if self.env.native_tools else None
+
+    def _opened(
+        self, opened: tuple[list[dict[str, Any]], dict]
+    ) -> tuple[list[dict[str, Any]], dict]:
+        messages, info = opened
+        self.chat, self.turns, self.reward = [dict(m) for m in messages], 0, 0.0
+        return messages, info
+
+    async def astart(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[list[dict[str, Any]], dict]:
+        """Open an episode: ``env.areset``'s ``(messages, info)``."""
+        return self._opened(await self.env.areset(seed=seed, options=options))
+
+    def start(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[list[dict[str, Any]], dict]:
+        """:meth:`astart` on the environment's own event loop."""
+        return self._opened(self.env.reset(seed=seed, options=options))  # type: ignore[attr-defined]
+
+    def _applied(self, message: Any, moved: Transition) -> Transition:
+        self.turns += 1
+        self.reward = moved.reward
+        self.chat.append(message if isinstance(message, dict)
+                         else {"role": "assistant", "content": message})  # fmt: skip
+        self.chat += moved.messages
+        return moved
+
+    async def aapply(self, message: Any, **meta: Any) -> Transition:
+        """Apply one assistant message (``meta``: the model call's ``usage``, ``repairs`` and
+        ``started``, recorded on the step)."""
+        return self._applied(message, await self.env.atransition(message, **meta))
+
+    def apply(self, message: Any) -> Transition:
+        """:meth:`aapply` on the environment's own event loop."""
+        return self._applied(message, self.env.transition(message))  # type: ignore[attr-defined]
+
+    def fail(self, exc: BaseException) -> None:
+        """End the episode on the policy's failure (recorded, never scored as an answer)."""
+        self.env.fail(exc)
+
+    def result(self) -> Played:
+        """The episode as it stands: ended, its reward and parts; else stopped here, the
+        environment's ``cut``."""
+        if self.ended:
+            reward, breakdown = self.reward, self.env.breakdown()
+        else:
+            reward, breakdown = self.env.cut()
+        return Played(self.env.episode(), reward, breakdown, self.turns, self.chat)
+
+
 async def play(env: Environment, policy: Policy, *, seed: int | None = None,
                options: dict[str, Any] | None = None) -> Played:  # fmt: skip
     """Play one episode of ``env`` with ``policy`` (``seed``/``options``: ``env.areset``'s)."""
-    messages, _ = await env.areset(seed=seed, options=options)
-    chat = [dict(m) for m in messages]
-    turns, reward = 0, 0.0
-    while not env.done:
+    episode = Conversation(env)
+    await episode.astart(seed=seed, options=options)
+    while not episode.ended:
         started = time.perf_counter()
         try:
-            action = await policy.act(chat, env.tool_schemas if env.native_tools else None)
-            moved = await env.atransition(action.message, usage=action.usage,
-                                          repairs=action.repairs, started=started)  # fmt: skip
+            action = await policy.act(episode.chat, episode.tools)
+            await episode.aapply(action.message, usage=action.usage, repairs=action.repairs,
+                                 started=started)  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - recorded in the episode (its outcome says whose)
-            env.fail(exc)
+            episode.fail(exc)
             break
-        turns += 1
-        reward = moved.reward
-        chat.append(action.message if isinstance(action.message, dict)
-                    else {"role": "assistant", "content": action.message})  # fmt: skip
-        chat += moved.messages
-    return Played(env.episode(), reward, env.breakdown(), turns, chat)
+    return episode.result()
 
 
 async def play_agent(env: Any, agent: PolicyAgent, task_id: str, trial: int, seed: int) -> Any:

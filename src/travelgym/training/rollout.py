@@ -44,6 +44,7 @@ from typing import Any, Literal, Protocol
 
 from travelgym.llm.hf_client import chat_text, encode, stop_token_ids
 from travelgym.llm.prompted_tools import split_tool_calls, to_prompted_messages
+from travelgym.runner.loop import Conversation
 
 GenerateFn = Callable[[list[int], int], list[int]]
 PromptFn = Callable[[list[dict[str, Any]], Any], list[dict[str, Any]]]
@@ -90,17 +91,18 @@ class ChatView(Protocol):
 
 
 class EnvChat:
-    """An environment as the plain-text chat a token-level policy writes: a text-format
-    environment as it is; a native-tools one (``env.native_tools``) with its tools prompted in
-    the system message and each reply's ``<tool_call>`` blocks parsed into native calls, the
-    tool results given back as text (Hermes style, as the ``hf:`` and ``local:`` clients do)."""
+    """An environment as the plain-text chat a token-level policy writes, played through the
+    one loop's body (:class:`~travelgym.runner.loop.Conversation`): a text-format environment
+    as it is; a native-tools one (``env.native_tools``) with its tools prompted in the system
+    message and each reply's ``<tool_call>`` blocks parsed into native calls, the tool results
+    given back as text (Hermes style, as the ``hf:`` and ``local:`` clients do)."""
 
     def __init__(self, env: Any) -> None:
-        self.env = env
+        self.env, self.episode = env, Conversation(env)
         self.prompted = bool(getattr(env, "native_tools", False))
 
     def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[list, dict]:
-        messages, info = self.env.reset(seed=seed, options=options)
+        messages, info = self.episode.start(seed=seed, options=options)
         if self.prompted:
             messages = to_prompted_messages(messages, self.env.tool_schemas)
         return messages, info
@@ -110,7 +112,7 @@ class EnvChat:
         if self.prompted:
             content, calls = split_tool_calls(text)
             action = {"role": "assistant", "content": content, "tool_calls": calls}
-        moved = self.env.transition(action)
+        moved = self.episode.apply(action)
         new = moved.messages
         if self.prompted and new:
             new = to_prompted_messages(new, None)
