@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -56,6 +57,24 @@ def evaluate(task: object, model: str, log_dir: Path, **task_args: object):
 def episodes_of(log) -> list[dict]:
     """Each sample's episode, in sample order."""
     return [s.scores["suite_score"].metadata["episode"] for s in log.samples]
+
+
+def same_ids(value):
+    """``value`` with every tool-call id (the provider's: the test server numbers its replies)
+    replaced by its order of first appearance."""
+    text = json.dumps(value, sort_keys=True)
+    ids = list(dict.fromkeys(re.findall(r'"(call_\d+_\d+)"', text)))
+    for n, found in enumerate(ids):
+        text = text.replace(f'"{found}"', f'"id-{n}"')
+    return json.loads(text)
+
+
+def without_clocks(turns: list[dict]) -> list[dict]:
+    """An episode's turns without their clocks and model accounting (ids as :func:`same_ids`)."""
+    drop = {"duration_s", "usage", "started_at", "duration_ms"}
+    return same_ids([{**{k: v for k, v in t.items() if k not in drop},
+                      "tool_calls": [{k: v for k, v in c.items() if k not in drop}
+                                     for c in t.get("tool_calls", [])]} for t in turns])  # fmt: skip
 
 
 def metrics_of(log) -> dict[str, float]:
@@ -196,6 +215,10 @@ def test_openai_compatible_provider_scores_as_travelgym_run(offline, compass_db,
     for task_id, episode in evaluated.items():
         assert episode["score"] == ran[task_id]["score"]
         assert episode["termination"] == ran[task_id]["termination"]
+        # the same turns (what was said, every tool call and result, the user's replies) and
+        # the same chat: one episode loop, whichever driver
+        assert without_clocks(episode["turns"]) == without_clocks(ran[task_id]["turns"])
+        assert same_ids(episode["messages"]) == same_ids(ran[task_id]["messages"])
         calls = [
             (c["name"], c["error_category"]) for t in episode["turns"] for c in t["tool_calls"]
         ]

@@ -134,3 +134,13 @@ def test_inspect_failures_map_to_travelgym_categories():
     cases[RetryError(gave_up)] = "connection"
     for exc, category in cases.items():
         assert client._classify(exc).category == category, exc
+
+
+def test_a_call_inspect_could_not_parse_keeps_the_models_own_text():
+    from travelgym.llm.inspect_client import unparsed_arguments
+
+    raw = '{"date_str": "2025-08-0'
+    worded = (f"Error parsing the following tool call arguments:\n\n{raw}\n\n"
+              "Error details: Unterminated string starting at: line 1 column 14 (char 13)")  # fmt: skip
+    assert unparsed_arguments(worded) == raw
+    assert unparsed_arguments("not JSON: {x") == "not JSON: {x"  # another wording: as it is

@@ -14,6 +14,7 @@ user or judge on a different model). inspect_ai is imported when a client is bui
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from travelgym.llm.base import BaseChatClient
@@ -122,6 +123,18 @@ def to_tool_info(schema: dict[str, Any]) -> Any:
     return ToolInfo(name=fn["name"], description=fn.get("description") or "", parameters=params)
 
 
+# how inspect's providers word a call whose arguments are not JSON: the model's text inside
+_UNPARSED = re.compile(r"^Error parsing the following tool call arguments:\n\n(.*)\n\n"
+                       r"Error details: ", re.S)  # fmt: skip
+
+
+def unparsed_arguments(parse_error: str) -> str:
+    """The model's own argument text of a call inspect could not parse (so the tool layer
+    reports the same malformed arguments as for any other client); else the parse error."""
+    match = _UNPARSED.match(parse_error)
+    return match.group(1) if match else parse_error
+
+
 def completion_of(output: Any) -> dict[str, Any]:
     """An inspect ``ModelOutput`` as an OpenAI chat.completion dict (the shape
     :func:`~travelgym.llm.base.parse_completion` reads). A call inspect could not parse keeps
@@ -132,7 +145,7 @@ def completion_of(output: Any) -> dict[str, Any]:
     message = choice.message
     calls = [{"id": c.id, "type": "function",
               "function": {"name": c.function,
-                           "arguments": c.parse_error if c.parse_error
+                           "arguments": unparsed_arguments(c.parse_error) if c.parse_error
                            else json.dumps(c.arguments, ensure_ascii=False)}}
              for c in message.tool_calls or []]  # fmt: skip
     usage = None
