@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from travelgym.core import AgentFactory, AgentKind, BuiltData, EpisodeBase, ProgressTally, Suite
+from travelgym.core import AgentFactory, AgentKind, BuiltData, EpisodeBase, Suite
 from travelgym.core import SuiteOptions, SuiteRun, suite_flag
 from travelgym.paths import suite_dir
 from travelgym.runner.run_summary import summarize_run
@@ -104,15 +104,13 @@ def score_entries(entries: list[dict], options=None) -> dict[str, Any]:
 
 
 class ToySuite(Suite):
+    """An evaluation-only suite in the protocol's ten members (and its own ``--offset`` and
+    ``--level`` flags, and an answers-file format besides run directories)."""
+
     name = "toy"
     title = "Toy"
-    description = "add two numbers"
-    Options = ToyOptions
     episode_model = ToyEpisode
     agent_kinds = (AgentKind("scripted", "NAME", ("right", "wrong"), calls_llm=False),)
-    agent_usage = "scripted:right or scripted:wrong"
-    default_agents = ("scripted:right",)
-    answer_markers = ("sum",)  # answers files: {"task_id": ..., "sum": ...}
 
     def build(self, options, seed, data_dir, force=False) -> BuiltData:
         path = suite_dir(self.name, data_dir) / "toy.sqlite"
@@ -122,32 +120,14 @@ class ToySuite(Suite):
             return BuiltData(path, {"content_hash": "toy-db"}, True)
         return BuiltData(path, {"content_hash": "toy-db"}, False)
 
-    def stats(self, options, seed, db, data_dir, plots):
-        return {"tasks": len(TASKS)}
-
-    def format_stats(self, result):
-        return f"{result['tasks']} toy tasks"
-
     def tool_registry(self) -> ToolRegistry:
         return ToolRegistry([add])
-
-    def tool_reference(self) -> str:
-        return "# Toy tools\n\nadd(a, b)\n"
-
-    def tool_server(self, options, seed, db, data_dir):
-        return ToyContext, "Toy tools: add two numbers."
 
     def list_tasks(self, options, data_dir=None):
         return offset_tasks(options)
 
-    def format_tasks(self, tasks):
-        return "\n".join(f"{t.task_id}: {t.a} + {t.b}" for t in tasks)
-
     def open_run(self, options, task_ids, limit, db_seed, data_dir) -> ToyRun:
         return ToyRun(options, task_ids, limit, data_dir)
-
-    def tally(self) -> ProgressTally:
-        return ProgressTally([("correct", lambda s: s.get("correct"), 0)])
 
     def summarize_episodes(self, episodes, manifest=None) -> dict[str, Any]:
         manifest = manifest or {}
@@ -157,23 +137,13 @@ class ToySuite(Suite):
     def succeeded(self, episode) -> bool:
         return bool((episode.get("score") or {}).get("correct"))
 
-    def format_results(self, results):
-        return "\n".join(f"{agent}: {r['accuracy']:.1f}% of {r['n']}" for agent, r in results.items())
+    # optional: the toy's own flags and an answers-file format
+    Options = ToyOptions
+    answer_markers = ("sum",)  # answers files: {"task_id": ..., "sum": ...}
 
     def score(self, answers, seed, data_dir, notes, options=None, base_url=None):
         if answers.is_dir():
             return summarize_run(self, answers)
         entries = [json.loads(line) for line in answers.read_text().splitlines() if line.strip()]
         return score_entries(entries)
-
-    def format_score(self, result):
-        return f"accuracy {result['accuracy']:.1f}% (n = {result['n']})"
-
-    def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
-        from travelgym.report.body import ReportBody, Section
-
-        rows = "".join(f"<tr><td>{r.directory.name}</td><td>{summarize_run(self, r.directory)['accuracy']}"
-                       "</td></tr>" for r in runs)
-        return ReportBody(sections=[Section("summary", "Summary", f"<table>{rows}</table>")],
-                          data={"runs": [{"label": r.label} for r in runs]})
 '''

@@ -133,6 +133,7 @@ def play(suite: str, role: str, task_id: str | None, agent: str | None, base_url
 def report(suite: Any, out: Path, db_seed: int, data_dir: Path | None,
            base_url: str | None) -> None:  # fmt: skip
     """How the stored episode ended, then its score as ``travelgym score RUN_DIR`` prints it."""
+    from travelgym.runner.run_summary import score_answers
     from travelgym.runner.store import read_run
 
     run = read_run(out, suite.name, as_dicts=True)
@@ -141,8 +142,8 @@ def report(suite: Any, out: Path, db_seed: int, data_dir: Path | None,
         click.echo(f"episode {episode['episode_id']}: {episode['termination']}{error}")
     click.echo(f"stored in {out}")
     notes: list[str] = []
-    result = suite.score(out, db_seed, data_dir, notes, options=suite.options_of_run(run.manifest),
-                         base_url=base_url)  # fmt: skip
+    result = score_answers(suite, out, db_seed, data_dir, notes, suite.options_of_run(run.manifest),
+                           base_url)  # fmt: skip
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(suite.format_score(result))

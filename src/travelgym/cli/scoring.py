@@ -18,7 +18,7 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import InputPath, is_used
 from travelgym.core.registry import all_suites, get_suite, suite_names
-from travelgym.runner.run_summary import summarize_run
+from travelgym.runner.run_summary import score_answers, summarize_run
 
 if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
@@ -111,7 +111,7 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
     if tampered:
         click.echo(f"warning: TAMPERED run: {tampered}", err=True)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
-    result = chosen.score(answers, seed, data_dir, notes, options=options, base_url=base_url)
+    result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
     if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them
         summary = summarize_run(chosen, answers)
         result.update({k: summary[k] for k in ACCOUNTING if k in summary})

@@ -192,9 +192,17 @@ class SuiteRun(ABC):
         return {}
 
 
+# what the shell adds to a suite's summary (counts, usage, pass^k, the session's wall time)
+SHELL_SUMMARY_KEYS = frozenset({"outcomes", "usage", "pass_k", "episodes_wall_s"})
+
+
 class Suite(ABC):
-    """A benchmark behind one interface. Subclasses set the class attributes and implement the
-    methods; expensive imports stay inside the methods, so listing suites stays cheap."""
+    """A benchmark behind one interface. An evaluation-only suite gives ten members: ``name``,
+    ``title``, ``episode_model``, ``agent_kinds``, and implements :meth:`build`,
+    :meth:`tool_registry`, :meth:`list_tasks`, :meth:`open_run`, :meth:`summarize_episodes`
+    and :meth:`succeeded`; everything else has a default it may override (its own flags in
+    ``Options``, text, statistics, a report page, an answers-file format, training, ...).
+    Expensive imports stay inside the methods, so listing suites stays cheap."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -208,8 +216,6 @@ class Suite(ABC):
         "1": add_outcome
     }
     agent_kinds: ClassVar[tuple[AgentKind, ...]]
-    agent_usage: ClassVar[str]  # the spec forms, for error messages and help
-    default_agents: ClassVar[tuple[str, ...]]
     answer_markers: ClassVar[tuple[str, ...]] = ()  # keys only this suite's answers carry
     summary_details: ClassVar[tuple[str, ...]] = ()  # summary keys left out of ``run --json``
     tools_run_code: ClassVar[bool] = False  # a tool runs model-written code (the sandbox)
@@ -258,35 +264,65 @@ class Suite(ABC):
         """Whether the options make the run call an LLM besides the agent (a simulated user)."""
         return False
 
+    @property
+    def agent_usage(self) -> str:
+        """The agent spec forms, for error messages and help (default: every agent kind's
+        ``KIND:ARG``, its choices listed)."""
+        forms = []
+        for kind in self.agent_kinds:
+            if kind.arg is None:
+                forms.append(kind.name)
+            else:
+                forms.append(f"{kind.name}:{'|'.join(kind.choices) if kind.choices else kind.arg}")
+        return ", ".join(forms)
+
+    @property
+    def default_agents(self) -> tuple[str, ...]:
+        """The agents ``travelgym run`` runs when none is named (default: the first agent kind
+        that calls no model, with its first choice)."""
+        for kind in self.agent_kinds:
+            if not kind.calls_llm:
+                return (f"{kind.name}:{kind.choices[0]}" if kind.choices else kind.name,)
+        return ()
+
     # data
     @abstractmethod
     def build(self, options: SuiteOptions, seed: int, data_dir: Path | None,
               force: bool = False) -> BuiltData:  # fmt: skip
         """Build the suite's database where it is missing or stale."""
 
-    @abstractmethod
     def stats(self, options: SuiteOptions, seed: int, db: Path | None, data_dir: Path | None,
               plots: Path | None) -> dict[str, Any]:  # fmt: skip
-        """Statistics of the database (``db`` or the generated one), plots written to ``plots``."""
+        """Statistics of the database (``db`` or the generated one), plots written to ``plots``
+        (default: its path, metadata and rows per table; no plots)."""
+        from travelgym.core.suite_defaults import database_stats
 
-    @abstractmethod
+        return database_stats(db if db is not None else self.build(options, seed, data_dir).path)
+
     def format_stats(self, result: dict[str, Any]) -> str:
         """:meth:`stats` as text."""
+        from travelgym.core.text_table import format_fields
+
+        return format_fields(result)
 
     # tools
     @abstractmethod
     def tool_registry(self) -> Any:
         """The suite's :class:`~travelgym.toolkit.registry.ToolRegistry`."""
 
-    @abstractmethod
     def tool_reference(self) -> str:
-        """The tools' Markdown reference."""
+        """The tools' Markdown reference (default: generated from the registry)."""
+        from travelgym.core.suite_defaults import tool_reference
 
-    @abstractmethod
+        return tool_reference(self)
+
     def tool_server(self, options: SuiteOptions, seed: int, db: Path | None,
                     data_dir: Path | None) -> tuple[Callable[[], Any], str]:  # fmt: skip
         """``(context factory, instructions)`` for serving the tools (one context per MCP
-        connection)."""
+        connection; default: the tools' context class, over the database where it opens one)."""
+        from travelgym.core.suite_defaults import tool_server
+
+        return tool_server(self, db if db is not None else self.build(options, seed, data_dir).path)
 
     # tasks
     @abstractmethod
@@ -294,9 +330,13 @@ class Suite(ABC):
         """Every task the options select (for ``travelgym tasks``), from the data in
         ``data_dir`` (the default data directory for ``None``)."""
 
-    @abstractmethod
     def format_tasks(self, tasks: list[Any]) -> str:
-        """:meth:`list_tasks` as a table."""
+        """:meth:`list_tasks` as a table (default: each task's :meth:`dataset_columns`)."""
+        from travelgym.core.text_table import format_table
+
+        rows = [self.dataset_columns(t) for t in tasks]
+        header = list(dict.fromkeys(k for row in rows for k in row))
+        return format_table(header, [[row.get(k) for k in header] for row in rows])
 
     # runs
     @abstractmethod
@@ -305,14 +345,17 @@ class Suite(ABC):
         """Prepare a run: build data where missing, choose the tasks (explicit ids in order,
         else by the options, then the first ``limit``)."""
 
-    @abstractmethod
     def tally(self) -> ProgressTally:
-        """The progress bar's running figures."""
+        """The progress bar's running figures (default: the episode count only)."""
+        return ProgressTally(())
 
-    @abstractmethod
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         """Summaries by agent label, as the table ``travelgym run`` prints (the outcome counts
-        are printed under it by the shell: :func:`travelgym.core.summary_table.outcome_table`)."""
+        are printed under it by the shell: :func:`travelgym.core.summary_table.outcome_table`;
+        default: the :meth:`headline_metrics` of each)."""
+        from travelgym.core.text_table import metrics_table
+
+        return metrics_table({k: self.headline_metrics(v) for k, v in results.items()})
 
     @abstractmethod
     def summarize_episodes(self, episodes: list[dict[str, Any]],
@@ -329,8 +372,9 @@ class Suite(ABC):
     def headline_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
         """The headline figures of a :meth:`summarize_episodes` summary, flat (name -> value),
         as integrations report them; by default the rates (floats, counts left out) of its
-        ``overall`` entry."""
-        overall = summary.get("overall") or {}
+        ``overall`` entry, or of the summary itself when it has none."""
+        overall = summary.get("overall") or {k: v for k, v in summary.items()
+                                             if k not in SHELL_SUMMARY_KEYS}  # fmt: skip
         return {k: v for k, v in overall.items() if isinstance(v, float)}
 
     def task_text(self, task: Any) -> str:
@@ -339,20 +383,29 @@ class Suite(ABC):
         return str(task.task_id)
 
     # scores
-    @abstractmethod
     def score(self, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
               options: SuiteOptions | None = None,
-              base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
-        """Score an answers file or a run directory (``notes``: what is missing, e.g. episodes
-        of a killed run; ``options``: the suite's options given to ``score``, ``None`` for the
-        defaults; ``base_url``: the endpoint of a model the options name, e.g. a judge)."""
+              base_url: str | None = None) -> dict[str, Any] | None:  # fmt: skip
+        """Score an answers file or re-score a run directory (``notes``: what is missing, e.g.
+        episodes of a killed run; ``options``: the suite's options given to ``score``, ``None``
+        for the defaults; ``base_url``: the endpoint of a model the options name, e.g. a
+        judge). ``None`` for a run directory: its stored scores stand, summarised by the
+        caller (:func:`travelgym.runner.run_summary.score_answers`). Default: run directories
+        only."""
+        if not answers.is_dir():
+            from travelgym.core.errors import UserError
 
-    @abstractmethod
+            raise UserError(f"{self.name} scores run directories only, not answers files "
+                            f"({answers})")  # fmt: skip
+        return None
+
     def format_score(self, result: dict[str, Any]) -> str:
-        """:meth:`score` as text."""
+        """:meth:`score` as text (default: its :meth:`headline_metrics`)."""
+        from travelgym.core.text_table import format_fields
+
+        return format_fields(self.headline_metrics(result))
 
     # report
-    @abstractmethod
     def report_body(self, runs: list[Any], *, data_dir: Path | None, max_result_chars: int,
                     include_analysis: bool) -> Any:  # fmt: skip
         """The suite's part of the HTML report of ``runs`` (all of this suite, each a
@@ -361,7 +414,11 @@ class Suite(ABC):
         embedded data, CSS and viewer script, verdict count, notes and timings. The shell
         (:mod:`travelgym.report.shell`) reads the runs and writes the page; ``max_result_chars``:
         cut tool results longer than this in the data; ``include_analysis``: add analysis
-        tables and figures where the suite has them."""
+        tables and figures where the suite has them. Default: a table of each run's
+        :meth:`headline_metrics`."""
+        from travelgym.core.suite_defaults import report_body
+
+        return report_body(self, runs)
 
     # training ----------------------------------------------------------------------------
     # What :mod:`travelgym.training` needs of a suite (GRPO, SFT export, TRL environments, the

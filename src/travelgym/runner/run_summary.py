@@ -19,3 +19,11 @@ def summarize_run(suite: Any, run_dir: Path) -> dict[str, Any]:
         return summarize_episodes(suite, [], read_manifest(run_dir))
     run = read_run(run_dir, suite.name, as_dicts=True)
     return summarize_episodes(suite, run.episodes, run.manifest)
+
+
+def score_answers(suite: Any, answers: Path, seed: int, data_dir: Path | None, notes: list[str],
+                  options: Any = None, base_url: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """``suite.score`` of an answers file or a run directory; a run directory whose stored
+    scores stand (the suite returns ``None``) is summarised as it is."""
+    result = suite.score(answers, seed, data_dir, notes, options=options, base_url=base_url)
+    return result if result is not None else summarize_run(suite, answers)
