@@ -14,7 +14,7 @@ import pytest
 from tests.core.toy_suite import SOURCE
 from travelgym.core.suite import Suite
 
-REQUIRED = {"name", "title", "episode_model", "agent_kinds", "build", "tool_registry",
+REQUIRED = {"name", "title", "episode_model", "agent_kinds", "build", "toolset",
             "list_tasks", "open_run", "summarize_episodes", "succeeded"}  # fmt: skip
 
 

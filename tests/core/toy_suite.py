@@ -19,6 +19,7 @@ from travelgym.core import SuiteOptions, SuiteRun, suite_flag
 from travelgym.paths import suite_dir
 from travelgym.runner.run_summary import summarize_run
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
+from travelgym.toolkit.toolset import ToolSet
 
 
 class ToyTask(BaseModel):
@@ -120,8 +121,8 @@ class ToySuite(Suite):
             return BuiltData(path, {"content_hash": "toy-db"}, True)
         return BuiltData(path, {"content_hash": "toy-db"}, False)
 
-    def tool_registry(self) -> ToolRegistry:
-        return ToolRegistry([add])
+    def toolset(self) -> ToolSet:
+        return ToolSet((add,), "Toy tools")
 
     def list_tasks(self, options, data_dir=None):
         return offset_tasks(options)

@@ -199,7 +199,7 @@ SHELL_SUMMARY_KEYS = frozenset({"outcomes", "usage", "pass_k", "episodes_wall_s"
 class Suite(ABC):
     """A benchmark behind one interface. An evaluation-only suite gives ten members: ``name``,
     ``title``, ``episode_model``, ``agent_kinds``, and implements :meth:`build`,
-    :meth:`tool_registry`, :meth:`list_tasks`, :meth:`open_run`, :meth:`summarize_episodes`
+    :meth:`toolset`, :meth:`list_tasks`, :meth:`open_run`, :meth:`summarize_episodes`
     and :meth:`succeeded`; everything else has a default it may override (its own flags in
     ``Options``, text, statistics, a report page, an answers-file format, training, ...).
     Expensive imports stay inside the methods, so listing suites stays cheap."""
@@ -307,19 +307,23 @@ class Suite(ABC):
 
     # tools
     @abstractmethod
+    def toolset(self) -> Any:
+        """The suite's tools (a :class:`~travelgym.toolkit.toolset.ToolSet`: the functions, the
+        wording of their reference and the MCP server's instructions)."""
+
     def tool_registry(self) -> Any:
-        """The suite's :class:`~travelgym.toolkit.registry.ToolRegistry`."""
+        """The suite's :class:`~travelgym.toolkit.registry.ToolRegistry` (its toolset's)."""
+        return self.toolset().registry()
 
     def tool_reference(self) -> str:
-        """The tools' Markdown reference (default: generated from the registry)."""
-        from travelgym.core.suite_defaults import tool_reference
-
-        return tool_reference(self)
+        """The tools' Markdown reference (its toolset's)."""
+        return self.toolset().reference()
 
     def tool_server(self, options: SuiteOptions, seed: int, db: Path | None,
                     data_dir: Path | None) -> tuple[Callable[[], Any], str]:  # fmt: skip
         """``(context factory, instructions)`` for serving the tools (one context per MCP
-        connection; default: the tools' context class, over the database where it opens one)."""
+        connection; default: the tools' context class, over the database where it opens one,
+        and the toolset's introduction)."""
         from travelgym.core.suite_defaults import tool_server
 
         return tool_server(self, db if db is not None else self.build(options, seed, data_dir).path)

@@ -1,6 +1,6 @@
 """What a suite gets without writing it (:class:`~travelgym.core.suite.Suite`'s defaults):
-statistics of its database, its tools' reference and MCP contexts derived from its registry,
-and a report page of its headline figures. A suite overrides any of
+statistics of its database, MCP contexts derived from its tools, and a report page of its
+headline figures. A suite overrides any of
 them where it has more to say."""
 
 from __future__ import annotations
@@ -52,17 +52,7 @@ def tool_server(suite: Any, path: Path) -> tuple[Any, str]:
         factory = lambda: cls.from_path(path)  # noqa: E731 - one context per connection
     else:
         factory = cls
-    intro = f"{suite.title} tools" + (f": {suite.description}." if suite.description else ".")
-    return factory, intro
-
-
-def tool_reference(suite: Any) -> str:
-    """The Markdown reference of ``suite``'s tools, generated from its registry."""
-    from travelgym.toolkit.docs import render_markdown
-
-    return render_markdown(suite.tool_registry(), f"{suite.title} tools", suite.description,
-                           content_errors="The call was valid but found nothing or was refused "
-                           "(an unknown id, an empty search).")  # fmt: skip
+    return factory, suite.toolset().intro or f"{suite.title} tools."
 
 
 def report_body(suite: Any, runs: list[Any]) -> Any:

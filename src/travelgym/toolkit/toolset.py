@@ -18,8 +18,9 @@ class ToolSet:
 
     tools: tuple[Callable[..., Any], ...]
     title: str
-    intro: str
-    content_errors: str
+    intro: str = ""  # also the instructions of the MCP server that serves them
+    content_errors: str = ("a well-formed call that cannot be served (an unknown id, nothing "
+                           "found)")  # fmt: skip
     _registry: ToolRegistry | None = field(default=None, init=False, repr=False, compare=False)
 
     def registry(self) -> ToolRegistry:

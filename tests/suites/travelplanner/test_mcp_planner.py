@@ -7,9 +7,8 @@ import pytest
 
 from tests.fakes.mcp_check import check_served_suite
 from travelgym.suites.travelplanner.ingest import ingest
-from travelgym.suites.travelplanner.listing import TOOLS_INTRO
 from travelgym.suites.travelplanner.sandbox_db import DatabaseSandbox
-from travelgym.suites.travelplanner.tools import PlannerContext, planner_registry
+from travelgym.suites.travelplanner.tools import TOOLS_INTRO, PlannerContext, planner_registry
 
 
 @pytest.fixture

@@ -95,21 +95,10 @@ class Behavior2TripSuite(
         lines += [f"plot: {p}" for p in result.get("plots", [])]
         return "\n".join(lines)
 
-    def tool_registry(self):
-        from travelgym.suites.behavior2trip.tools import trips_registry
+    def toolset(self):
+        from travelgym.suites.behavior2trip.tools import TRIPS_TOOLSET
 
-        return trips_registry()
-
-    def tool_reference(self) -> str:
-        from travelgym.suites.behavior2trip.tools import render_reference
-
-        return render_reference()
-
-    def tool_server(self, options, seed, db, data_dir):
-        from travelgym.suites.behavior2trip.tools import TOOLS_INTRO, TripsContext
-
-        path = db if db is not None else self.build(options, seed, data_dir).path
-        return (lambda: TripsContext.from_path(path)), TOOLS_INTRO
+        return TRIPS_TOOLSET
 
     def list_tasks(self, options: TripOptions, data_dir: Path | None = None) -> list[Any]:
         from travelgym.suites.behavior2trip.listing import public_record

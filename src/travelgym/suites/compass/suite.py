@@ -222,21 +222,10 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         lines += [f"plot: {p}" for p in result.get("plots", [])]
         return "\n".join(lines)
 
-    def tool_registry(self):
-        from travelgym.suites.compass.tools import compass_registry
+    def toolset(self):
+        from travelgym.suites.compass.tools import COMPASS_TOOLSET
 
-        return compass_registry()
-
-    def tool_reference(self) -> str:
-        from travelgym.suites.compass.tools import render_reference
-
-        return render_reference()
-
-    def tool_server(self, options, seed, db, data_dir):
-        from travelgym.suites.compass.tools import TOOLS_INTRO, CompassContext
-
-        path = db if db is not None else self.build(options, seed, data_dir).path
-        return (lambda: CompassContext.from_path(path)), TOOLS_INTRO
+        return COMPASS_TOOLSET
 
     def list_tasks(self, options: CompassOptions, data_dir: Path | None = None) -> list[Any]:
         from travelgym.suites.compass.tasks import load_tasks

@@ -9,12 +9,6 @@ from pydantic import BaseModel
 
 from travelgym.suites.travelplanner.records import LocalConstraint, Query
 
-TOOLS_INTRO = ("TravelPlanner's two-stage tools (Xie et al., 2024) over the ingested database: "
-               "searches reply with rows in TravelPlanner's column names; notebook_write records "
-               "the last search's result for the planning stage.")  # fmt: skip
-CONTENT_ERRORS = ("a well-formed call that cannot be served: a date that is not a calendar date, "
-                  "a state with no city of the city set, notebook_write before any search")  # fmt: skip
-
 
 class TaskRecord(BaseModel):
     """A query as ``tasks`` lists it."""
@@ -68,12 +62,3 @@ def format_stats(result: dict[str, Any]) -> str:
     else:
         lines.append("  no database: plans are checked against each query's reference information")
     return "\n".join(lines)
-
-
-def render_reference() -> str:
-    """The Markdown reference of the 7 tools."""
-    from travelgym.suites.travelplanner.tools import planner_registry
-    from travelgym.toolkit.docs import render_markdown
-
-    return render_markdown(planner_registry(), "TravelPlanner tool reference", TOOLS_INTRO,
-                           content_errors=CONTENT_ERRORS)  # fmt: skip

@@ -135,23 +135,16 @@ class TravelPlannerSuite(Suite, RawIngest):
         return format_stats(result)
 
     # tools
-    def tool_registry(self):
+    def toolset(self):
         """The 7 tools."""
-        from travelgym.suites.travelplanner.tools import planner_registry
+        from travelgym.suites.travelplanner.tools import PLANNER_TOOLSET
 
-        return planner_registry()
-
-    def tool_reference(self) -> str:
-        """The tools' Markdown reference."""
-        from travelgym.suites.travelplanner.listing import render_reference
-
-        return render_reference()
+        return PLANNER_TOOLSET
 
     def tool_server(self, options, seed, db, data_dir):
         """Contexts over the ingested database (``--db``: another ingested file)."""
-        from travelgym.suites.travelplanner.listing import TOOLS_INTRO
         from travelgym.suites.travelplanner.sandbox_db import DatabaseSandbox
-        from travelgym.suites.travelplanner.tools import PlannerContext
+        from travelgym.suites.travelplanner.tools import TOOLS_INTRO, PlannerContext
 
         path = db if db is not None else self.build(options, seed, data_dir).path
         DatabaseSandbox.from_path(path).close()  # refuses data ingested without the database

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from travelgym.suites.travelplanner.tools.context import PlannerContext
 from travelgym.suites.travelplanner.tools.search import (
     accommodation_search,
@@ -16,6 +14,7 @@ from travelgym.suites.travelplanner.tools.search import (
     restaurant_search,
 )
 from travelgym.toolkit import ToolRegistry
+from travelgym.toolkit.toolset import ToolSet
 
 PLANNER_TOOLS = (
     flight_search,
@@ -38,10 +37,16 @@ PAPER_NAMES = {
 }
 
 
-@lru_cache(maxsize=1)
-def planner_registry() -> ToolRegistry:
-    """The registry of the 7 TravelPlanner tools (built once; state lives in the context)."""
-    return ToolRegistry(PLANNER_TOOLS)
+TOOLS_INTRO = ("TravelPlanner's two-stage tools (Xie et al., 2024) over the ingested database: "
+               "searches reply with rows in TravelPlanner's column names; notebook_write records "
+               "the last search's result for the planning stage.")  # fmt: skip
+CONTENT_ERRORS = ("a well-formed call that cannot be served: a date that is not a calendar date, "
+                  "a state with no city of the city set, notebook_write before any search")  # fmt: skip
+PLANNER_TOOLSET = ToolSet(PLANNER_TOOLS, "TravelPlanner tool reference", TOOLS_INTRO,
+                          CONTENT_ERRORS)  # fmt: skip
+# the registry of the 7 tools (built once; state lives in the context) and their reference
+planner_registry = PLANNER_TOOLSET.registry
+render_reference = PLANNER_TOOLSET.reference
 
 
 def make_registry() -> ToolRegistry:
@@ -49,4 +54,5 @@ def make_registry() -> ToolRegistry:
     return planner_registry()
 
 
-__all__ = ["PAPER_NAMES", "PLANNER_TOOLS", "PlannerContext", "make_registry", "planner_registry"]
+__all__ = ["CONTENT_ERRORS", "PAPER_NAMES", "PLANNER_TOOLS", "PLANNER_TOOLSET", "TOOLS_INTRO",
+           "PlannerContext", "make_registry", "planner_registry", "render_reference"]  # fmt: skip
