@@ -113,6 +113,12 @@ class SyncAPI:
         (what ``info`` holds: the environment's ``atransition``)."""
         return self._run(self.astep(action))
 
+    def _count_turn(self, answered: bool) -> tuple[bool, bool]:
+        """Count one assistant message: ``(terminated, truncated)``, it answered or it was the
+        last of ``max_turns``."""
+        self.turn += 1
+        return answered, not answered and self.turn >= self.max_turns
+
     def breakdown(self) -> dict[str, Any] | None:
         """The ended episode's reward parts (``None`` before it ends)."""
         reward = getattr(self, "reward", None)

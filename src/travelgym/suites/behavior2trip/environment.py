@@ -200,9 +200,7 @@ class TripTrainingEnv(SyncAPI):
             info = {"invalid_actions": [a.model_dump() for a in result.invalid_actions],
                     "tool_calls": len(result.step.tool_calls), "from_tools": result.from_tools,
                     "from_memory": result.from_memory, "observation": result.observation or ""}  # fmt: skip
-        self.turn += 1
-        terminated = answer is not None
-        truncated = not terminated and self.turn >= self.max_turns
+        terminated, truncated = self._count_turn(answer is not None)
         info.update(turn=self.turn, answered=terminated)
         reward = 0.0
         if terminated or truncated:

@@ -158,9 +158,7 @@ class PlannerTrainingEnv(SyncAPI):
             answer, replies = result.answer, [{"role": "user", "content": result.observation or ""}]
             info = {"invalid_actions": len(result.step.invalid_actions),
                     "observation": result.observation or ""}  # fmt: skip
-        self.turn += 1
-        terminated = answer is not None
-        truncated = not terminated and self.turn >= self.max_turns
+        terminated, truncated = self._count_turn(answer is not None)
         info.update(turn=self.turn, answered=terminated)
         reward = 0.0
         if terminated or truncated:
