@@ -70,7 +70,8 @@ def same_ids(value):
 
 
 def without_clocks(turns: list[dict]) -> list[dict]:
-    """An episode's turns without their clocks and model accounting (ids as :func:`same_ids`)."""
+    """An episode's turns (or steps) without their clocks and model accounting (ids as
+    :func:`same_ids`)."""
     drop = {"duration_s", "usage", "started_at", "duration_ms"}
     return same_ids([{**{k: v for k, v in t.items() if k not in drop},
                       "tool_calls": [{k: v for k, v in c.items() if k not in drop}
@@ -329,6 +330,9 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
     assert set(evaluated) == set(ran) and len(ran) == 2
     for task_id, episode in evaluated.items():
         assert episode["score"] == ran[task_id]["score"] and episode["tool_calls"] == 1
+        # the same steps (the tool call and its result, the plan) and the same chat
+        assert without_clocks(episode["steps"]) == without_clocks(ran[task_id]["steps"])
+        assert same_ids(episode["messages"]) == same_ids(ran[task_id]["messages"])
     finals = sorted(e["score"]["final"] for e in evaluated.values())
     assert finals == [False, True]  # the easy query's own plan passes, the borrowed one fails
     summary = summarize_run(get_suite("travelplanner"), run_dir)
@@ -336,3 +340,39 @@ def test_travelplanner_through_the_provider_scores_as_travelgym_run(offline, tmp
     assert figures_of(log) == pytest.approx({k: v for k, v in overall.items() if k != "queries"})
     assert counts_of(log) == {k: summary["outcomes"][k] for k in COUNTS}
     assert metrics_of(log)["final_pass_rate"] == 0.5
+
+
+def test_behavior2trip_through_the_provider_plays_as_travelgym_run(offline, tmp_path,
+                                                                   trips_database, monkeypatch):  # fmt: skip
+    """Behavior2Trip's native tool-calling agent (``-T agent=llm``; the task's default is the
+    B2T-Agent's text format): a weather search, then the instance's witness plan; the inspect
+    sample and ``travelgym run`` play the same steps and chat and score the same."""
+    from travelgym.cli import main
+    from travelgym.runner.store import read_run
+    from travelgym.suites.behavior2trip.instance_sets import load_split
+
+    data_dir = trips_database.path.parent.parent
+    _, (instance,), _ = load_split("test", data_dir=data_dir, limit=1)
+    city = instance.instruction.destination_city
+
+    def respond(body: dict):
+        if body["messages"][-1]["role"] == "user":
+            return Reply(tool_calls=[tool_call("WeatherSearch", {"city": city})])
+        return Reply(content=instance.witness)
+
+    with FakeOpenAIServer(responder=respond) as server:
+        result = CliRunner().invoke(main, ["run", "behavior2trip", "--agent", "llm:fake-model",
+                                           "--base-url", server.base_url, "--limit", "1",
+                                           "--out", str(tmp_path / "runs"), "--data-dir",
+                                           str(data_dir), "--no-progress", "--json"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        monkeypatch.setenv("FAKEBT_BASE_URL", server.base_url)
+        monkeypatch.setenv("FAKEBT_API_KEY", "test")
+        log = evaluate("travelgym/behavior2trip", "openai-api/fakebt/fake-model",
+                       tmp_path / "logs", data_dir=str(data_dir), limit=1, agent="llm")  # fmt: skip
+    (ran,) = read_run(tmp_path / "runs" / "llm-fake-model", "behavior2trip", as_dicts=True).episodes
+    (evaluated,) = episodes_of(log)
+    assert evaluated["task_id"] == ran["task_id"] == instance.instance_id
+    assert evaluated["score"] == ran["score"] and ran["score"]["final"] is True
+    assert without_clocks(evaluated["steps"]) == without_clocks(ran["steps"])
+    assert same_ids(evaluated["messages"]) == same_ids(ran["messages"])
