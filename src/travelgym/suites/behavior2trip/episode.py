@@ -2,9 +2,10 @@
 tools (and its memory) and delivers a plan, which is scored by the 32 checks.
 
 A model agent's episode (:class:`~travelgym.runner.loop.PolicyAgent`: ``b2t:MODEL``,
-``local:``, ``hf:``) is played by the one episode loop (:func:`travelgym.runner.loop.play`)
-over :class:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv`, the environment GRPO
-trains on; the scripted, oracle, ReAct and tool-calling agents run their own ``solve``.
+``llm:MODEL``, ``local:``, ``hf:``) is played by the one episode loop
+(:func:`travelgym.runner.loop.play`) over
+:class:`~travelgym.suites.behavior2trip.environment.TripTrainingEnv`, the environment GRPO
+trains on; the scripted, oracle and ReAct agents run their own ``solve``.
 ``run_trip_episode`` never raises for agent, tool or model failures: they are recorded in the
 :class:`TripEpisode`, and an episode without a plan scores as undelivered.
 """
