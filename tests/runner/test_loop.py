@@ -1,8 +1,8 @@
 """The one episode loop (issue 33): every driver of a model-written episode applies its messages
 through the loop's one body, :class:`~travelgym.runner.loop.Conversation` (``env.atransition``
 behind it). Here: evaluation (``travelgym run`` with a Python policy), a person at ``travelgym
-play``, the inspect_ai solver, a Gymnasium step, on each suite where it applies; the GRPO
-rollouts in ``tests/training/test_one_loop.py``, the verifiers rollout in
+play``, the inspect_ai solver, a Gymnasium step, a TRL tool call; the GRPO rollouts in
+``tests/training/test_one_loop.py``, the verifiers rollout in
 ``tests/integrations/test_verifiers_env.py``. A spy on the body records which environment each
 applied message went to (the ``applied`` fixture); a driver with its own loop would leave it
 empty."""
@@ -68,3 +68,20 @@ def test_a_gymnasium_step_goes_through_the_loop(applied, compass_db):
     env.step('{"message": "Nothing yet.", "recommendation": null}')
     env.close()
     assert applied == ["CompassTrainingEnv"]
+
+
+def test_a_trl_tool_call_goes_through_the_loop(applied, compass_db):
+    from travelgym.suites.compass.environment import CompassTrainingEnv
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
+    from travelgym.suites.compass.tasks import load_tasks
+    from travelgym.training.trl_env import tool_environment
+
+    _, truths = ensure_ground_truth(seed=0, data_dir=compass_db.parent.parent)
+    task = next(t for t in load_tasks() if t.task_id == TASK)
+    env = tool_environment(CompassTrainingEnv(compass_db, [task], truths, tools_only=True,
+                                              max_turns=2))  # fmt: skip
+    env.reset(task_id=TASK)
+    env.search_airports(park_name="Yosemite")
+    env.reply_to_user(message="Nothing yet.")
+    env._env.close()
+    assert applied == ["CompassTrainingEnv"] * 2

@@ -27,6 +27,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from travelgym.runner.loop import Conversation
 from travelgym.toolkit.signature import type_hint as type_hint
 
 _RESPONSE = re.compile(r"^\s*<(tool_response|memory_response)>\s*(.*?)\s*</\1>\s*$", re.S)
@@ -54,14 +55,14 @@ class ToolEnvironment:
     are tools are added per environment by :func:`tool_environment`."""
 
     def __init__(self, env: Any) -> None:
-        self._env = env
+        self._env, self._episode = env, Conversation(env)  # the episode loop's one body
         self._reward: float | None = None
 
     def reset(self, **row: Any) -> str:
         """Start the row's task (its ``env.task_key`` column; else a random one): its text."""
         key = self._env.task_key
         options = {key: row[key]} if row.get(key) else {}
-        messages, _ = self._env.reset(seed=row.get("seed"), options=options)
+        messages, _ = self._episode.start(seed=row.get("seed"), options=options)
         self._reward = None
         return messages[-1]["content"]
 
@@ -72,7 +73,7 @@ class ToolEnvironment:
         env = self._env
         if env.done:
             return json.dumps({"error": self._over()})
-        moved = env.transition(action)
+        moved = self._episode.apply(action)
         if moved.ended:
             self._reward = moved.reward
             return f"{self._over()[0].upper()}{self._over()[1:]}."
