@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
+from travelgym.envvars import number_from_env
 from travelgym.llm.local_server import LocalServer, get_server
 from travelgym.llm.openai_client import OpenAIChatClient
 from travelgym.llm.prompted_tools import attach_tool_calls, to_prompted_messages
@@ -19,16 +19,9 @@ MAX_TOKENS_ENV = "TRAVELGYM_LOCAL_MAX_TOKENS"
 
 def default_max_tokens() -> int:
     """Output tokens per reply when the caller sets none: ``TRAVELGYM_LOCAL_MAX_TOKENS`` or 768."""
-    raw = os.environ.get(MAX_TOKENS_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_TOKENS
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"{MAX_TOKENS_ENV} must be a positive integer, got {raw!r}")
-    return value
+    return number_from_env(
+        MAX_TOKENS_ENV, DEFAULT_MAX_TOKENS, int, lambda n: n >= 1, "a positive integer"
+    )
 
 
 class LocalChatClient(OpenAIChatClient):

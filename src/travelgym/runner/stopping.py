@@ -11,7 +11,6 @@ directory is flushed and unlocked; the command line turns it into one line and e
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
+from travelgym.envvars import number_from_env
 
 GRACE_ENV = "TRAVELGYM_STOP_GRACE_S"
 DEFAULT_GRACE_S = 5.0
@@ -42,16 +42,14 @@ class RunStopped(Exception):
 def grace_s() -> float:
     """Seconds the episodes in flight get after the first signal: ``$TRAVELGYM_STOP_GRACE_S``
     or 5 (a :class:`UserError` for a value that is not a number of seconds, 0 or more)."""
-    raw = os.environ.get(GRACE_ENV, "").strip()
-    if not raw:
-        return DEFAULT_GRACE_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:  # NaN too
-        raise UserError(f"{GRACE_ENV} must be a number of seconds, 0 or more, got {raw!r}")
-    return value
+    return number_from_env(
+        GRACE_ENV,
+        DEFAULT_GRACE_S,
+        float,
+        lambda s: s >= 0,  # NaN fails it too
+        "a number of seconds, 0 or more",
+        UserError,
+    )
 
 
 class StopSignals:
