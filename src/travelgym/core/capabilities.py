@@ -51,12 +51,28 @@ class TaskGeneration(ABC):
 
 
 class RunAnalysis(ABC):
-    """Capability: the paper's analyses over run directories (``travelgym analyze``)."""
+    """Capability: the paper's analyses over run directories (``travelgym analyze``). A suite
+    gives the metrics (:meth:`analyze_runs`) and the figures (:meth:`write_plots`)."""
 
-    @abstractmethod
     def analyze(self, run_dirs: Sequence[Path], *, resamples: int, seed: int,
                 allow_mixed: bool, plots: Path | None) -> dict[str, Any]:  # fmt: skip
-        """Every metric of the runs (and their comparisons); figures written to ``plots``."""
+        """Every metric of the runs (and their comparisons); figures written to ``plots``, their
+        paths listed under ``"plots"``."""
+        result = self.analyze_runs(list(run_dirs), resamples=resamples, seed=seed,
+                                   allow_mixed=allow_mixed)  # fmt: skip
+        if plots is not None:
+            result["plots"] = [str(p) for p in self.write_plots(result, plots)]
+        return result
+
+    @abstractmethod
+    def analyze_runs(self, run_dirs: list[Path], *, resamples: int, seed: int,
+                     allow_mixed: bool) -> dict[str, Any]:  # fmt: skip
+        """Every metric of the runs (and their comparisons, bootstrapped with ``resamples``
+        and ``seed``); runs on different tasks or data are refused unless ``allow_mixed``."""
+
+    @abstractmethod
+    def write_plots(self, result: dict[str, Any], out_dir: Path) -> list[Path]:
+        """Write :meth:`analyze_runs`'s figures into ``out_dir``; the paths written."""
 
     @abstractmethod
     def format_analysis(self, result: dict[str, Any]) -> str:

@@ -135,16 +135,15 @@ class Behavior2TripSuite(
 
         return format_score_table(result)
 
-    def analyze(self, run_dirs, *, resamples, seed, allow_mixed, plots):
+    def analyze_runs(self, run_dirs, *, resamples, seed, allow_mixed):
         from travelgym.suites.behavior2trip.analysis import analyze_runs
 
-        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed,
-                              allow_mixed=allow_mixed)  # fmt: skip
-        if plots is not None:
-            from travelgym.suites.behavior2trip.analysis_plots import write_length_plots
+        return analyze_runs(run_dirs, resamples=resamples, seed=seed, allow_mixed=allow_mixed)
 
-            result["plots"] = [str(p) for p in write_length_plots(result, plots)]
-        return result
+    def write_plots(self, result, out_dir):
+        from travelgym.suites.behavior2trip.analysis_plots import write_length_plots
+
+        return write_length_plots(result, out_dir)
 
     def format_analysis(self, result):
         from travelgym.suites.behavior2trip.analysis_text import format_analysis

@@ -367,16 +367,15 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         return report_body(runs, data_dir=data_dir, max_result_chars=max_result_chars,
                            include_analysis=include_analysis)  # fmt: skip
 
-    def analyze(self, run_dirs, *, resamples, seed, allow_mixed, plots):
+    def analyze_runs(self, run_dirs, *, resamples, seed, allow_mixed):
         from travelgym.suites.compass.analysis.metrics import analyze_runs
 
-        result = analyze_runs(list(run_dirs), resamples=resamples, seed=seed,
-                              allow_mixed=allow_mixed)  # fmt: skip
-        if plots is not None:
-            from travelgym.suites.compass.analysis.plots import write_plots
+        return analyze_runs(run_dirs, resamples=resamples, seed=seed, allow_mixed=allow_mixed)
 
-            result["plots"] = [str(p) for p in write_plots(result, plots)]
-        return result
+    def write_plots(self, result, out_dir):
+        from travelgym.suites.compass.analysis.plots import write_plots
+
+        return write_plots(result, out_dir)
 
     def format_analysis(self, result):
         from travelgym.suites.compass.analysis.summary import format_analysis
