@@ -1,151 +1,28 @@
 """Vocabularies the generator draws from: brands, lodge names, room types, rate plans, permits.
 
-These are plain lists of realistic values; which hotel gets which is decided by the seeded
-generator in ``generate.py``.
+These are plain lists of realistic values, kept as data in ``catalog.json`` beside this module;
+which hotel gets which is decided by the seeded generator in ``generate.py``.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+_TABLES = json.loads(Path(__file__).with_name("catalog.json").read_text(encoding="utf-8"))
+
 # (brand, lowest star, highest star)
-BRANDS: tuple[tuple[str, int, int], ...] = (
-    ("Super 8", 1, 2),
-    ("Motel 6", 1, 2),
-    ("Days Inn", 2, 2),
-    ("Quality Inn", 2, 3),
-    ("Comfort Inn", 2, 3),
-    ("Best Western", 2, 3),
-    ("La Quinta Inn", 2, 3),
-    ("Holiday Inn Express", 3, 3),
-    ("Hampton Inn", 3, 3),
-    ("Fairfield Inn", 3, 3),
-    ("Courtyard by Marriott", 3, 4),
-    ("Hilton Garden Inn", 3, 4),
-    ("Hyatt Place", 3, 4),
-    ("DoubleTree by Hilton", 3, 4),
-    ("Springhill Suites", 3, 4),
-    ("Embassy Suites", 4, 4),
-    ("Marriott", 4, 5),
-    ("Westin", 4, 5),
-    ("Four Seasons", 5, 5),
-)
-LODGE_WORDS = (
-    "Lodge",
-    "Inn",
-    "Cabins",
-    "Motel",
-    "Resort",
-    "Guest Ranch",
-    "Suites",
-    "Hotel",
-    "Lodge & Spa",
-    "Retreat",
-    "Chalets",
-    "Bed & Breakfast",
-)
-LODGE_PREFIXES = (
-    "Canyon",
-    "Ridge",
-    "Pine",
-    "Aspen",
-    "Cedar",
-    "Elk",
-    "Bear Creek",
-    "Red Rock",
-    "Summit",
-    "Trailhead",
-    "River Bend",
-    "Eagle",
-    "Juniper",
-    "Sagebrush",
-    "Granite",
-    "Falls",
-    "Wildflower",
-    "Timberline",
-    "Lakeside",
-    "Starlight",
-    "Coyote",
-    "Moose",
-    "Bighorn",
-    "Mesa",
-    "Alpine",
-)
+BRANDS: tuple[tuple[str, int, int], ...] = tuple(map(tuple, _TABLES["brands"]))
+LODGE_WORDS: tuple[str, ...] = tuple(_TABLES["lodge_words"])
+LODGE_PREFIXES: tuple[str, ...] = tuple(_TABLES["lodge_prefixes"])
 
 # (room_type, bed_configuration, bed_type, max_occupancy, size_sqm, price_factor, kitchenette)
-ROOM_TYPES: tuple[tuple[str, str, str, int, int, float, int], ...] = (
-    ("Standard Queen Room", "1 queen bed", "queen", 2, 22, 1.00, 0),
-    ("Standard King Room", "1 king bed", "king", 2, 24, 1.08, 0),
-    ("Double Queen Room", "2 queen beds", "queen", 4, 30, 1.25, 0),
-    ("Twin Room", "2 twin beds", "twin", 2, 20, 0.92, 0),
-    ("Deluxe King Room", "1 king bed", "king", 2, 32, 1.35, 0),
-    ("Family Suite", "1 king bed and 2 bunk beds", "king", 5, 45, 1.70, 1),
-    ("King Suite with Sofa Bed", "1 king bed and 1 sofa bed", "king", 4, 42, 1.60, 0),
-    ("Rustic Cabin", "1 queen bed and 1 double bed", "queen", 4, 36, 1.45, 1),
-    ("Studio with Kitchenette", "1 queen bed and 1 sofa bed", "queen", 3, 30, 1.20, 1),
-    ("Bunkhouse Room", "2 bunk beds", "bunk", 4, 22, 0.80, 0),
-    ("Accessible King Room", "1 king bed", "king", 2, 30, 1.05, 0),
-    ("Double Room", "1 double bed", "double", 2, 18, 0.90, 0),
+ROOM_TYPES: tuple[tuple[str, str, str, int, int, float, int], ...] = tuple(
+    map(tuple, _TABLES["room_types"])
 )
 
 # (rate_name, cancellation_policy, meal_plan, prepayment, price_factor)
-RATE_PLANS: tuple[tuple[str, str, str, str, float], ...] = (
-    ("Flexible rate", "free_cancellation", "room_only", "no_prepayment", 1.00),
-    ("Non-refundable saver", "non_refundable", "room_only", "prepayment_required", 0.85),
-    ("Bed & breakfast", "free_cancellation", "breakfast_included", "no_prepayment", 1.12),
-    ("Breakfast saver", "non_refundable", "breakfast_included", "prepayment_required", 0.97),
-    ("Half board", "partially_refundable", "half_board", "prepayment_required", 1.30),
-    ("Semi-flexible rate", "partially_refundable", "room_only", "no_prepayment", 0.93),
-)
+RATE_PLANS: tuple[tuple[str, str, str, str, float], ...] = tuple(map(tuple, _TABLES["rate_plans"]))
 
 # (park_id, template_name, permit_type, description)
-PERMITS: tuple[tuple[str, str, str, str], ...] = (
-    ("yose", "Half Dome Day Hike", "day_hike", "Cables route to the summit of Half Dome"),
-    ("yose", "Yosemite Wilderness Backpacking", "backpacking", "Overnight wilderness trips"),
-    ("yose", "Valley Floor Guided Tour", "guided_tour", "Ranger-guided valley floor tour"),
-    ("zion", "Angels Landing Day Hike", "day_hike", "Chain section to Angels Landing"),
-    ("zion", "The Narrows Top-Down", "backpacking", "Overnight top-down Narrows trip"),
-    ("zion", "The Subway Day Hike", "day_hike", "Left Fork canyoneering route"),
-    ("grca", "Corridor Backcountry Camping", "backpacking", "Bright Angel and Cottonwood camps"),
-    ("grca", "Rim-to-Rim Backpacking", "backpacking", "North Rim to South Rim crossing"),
-    ("grca", "Mule Ride to Phantom Ranch", "guided_tour", "Guided mule ride into the canyon"),
-    ("arch", "Fiery Furnace Day Hike", "day_hike", "Self-guided Fiery Furnace permit"),
-    ("arch", "Fiery Furnace Ranger Tour", "guided_tour", "Ranger-led Fiery Furnace walk"),
-    ("romo", "Bear Lake Corridor Timed Entry", "day_hike", "Timed entry to Bear Lake Road"),
-    ("romo", "Rocky Mountain Wilderness Camping", "backpacking", "Backcountry campsites"),
-    ("romo", "Longs Peak Guided Climb", "guided_tour", "Guided Keyhole route ascent"),
-    ("glac", "Going-to-the-Sun Road Ticket", "day_hike", "Vehicle reservation for the road"),
-    ("glac", "Glacier Backcountry Camping", "backpacking", "Backcountry campground permits"),
-    ("glac", "Red Bus Tour", "guided_tour", "Historic red bus scenic tour"),
-    ("yell", "Yellowstone Backcountry Camping", "backpacking", "Designated backcountry sites"),
-    ("yell", "Old Faithful Geyser Guided Walk", "guided_tour", "Ranger-guided geyser basin walk"),
-    ("yell", "Lamar Valley Wildlife Tour", "guided_tour", "Dawn wildlife-watching tour"),
-    ("grte", "Teton Crest Backpacking", "backpacking", "Teton Crest Trail camping zones"),
-    ("grte", "Jenny Lake Boat and Hike", "guided_tour", "Shuttle boat and guided hike"),
-    ("mora", "Camp Muir Climbing Permit", "backpacking", "High camp climbing permit"),
-    ("mora", "Wonderland Trail Backpacking", "backpacking", "Wonderland Trail camp reservations"),
-    ("mora", "Paradise Meadows Guided Walk", "guided_tour", "Wildflower walk at Paradise"),
-    ("olym", "Ozette Coast Camping", "backpacking", "Wilderness coast camping"),
-    ("olym", "Hoh Rain Forest Guided Walk", "guided_tour", "Ranger-led rain forest walk"),
-    ("acad", "Cadillac Summit Road Vehicle", "day_hike", "Sunrise vehicle reservation"),
-    ("acad", "Acadia Carriage Road Tour", "guided_tour", "Horse-drawn carriage tour"),
-    ("shen", "Old Rag Day Hike", "day_hike", "Old Rag Mountain day-use ticket"),
-    ("shen", "Shenandoah Backcountry Camping", "backpacking", "Backcountry camping permit"),
-    ("grsm", "Mount LeConte Backpacking", "backpacking", "Shelter reservations near LeConte"),
-    ("grsm", "Synchronous Fireflies Viewing", "guided_tour", "Elkmont firefly viewing lottery"),
-    ("grsm", "Cades Cove Guided Hayride", "guided_tour", "Evening hayride tour"),
-    ("dena", "Denali Backcountry Unit Camping", "backpacking", "Backcountry unit permit"),
-    ("dena", "Tundra Wilderness Bus Tour", "guided_tour", "Park road narrated bus tour"),
-    ("dena", "Kantishna Experience", "guided_tour", "Full-day tour to Kantishna"),
-    ("brca", "Bryce Astronomy Night", "guided_tour", "Ranger astronomy program"),
-    ("brca", "Under-the-Rim Backpacking", "backpacking", "Under-the-Rim trail camping"),
-    ("brca", "Bryce Full Moon Hike", "day_hike", "Ranger-led full moon hike"),
-    ("deva", "Badwater Night Sky Tour", "guided_tour", "Guided night sky program"),
-    ("deva", "Death Valley Backcountry Camping", "backpacking", "Backcountry road camping"),
-    ("jotr", "Keys Ranch Guided Tour", "guided_tour", "Ranger-led Keys Ranch tour"),
-    ("jotr", "Joshua Tree Backcountry Camping", "backpacking", "Backcountry board registration"),
-    ("seki", "High Sierra Trail Backpacking", "backpacking", "High Sierra Trail wilderness permit"),
-    ("seki", "Crystal Cave Tour", "guided_tour", "Guided Crystal Cave tour"),
-    ("crla", "Wizard Island Boat Tour", "guided_tour", "Boat tour with island stop"),
-    ("crla", "Cleetwood Cove Boat Tour", "guided_tour", "Standard lake boat tour"),
-    ("ever", "Everglades Wilderness Waterway", "backpacking", "Canoe wilderness camping"),
-    ("ever", "Shark Valley Tram Tour", "guided_tour", "Guided tram tour"),
-)
+PERMITS: tuple[tuple[str, str, str, str], ...] = tuple(map(tuple, _TABLES["permits"]))

@@ -9,7 +9,10 @@ count and rank the product of components without materialising it.
 
 from __future__ import annotations
 
+import json
+import operator
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
@@ -22,35 +25,27 @@ Metric = Literal[
     "flight_duration",
 ]  # fmt: skip
 
-# feature name -> (component, predicate over that component's facts, phrase)
+# how a feature's "test" compares its fact with the test's value
+_COMPARISONS = {">=": operator.ge, "==": operator.eq, "!=": operator.ne, "<": operator.lt}
+
+
+def _predicate(fact: str, test: list | None) -> Callable[[Facts], bool]:
+    """A feature's predicate over its component's facts: the fact itself (a flag), or the fact
+    compared with the test's value."""
+    if test is None:
+        return operator.itemgetter(fact)
+    compare, value = _COMPARISONS[test[0]], test[1]
+    return lambda facts: compare(facts[fact], value)
+
+
+# feature name -> (component, predicate over that component's facts, phrase); the features are
+# data, in ``features.json`` beside this module
 FEATURES: dict[str, tuple[str, Callable[[Facts], bool], str]] = {
-    "pool": ("hotel", lambda h: h["has_pool"], "a pool"),
-    "restaurant": ("hotel", lambda h: h["has_restaurant"], "a restaurant on site"),
-    "parking": ("hotel", lambda h: h["has_parking"], "parking"),
-    "gym": ("hotel", lambda h: h["has_gym"], "a gym"),
-    "pet_friendly": ("hotel", lambda h: h["is_pet_friendly"], "a pet-friendly hotel"),
-    "wifi": ("hotel", lambda h: h["has_wifi"], "Wi-Fi at the hotel"),
-    "accessible": ("hotel", lambda h: h["is_accessible"], "wheelchair access"),
-    "ev_charging": ("hotel", lambda h: h["has_ev_charging"], "EV charging"),
-    "laundry": ("hotel", lambda h: h["has_laundry"], "laundry facilities"),
-    "four_stars": ("hotel", lambda h: h["star_rating"] >= 4, "a 4-star or better hotel"),
-    "kitchenette": ("hotel", lambda h: h["has_kitchenette"], "a kitchenette"),
-    "air_conditioning": ("hotel", lambda h: h["has_air_conditioning"], "air conditioning"),
-    "balcony": ("hotel", lambda h: h["has_balcony"], "a balcony"),
-    "view": ("hotel", lambda h: h["has_view"], "a room with a view"),
-    "coffee_maker": ("hotel", lambda h: h["has_coffee_maker"], "a coffee maker"),
-    "king_bed": ("hotel", lambda h: h["bed_type"] == "king", "a king bed"),
-    "free_cancellation": ("hotel", lambda h: h["free_cancellation"], "free cancellation"),
-    "no_prepayment": ("hotel", lambda h: h["no_prepayment"], "no prepayment"),
-    "breakfast_included": ("hotel", lambda h: h["breakfast_included"], "breakfast included"),
-    "direct_flights": ("flight", lambda f: f["direct"], "non-stop flights"),
-    "flight_wifi": ("flight", lambda f: f["has_wifi"], "Wi-Fi on both flights"),
-    "pets_in_cabin": ("flight", lambda f: f["pet_in_cabin"], "pets allowed in the cabin"),
-    "morning_departure": ("flight", lambda f: f["out_departure"] < "12:00", "a morning departure"),
-    "premium_cabin": (
-        "flight", lambda f: f["booking_class"] != "economy", "premium economy or business class"
-    ),
-}  # fmt: skip
+    name: (spec["component"], _predicate(spec["fact"], spec.get("test")), spec["phrase"])
+    for name, spec in json.loads(
+        Path(__file__).with_name("features.json").read_text(encoding="utf-8")
+    ).items()
+}
 HOTEL_FEATURES = tuple(n for n, (c, _, _) in FEATURES.items() if c == "hotel")
 # Tie-breaks the solver can count exactly: the cheaper plan for every objective but cost, and a
 # hotel metric for a cost objective (see ``solver.Ranking``).

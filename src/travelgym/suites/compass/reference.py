@@ -2,13 +2,16 @@
 
 Park coordinates are the National Park Service's published centre points. Airport names, cities
 and coordinates are read from the maintained ``airportsdata`` package by IATA code; only the codes
-and which airports serve which park are chosen here.
+and which airports serve which park are chosen here. The parks are data, in ``parks.json`` beside
+this module (one record a park, the fields of :class:`Park`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from travelgym.geo import driving_hours, driving_km, haversine_km
 
@@ -25,207 +28,13 @@ class Park:
     airports: tuple[str, ...]  # IATA codes of the airports that serve the park
 
 
-PARKS: tuple[Park, ...] = (
-    Park(
-        "yell",
-        "Yellowstone National Park",
-        "WY",
-        44.4280,
-        -110.5885,
-        ("Yellowstone", "Old Faithful", "YNP"),
-        ("West Yellowstone", "Gardiner", "Cody"),
-        ("BZN", "JAC", "SLC"),
-    ),
-    Park(
-        "grte",
-        "Grand Teton National Park",
-        "WY",
-        43.7904,
-        -110.6818,
-        ("Grand Teton", "Tetons", "Jackson Hole"),
-        ("Jackson", "Moran", "Teton Village"),
-        ("JAC", "SLC"),
-    ),
-    Park(
-        "glac",
-        "Glacier National Park",
-        "MT",
-        48.7596,
-        -113.7870,
-        ("Glacier", "Going-to-the-Sun"),
-        ("West Glacier", "Whitefish", "Kalispell"),
-        ("FCA",),
-    ),
-    Park(
-        "romo",
-        "Rocky Mountain National Park",
-        "CO",
-        40.3428,
-        -105.6836,
-        ("Rocky Mountain", "Rockies", "RMNP"),
-        ("Estes Park", "Grand Lake"),
-        ("DEN",),
-    ),
-    Park(
-        "arch",
-        "Arches National Park",
-        "UT",
-        38.7331,
-        -109.5925,
-        ("Arches", "Delicate Arch", "Moab"),
-        ("Moab",),
-        ("GJT", "SLC"),
-    ),
-    Park(
-        "zion",
-        "Zion National Park",
-        "UT",
-        37.2982,
-        -113.0263,
-        ("Zion", "Angels Landing", "The Narrows"),
-        ("Springdale", "Hurricane", "St. George"),
-        ("SGU", "LAS"),
-    ),
-    Park(
-        "brca",
-        "Bryce Canyon National Park",
-        "UT",
-        37.5930,
-        -112.1871,
-        ("Bryce", "Bryce Canyon"),
-        ("Bryce Canyon City", "Tropic", "Panguitch"),
-        ("SGU", "LAS"),
-    ),
-    Park(
-        "grca",
-        "Grand Canyon National Park",
-        "AZ",
-        36.0544,
-        -112.1401,
-        ("Grand Canyon", "South Rim", "GCNP"),
-        ("Tusayan", "Williams", "Flagstaff"),
-        ("FLG", "PHX", "LAS"),
-    ),
-    Park(
-        "deva",
-        "Death Valley National Park",
-        "CA",
-        36.5054,
-        -117.0794,
-        ("Death Valley", "Badwater"),
-        ("Furnace Creek", "Beatty", "Pahrump"),
-        ("LAS",),
-    ),
-    Park(
-        "jotr",
-        "Joshua Tree National Park",
-        "CA",
-        33.8734,
-        -115.9010,
-        ("Joshua Tree", "JTNP"),
-        ("Twentynine Palms", "Yucca Valley", "Joshua Tree"),
-        ("PSP", "LAX"),
-    ),
-    Park(
-        "seki",
-        "Sequoia National Park",
-        "CA",
-        36.4864,
-        -118.5658,
-        ("Sequoia", "General Sherman", "Kings Canyon"),
-        ("Three Rivers", "Visalia"),
-        ("FAT", "LAX"),
-    ),
-    Park(
-        "yose",
-        "Yosemite National Park",
-        "CA",
-        37.8651,
-        -119.5383,
-        ("Yosemite", "Half Dome", "Yosemite Valley"),
-        ("Mariposa", "Oakhurst", "Groveland"),
-        ("FAT", "SFO"),
-    ),
-    Park(
-        "crla",
-        "Crater Lake National Park",
-        "OR",
-        42.8684,
-        -122.1685,
-        ("Crater Lake",),
-        ("Prospect", "Chiloquin", "Klamath Falls"),
-        ("MFR",),
-    ),
-    Park(
-        "olym",
-        "Olympic National Park",
-        "WA",
-        47.8021,
-        -123.6044,
-        ("Olympic", "Hoh Rain Forest", "Hurricane Ridge"),
-        ("Port Angeles", "Forks", "Sequim"),
-        ("SEA",),
-    ),
-    Park(
-        "mora",
-        "Mount Rainier National Park",
-        "WA",
-        46.8800,
-        -121.7269,
-        ("Mount Rainier", "Rainier", "Paradise"),
-        ("Ashford", "Packwood", "Enumclaw"),
-        ("SEA",),
-    ),
-    Park(
-        "acad",
-        "Acadia National Park",
-        "ME",
-        44.3386,
-        -68.2733,
-        ("Acadia", "Bar Harbor", "Cadillac Mountain"),
-        ("Bar Harbor", "Southwest Harbor"),
-        ("BHB", "BOS"),
-    ),
-    Park(
-        "shen",
-        "Shenandoah National Park",
-        "VA",
-        38.2928,
-        -78.6796,
-        ("Shenandoah", "Skyline Drive"),
-        ("Luray", "Front Royal", "Elkton"),
-        ("CHO", "IAD"),
-    ),
-    Park(
-        "grsm",
-        "Great Smoky Mountains National Park",
-        "TN",
-        35.6118,
-        -83.4895,
-        ("Great Smoky Mountains", "Smokies", "Smoky Mountains"),
-        ("Gatlinburg", "Pigeon Forge", "Cherokee"),
-        ("TYS", "ATL"),
-    ),
-    Park(
-        "ever",
-        "Everglades National Park",
-        "FL",
-        25.2866,
-        -80.8987,
-        ("Everglades", "Shark Valley"),
-        ("Homestead", "Florida City"),
-        ("MIA",),
-    ),
-    Park(
-        "dena",
-        "Denali National Park",
-        "AK",
-        63.1148,
-        -151.1926,
-        ("Denali", "Mount McKinley"),
-        ("Healy", "Cantwell"),
-        ("FAI", "ANC"),
-    ),
+def _park(record: dict) -> Park:
+    """A park from its record in ``parks.json`` (the lists as tuples)."""
+    return Park(**{field: tuple(v) if isinstance(v, list) else v for field, v in record.items()})
+
+
+PARKS: tuple[Park, ...] = tuple(
+    map(_park, json.loads(Path(__file__).with_name("parks.json").read_text(encoding="utf-8")))
 )
 
 # Ten departure cities and their main airport (origins of every flight search).
