@@ -306,6 +306,10 @@ class ScriptedEnv:
         return Transition([{"role": "user", "content": f"tool result {self.turns}"}],
                           float(done), done, False)  # fmt: skip
 
+    @property
+    def done(self):
+        return self.turns >= self.length
+
     def breakdown(self):
         return {"turns": self.turns}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from travelgym.core.outcomes import warning_line
+from travelgym.core.text_table import format_table
 
 
 def _tokens(usage: dict[str, Any], role: str) -> str:
@@ -55,11 +56,7 @@ def outcome_rows(results: dict[str, dict[str, Any]]) -> tuple[list[str], list[li
 def outcome_table(results: dict[str, dict[str, Any]]) -> str:
     """The outcome table of ``results`` (agent label -> summary) as aligned text, with a line
     saying how infra errors were counted."""
-    header, rows = outcome_rows(results)
-    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
-                       enumerate(zip(row, widths, strict=True))).rstrip()
-             for row in (header, *rows)]  # fmt: skip
+    lines = format_table(*outcome_rows(results)).splitlines()
     counted = any(
         (s.get("outcomes") or {}).get("count_errors_as_failures") for s in results.values()
     )

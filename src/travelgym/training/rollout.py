@@ -86,9 +86,6 @@ class ChatView(Protocol):
     def breakdown(self) -> dict[str, Any] | None:
         """The ended episode's reward breakdown."""
 
-    def cut(self) -> tuple[float, dict[str, Any]]:
-        """``(reward, breakdown)`` of an episode stopped before it ended."""
-
 
 class EnvChat:
     """An environment as the plain-text chat a token-level policy writes, played through the
@@ -120,9 +117,6 @@ class EnvChat:
 
     def breakdown(self) -> dict[str, Any] | None:
         return self.env.breakdown()
-
-    def cut(self) -> tuple[float, dict[str, Any]]:
-        return self.env.cut()
 
 
 def chat_adapter(env: Any) -> ChatView:
@@ -176,7 +170,7 @@ class RolloutState:
         self.stops = set(stop_token_ids(tokenizer))
         self.completion: list[int] = []
         self.mask: list[int] = []
-        self.turns, self.reward = 0, 0.0
+        self.turns = 0
         self.rollout: Rollout | None = None
         self._check_room()
 
@@ -203,10 +197,10 @@ class RolloutState:
         self.mask += [1] * len(new)
         self.turns += 1
         text = self.prefix + tok.decode(new, skip_special_tokens=True)
-        env_messages, self.reward, terminated, truncated = self.adapter.step(text)
+        env_messages, _, terminated, truncated = self.adapter.step(text)
         if terminated or truncated:
             self.history.append({"role": "assistant", "content": text})
-            self._finish("terminated" if terminated else "truncated", ended=True)
+            self._finish("terminated" if terminated else "truncated")
             return
         closed = tok.convert_ids_to_tokens(new[-1]) if new and new[-1] in self.stops else None
         delta_text = turn_delta(tok, self.history, env_messages, closed, **self.kwargs)
@@ -226,16 +220,15 @@ class RolloutState:
         elif self.max_completion_length - len(self.completion) <= 0:
             self._finish("token_budget")
 
-    def _finish(self, stop: Stop, ended: bool = False) -> None:
-        """Score the episode (its terminal reward, or a cut one's) and build the rollout."""
-        if ended:
-            reward, breakdown = self.reward, self.adapter.breakdown()
-        else:
-            reward, breakdown = self.adapter.cut()
+    def _finish(self, stop: Stop) -> None:
+        """Score the episode (its terminal reward, or a cut one's: the loop's
+        :meth:`~travelgym.runner.loop.Conversation.result`) and build the rollout."""
+        played = self.adapter.episode.result()
         self.rollout = Rollout(prompt_ids=self.prompt_ids, completion_ids=self.completion,
-                               env_mask=self.mask, reward=float(reward), breakdown=breakdown,
-                               episode=self.env.episode(), turns=self.turns, stop=stop,
-                               info=self.info, messages=self.history)  # fmt: skip
+                               env_mask=self.mask, reward=float(played.reward),
+                               breakdown=played.breakdown, episode=played.episode,
+                               turns=self.turns, stop=stop, info=self.info,
+                               messages=self.history)  # fmt: skip
 
 
 def run_rollout(env: Any, tokenizer: Any, generate: GenerateFn, *, seed: int | None = None,

@@ -27,10 +27,11 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from travelgym.agents.b2t_format import MEMORY_RESPONSE, TOOL_RESPONSE
 from travelgym.runner.loop import Conversation
 from travelgym.toolkit.signature import type_hint as type_hint
 
-_RESPONSE = re.compile(r"^\s*<(tool_response|memory_response)>\s*(.*?)\s*</\1>\s*$", re.S)
+_RESPONSE = re.compile(rf"^\s*<({TOOL_RESPONSE}|{MEMORY_RESPONSE})>\s*(.*?)\s*</\1>\s*$", re.S)
 
 
 def observation_text(messages: list[dict[str, Any]], native_tools: bool) -> str:
@@ -56,14 +57,12 @@ class ToolEnvironment:
 
     def __init__(self, env: Any) -> None:
         self._env, self._episode = env, Conversation(env)  # the episode loop's one body
-        self._reward: float | None = None
 
     def reset(self, **row: Any) -> str:
         """Start the row's task (its ``env.task_key`` column; else a random one): its text."""
         key = self._env.task_key
         options = {key: row[key]} if row.get(key) else {}
         messages, _ = self._episode.start(seed=row.get("seed"), options=options)
-        self._reward = None
         return messages[-1]["content"]
 
     def _over(self) -> str:
@@ -75,15 +74,15 @@ class ToolEnvironment:
             return json.dumps({"error": self._over()})
         moved = self._episode.apply(action)
         if moved.ended:
-            self._reward = moved.reward
-            return f"{self._over()[0].upper()}{self._over()[1:]}."
+            over = self._over()  # builds the episode record: once
+            return f"{over[0].upper()}{over[1:]}."
         return observation_text(moved.messages, env.native_tools)
 
     def get_reward(self) -> float:
         """The episode's reward once it has ended; before, that of an episode stopped there
         (the environment's ``cut``)."""
-        if self._reward is not None:
-            return float(self._reward)
+        if self._env.done:
+            return float(self._episode.reward)
         return float(self._env.cut()[0])
 
 
