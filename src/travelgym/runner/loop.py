@@ -8,7 +8,10 @@ verifiers environments, so a model is trained on the episodes it is scored on.
 
 A policy is any object with ``async act(messages, tools) -> Action``: :class:`ChatPolicy`
 drives a chat client (an endpoint, a local model, a person at the terminal, a Python policy);
-a scripted policy replays messages (tests, baselines).
+a scripted policy replays messages (tests). A policy that works the episode's tools itself (the
+scripted baselines, the oracle, ReAct and code agents: :class:`SolverPolicy`, COMPASS's turn
+agents) also has ``bind(env)``, called once the episode has opened: its tool calls go through
+the environment's own tool session, so they are recorded in the episode like any other.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ class Action:
 class Policy(Protocol):
     async def act(self, messages: list[dict[str, Any]],
                   tools: list[dict[str, Any]] | None) -> Action: ...  # fmt: skip
+
+
+class BoundPolicy(Policy, Protocol):
+    def bind(self, env: Any) -> None: ...
 
 
 class ChatPolicy:
@@ -156,16 +163,55 @@ async def play(env: Environment, policy: Policy, *, seed: int | None = None,
     """Play one episode of ``env`` with ``policy`` (``seed``/``options``: ``env.areset``'s)."""
     episode = Conversation(env)
     await episode.astart(seed=seed, options=options)
-    while not episode.ended:
-        started = time.perf_counter()
-        try:
+    bind = getattr(policy, "bind", None)
+    try:
+        if bind is not None and not episode.ended:
+            bind(env)
+        while not episode.ended:
+            started = time.perf_counter()
             action = await policy.act(episode.chat, episode.tools)
             await episode.aapply(action.message, usage=action.usage, repairs=action.repairs,
                                  started=started)  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - recorded in the episode (its outcome says whose)
-            episode.fail(exc)
-            break
+    except Exception as exc:  # noqa: BLE001 - recorded in the episode (its outcome says whose)
+        episode.fail(exc)
     return episode.result()
+
+
+class Solver(Protocol):
+    """An agent that works a suite's tools itself and answers once (Behavior2Trip's and
+    TravelPlanner's scripted baselines, oracle and ReAct agents)."""
+
+    name: str
+
+    async def solve(self, request: Any, session: Any, **inputs: Any) -> Any: ...
+
+
+class SolverEnvironment(Environment, Protocol):
+    def solver_inputs(self) -> tuple[Any, Any, dict[str, Any]]: ...
+
+    def answer_message(self, answer: Any) -> Any: ...
+
+
+class SolverPolicy:
+    """A :class:`Solver` as a policy of the loop. Bound to the episode's environment, its one act
+    runs ``solver.solve(request, session, **inputs)`` on what ``env.solver_inputs()`` gives (the
+    request, the environment's own tool session, the solver's extra inputs) and returns
+    ``env.answer_message(answer)``: the assistant message that delivers the answer (``None``:
+    the solver gave up). A failure of the solver is the episode's, recorded by ``env.fail``."""
+
+    def __init__(self, solver: Solver) -> None:
+        self.solver = solver
+        self.env: SolverEnvironment | None = None
+
+    def bind(self, env: SolverEnvironment) -> None:
+        self.env = env
+
+    async def act(self, messages: list[dict[str, Any]],
+                  tools: list[dict[str, Any]] | None) -> Action:  # fmt: skip
+        if self.env is None:
+            raise RuntimeError("a solver policy acts only once bound to an episode's environment")
+        request, session, inputs = self.env.solver_inputs()
+        return Action(self.env.answer_message(await self.solver.solve(request, session, **inputs)))
 
 
 async def play_agent(env: Any, agent: PolicyAgent, task_id: str, trial: int, seed: int) -> Any:
