@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from travelgym.core.agent_kinds import model_kinds, rule_kinds
 from travelgym.core.capabilities import ChainAnnotation, QualityControl, RunAnalysis
 from travelgym.core.suite import (
-    AgentKind,
     BuiltData,
     ProgressTally,
     SftFilter,
@@ -38,15 +38,8 @@ class Behavior2TripSuite(
     order = 1
     Options = TripOptions
     episode_model = TripEpisode
-    agent_kinds = (
-        AgentKind("scripted", None, calls_llm=False),
-        AgentKind("oracle", None, calls_llm=False),
-        AgentKind("llm", runs_code=True),
-        AgentKind("react", runs_code=True),
-        AgentKind("b2t", runs_code=True),
-        AgentKind("local", "GGUF", runs_code=True),
-        AgentKind("hf", "CKPT", runs_code=True),
-    )
+    agent_kinds = (*rule_kinds("scripted", "oracle"),
+                   *model_kinds("llm", "react", "b2t", runs_code=True))  # fmt: skip
     agent_usage = ("scripted, oracle, llm:MODEL, react:MODEL, b2t:MODEL, local:smollm2, hf:CKPT "
                    "or package.module:factory")  # fmt: skip
     default_agents = ("scripted",)

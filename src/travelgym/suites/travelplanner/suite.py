@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from travelgym.core.agent_kinds import model_kinds, rule_kinds
 from travelgym.core.capabilities import RawIngest
 from travelgym.core.suite import (
-    AgentKind,
     BuiltData,
     ProgressTally,
     Suite,
@@ -65,15 +65,8 @@ class TravelPlannerSuite(Suite, RawIngest):
     order = 2
     Options = PlannerOptions
     episode_model = PlannerEpisode
-    agent_kinds = (
-        AgentKind("scripted", None, calls_llm=False),
-        AgentKind("llm"),
-        AgentKind("tool"),  # the name llm:MODEL had before issue 33 (runs made with it resume)
-        AgentKind("react"),
-        AgentKind("b2t"),
-        AgentKind("local", "GGUF"),
-        AgentKind("hf", "CKPT"),
-    )
+    # tool:MODEL is the name llm:MODEL had before issue 33 (runs made with it resume)
+    agent_kinds = (*rule_kinds("scripted"), *model_kinds("llm", "tool", "react", "b2t"))
     agent_usage = ("scripted, llm:MODEL (also tool:MODEL), react:MODEL, b2t:MODEL, local:smollm2, "
                    "hf:CKPT or package.module:factory")  # fmt: skip
     default_agents = ("scripted",)
