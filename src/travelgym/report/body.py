@@ -41,6 +41,15 @@ class Filter:
     options: tuple[tuple[str, str], ...]
 
 
+def viewer_filters(level_label: str, levels: dict[str, str],
+                   outcomes: dict[str, str]) -> tuple[Filter, Filter]:  # fmt: skip
+    """A viewer's two filters, ``level-filter`` (labelled ``level_label``) and
+    ``outcome-filter``: each offers ``all`` (the empty value) and then its ``value: text``
+    options."""
+    return (Filter("level-filter", level_label, (("", "all"), *levels.items())),
+            Filter("outcome-filter", "Outcome", (("", "all"), *outcomes.items())))  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Viewer:
     """The words of the episode viewer the shell lays out: its section's title, the filters

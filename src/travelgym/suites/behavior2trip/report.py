@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from travelgym.report.body import Filter, ReportBody, ReportRun, Section, Viewer
+from travelgym.report.body import ReportBody, ReportRun, Section, Viewer, viewer_filters
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, esc, finite, pct
 from travelgym.report.page import asset
 from travelgym.report.run_facts import manifest_fact, terminations, unscored
@@ -31,30 +31,12 @@ LEGEND = ("DR = delivery rate; micro = passed checks among\napplicable checks; m
           "(percent).")  # fmt: skip
 CHECKS_NOTE = ('<p class="note">Pass rate of each check among the scored answers it applies to '
                "(passed /\napplicable); an undelivered answer fails every applicable check.</p>")  # fmt: skip
-VIEWER = Viewer(
-    title="Instances",
-    filters=(
-        Filter(
-            "level-filter",
-            "Difficulty",
-            (("", "all"), ("easy", "easy"), ("medium", "medium"), ("hard", "hard")),
-        ),
-        Filter(
-            "outcome-filter",
-            "Outcome",
-            (
-                ("", "all"),
-                ("final", "final pass"),
-                ("failed", "some check failed"),
-                ("undelivered", "no plan"),
-                ("invalid", "invalid actions"),
-            ),
-        ),
-    ),
-    find_placeholder="instance id, words",
-    list_label="instances",
-    hint="Pick an instance on the left.",
-)
+VIEWER_OUTCOMES = {"final": "final pass", "failed": "some check failed", "undelivered": "no plan",
+                   "invalid": "invalid actions"}  # fmt: skip
+VIEWER_LEVELS = {"easy": "easy", "medium": "medium", "hard": "hard"}
+VIEWER = Viewer("Instances", viewer_filters("Difficulty", VIEWER_LEVELS, VIEWER_OUTCOMES),
+                find_placeholder="instance id, words", list_label="instances",
+                hint="Pick an instance on the left.")  # fmt: skip
 
 
 def summary_tables(summaries: list[tuple[ReportRun, dict[str, Any]]]) -> str:

@@ -19,7 +19,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from travelgym.report.body import Filter, ReportBody, ReportResult, ReportRun, Section, Viewer
+from travelgym.report.body import (
+    ReportBody,
+    ReportResult,
+    ReportRun,
+    Section,
+    Viewer,
+    viewer_filters,
+)
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, finite
 from travelgym.report.page import asset
 from travelgym.report.run_facts import manifest_fact, terminations, unscored
@@ -29,27 +36,12 @@ METRIC_COLUMNS = (("FR", "FR"), ("OR5", "OR-5"), ("OR10", "OR-10"), ("OR20", "OR
                   ("optimal", "optimal"))  # fmt: skip
 LEGEND = ("Percentages of episodes; OR-A = feasible and\nwithin the top A&nbsp;% of the task's "
           "feasible plans.")  # fmt: skip
-VIEWER = Viewer(
-    title="Trajectories",
-    filters=(
-        Filter("level-filter", "Level", (("", "all"), ("1", "I"), ("2", "II"), ("3", "III"))),
-        Filter(
-            "outcome-filter",
-            "Outcome",
-            (
-                ("", "all"),
-                ("feasible", "feasible"),
-                ("infeasible", "infeasible"),
-                ("optimal", "optimal"),
-                ("suboptimal", "feasible, not optimal"),
-                ("error", "errors"),
-            ),
-        ),
-    ),
-    find_placeholder="task id, park, words in the conversation",
-    list_label="episodes",
-    hint="Pick a task on the left.",
-)
+VIEWER_OUTCOMES = {"feasible": "feasible", "infeasible": "infeasible", "optimal": "optimal",
+                   "suboptimal": "feasible, not optimal", "error": "errors"}  # fmt: skip
+VIEWER = Viewer("Trajectories", viewer_filters("Level", {"1": "I", "2": "II", "3": "III"},
+                                               VIEWER_OUTCOMES),
+                find_placeholder="task id, park, words in the conversation",
+                list_label="episodes", hint="Pick a task on the left.")  # fmt: skip
 
 
 def db_seed(run: ReportRun) -> int:
