@@ -7,6 +7,11 @@ b2t:MODEL`` record the same steps. The reward is 0 until the episode ends (an ``
 ``max_turns`` messages), then :func:`~travelgym.suites.travelplanner.training.planner_reward`
 of the plan's constraint verdicts. Sole-planning mode by default (the reference information in
 the prompt); ``mode="two-stage"`` offers the tools.
+
+A solve-once agent (the scripted baseline, ReAct: :class:`~travelgym.runner.loop.SolverPolicy`)
+plays an episode of one message: :meth:`PlannerTrainingEnv.solver_inputs` hands it the request
+and the episode's own tool session, which records its steps, chat and model usage, and
+:meth:`PlannerTrainingEnv.answer_message` is the message that delivers its answer.
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ from travelgym.core.environment import Transition
 from travelgym.core.outcomes import settle
 from travelgym.suites.travelplanner.agents.b2t_step import apply_b2t_message
 from travelgym.suites.travelplanner.agents.llm import opening
-from travelgym.suites.travelplanner.planner_episode import PlannerEpisode, build_episode, safe_score
+from travelgym.suites.travelplanner.planner_episode import (
+    PlannerEpisode,
+    build_episode,
+    failure_text,
+    safe_score,
+)
 from travelgym.suites.travelplanner.prompts import TOOL_SYSTEM
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
@@ -33,6 +43,7 @@ from travelgym.suites.travelplanner.training import PlannerReward, planner_rewar
 from travelgym.toolkit.signature import typed_functions
 from travelgym.training.base import EnvStateError, SyncAPI
 
+ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
 DEFAULT_MAX_TURNS = 8  # messages per episode
 TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
 
@@ -48,12 +59,14 @@ class PlannerTrainingEnv(SyncAPI):
                  max_turns: int | None = None,
                  mode: str = "sole-planning", seed: int = 0, agent_name: str = "policy",
                  sandboxes: tuple[Sandbox, Sandbox] | None = None,
-                 native: bool = False, tools_only: bool = False) -> None:  # fmt: skip
+                 native: bool = False, tools_only: bool = False,
+                 keep_results: bool = True) -> None:  # fmt: skip
         """``data``: where the queries' tools search and plans are checked, closed by
         :meth:`close`; or ``sandboxes``, ``(tools, checks)`` for every query (an evaluation
         episode, whose run holds the data). ``max_turns``: the most messages an episode takes
         (default 8; tools-only: 100, one a call); ``tools_only``: two-stage mode with every
-        action a tool call (:meth:`tool_functions`), the B2T format underneath."""
+        action a tool call (:meth:`tool_functions`), the B2T format underneath;
+        ``keep_results``: the tool session keeps each call's result in the episode."""
         if (data is None) == (sandboxes is None):
             raise ValueError("give the data or the sandboxes, one of them")
         self.data, self.sandboxes = data, sandboxes
@@ -66,6 +79,7 @@ class PlannerTrainingEnv(SyncAPI):
         if max_turns is None:
             max_turns = TOOLS_ONLY_MAX_TURNS if tools_only else DEFAULT_MAX_TURNS
         self.max_turns, self.mode, self.agent_name = max_turns, mode, agent_name
+        self.keep_results = keep_results
         self.query: Query | None = None
         self.tools: PlannerSession | None = None
         self._reset_state()
@@ -92,7 +106,9 @@ class PlannerTrainingEnv(SyncAPI):
         self.done = False
         self.answer: str | None = None
         self.termination = "step_limit"
+        self.error: str | None = None
         self.failure: BaseException | None = None
+        self.solving = False  # a solver took the episode: its one message delivers the answer
         self.score: dict[str, Any] | None = None
         self.reward: PlannerReward | None = None
         self._started = time.perf_counter()
@@ -118,7 +134,7 @@ class PlannerTrainingEnv(SyncAPI):
         query, trial, seed = self._draw(seed, options)
         self._reset_state()
         self.query, self.trial, self.seed = query, trial, seed
-        self.tools = PlannerSession(self._sandboxes(query)[0])
+        self.tools = PlannerSession(self._sandboxes(query)[0], keep_results=self.keep_results)
         request = PlannerRequest.of(query, self.mode)
         self.tools.messages = opening(request, "tool" if self.native_tools else "b2t", self.tools)
         if self.tools_only:
@@ -136,6 +152,22 @@ class PlannerTrainingEnv(SyncAPI):
         self.score = safe_score(self.query, self.answer, self._sandboxes(self.query)[1])
         self.reward = planner_reward(self.score)
 
+    def solver_inputs(self) -> tuple[PlannerRequest, PlannerSession, dict[str, Any]]:
+        """``(request, session, {})`` for a solve-once agent
+        (:class:`~travelgym.runner.loop.SolverPolicy`): the query's request in the episode's mode
+        and the episode's tool session, its chat left to the solver (it writes its own prompt).
+        The solver's answer message is the episode's last."""
+        if self.tools is None or self.query is None or self.done:
+            raise EnvStateError("a solver takes an open episode: call reset() first")
+        self.solving, self.tools.messages = True, []
+        self.max_turns = self.turn + 1
+        return PlannerRequest.of(self.query, self.mode), self.tools, {}
+
+    def answer_message(self, answer: str | None) -> str:
+        """The message delivering a solver's ``answer`` (the B2T format's ``<answer>``); for
+        ``None`` (it gave up) one without an answer, which ends the episode undelivered."""
+        return "" if answer is None else f"{ANSWER_OPEN}{answer}{ANSWER_CLOSE}"
+
     async def atransition(self, action: str, usage: Any = None, repairs: Any = None,
                           started: float | None = None) -> Transition:  # fmt: skip
         """Apply one B2T-format message (the environment protocol,
@@ -147,10 +179,13 @@ class PlannerTrainingEnv(SyncAPI):
             raise TypeError(f"an action is the assistant message text, not {type(action)}")
         if usage is not None:
             self.tools.count_llm(usage, repairs)
-        if self.native_tools:
+        if self.solving:  # the solver recorded its steps itself
+            answer, replies = _delivered(action), []
+            info: dict[str, Any] = {"invalid_actions": 0, "observation": ""}
+        elif self.native_tools:
             replies, answer = await apply_native_message(self.tools, as_assistant(action), usage,
                                                          started)  # fmt: skip
-            info: dict[str, Any] = {"invalid_actions": 0, "observation": replies}
+            info = {"invalid_actions": 0, "observation": replies}
         else:
             result = await apply_b2t_message(self.tools, self.memory, action,
                                              tools=self.mode == "two-stage", usage=usage,
@@ -175,8 +210,9 @@ class PlannerTrainingEnv(SyncAPI):
         return [*typed_functions(planner_registry(), format_tool_call), submit_plan]
 
     def fail(self, exc: BaseException) -> None:
-        """End the episode on the policy's failure: recorded, scored as undelivered."""
-        self.termination, self.failure = "error", exc
+        """End the episode on the policy's failure (its model call failed for good, or its code
+        raised): recorded with its error and outcome, scored as undelivered."""
+        self.termination, self.failure, self.error = "error", exc, failure_text(exc)
         self.finish(None)
 
     def cut(self) -> tuple[float, dict[str, Any]]:
@@ -190,7 +226,8 @@ class PlannerTrainingEnv(SyncAPI):
         if self.tools is None or self.query is None:
             raise EnvStateError("no episode yet: call reset()")
         episode = build_episode(self.query, self.tools, self.mode, self.agent_name, self.answer,
-                                self.termination, seed=self.seed, trial=self.trial)  # fmt: skip
+                                self.termination, self.error, seed=self.seed,
+                                trial=self.trial)  # fmt: skip
         episode.score = self.score
         if self.done:  # ended: its outcome, as a run would record it
             settle(episode, self.failure)
@@ -202,3 +239,10 @@ class PlannerTrainingEnv(SyncAPI):
         self._close_loop()
         if self.data is not None:
             self.data.close()
+
+
+def _delivered(message: str) -> str | None:
+    """The answer of a solver's :meth:`~PlannerTrainingEnv.answer_message`, exactly as given."""
+    if message.startswith(ANSWER_OPEN) and message.endswith(ANSWER_CLOSE):
+        return message[len(ANSWER_OPEN) : len(message) - len(ANSWER_CLOSE)]
+    return None

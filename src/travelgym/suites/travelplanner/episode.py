@@ -2,22 +2,22 @@
 information; two-stage: the tools over the sandbox), answers with a plan, and the plan is
 scored by the 8 commonsense and 5 hard constraints.
 
-A model agent in the B2T format (:class:`~travelgym.runner.loop.PolicyAgent`: ``b2t:MODEL``,
-``local:``, ``hf:``) is played by the one episode loop (:func:`travelgym.runner.loop.play`)
-over :class:`~travelgym.suites.travelplanner.environment.PlannerTrainingEnv`, the environment
-GRPO trains on. ``run_planner_episode`` never raises for an agent's, a tool's or a model's
-failure: they are recorded in the :class:`PlannerEpisode`, and an episode without a plan scores
-as undelivered.
+Every agent is played by the one episode loop (:func:`travelgym.runner.loop.play`) over
+:class:`~travelgym.suites.travelplanner.environment.PlannerTrainingEnv`, the environment GRPO
+trains on: a model agent (:class:`~travelgym.runner.loop.PolicyAgent`: ``llm:MODEL``,
+``b2t:MODEL``, ``local:``, ``hf:``) message by message; an agent that works the tools itself
+and answers once (``solve(request, session)``: the scripted baseline, ``react:MODEL``) as a
+:class:`~travelgym.runner.loop.SolverPolicy` of one message, its tool calls going through the
+episode's own tool session. ``run_planner_episode`` never raises for an agent's, a tool's or a
+model's failure: they are recorded in the :class:`PlannerEpisode`, and an episode without a
+plan scores as undelivered.
 """
 
 from __future__ import annotations
 
 import time
-import traceback
 
-from travelgym.core.outcomes import settle
-from travelgym.llm.protocol import LLMError
-from travelgym.runner.loop import PolicyAgent, play_agent, stored
+from travelgym.runner.loop import PolicyAgent, SolverPolicy, play_agent, stored
 from travelgym.suites.travelplanner.environment import PlannerTrainingEnv
 from travelgym.suites.travelplanner.planner_episode import PlannerEpisode as PlannerEpisode
 from travelgym.suites.travelplanner.planner_episode import Termination as Termination
@@ -25,38 +25,24 @@ from travelgym.suites.travelplanner.planner_episode import build_episode as buil
 from travelgym.suites.travelplanner.planner_episode import safe_score as safe_score
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
-from travelgym.suites.travelplanner.session import (
-    Mode,
-    PlannerAgent,
-    PlannerRequest,
-    PlannerSession,
-)
+from travelgym.suites.travelplanner.session import Mode, PlannerAgent
 
 
-async def run_planner_episode(query: Query, agent: PlannerAgent, mode: Mode,
+def solver_agent(agent: PlannerAgent) -> PolicyAgent:
+    """A solve-once agent as a policy of the loop: one message, the answer it returns; its tool
+    session keeps the calls' results unless the agent's ``keep_results`` says otherwise."""
+    keep = getattr(agent, "keep_results", True)
+    return PolicyAgent(SolverPolicy(agent), agent.name, 1, {"keep_results": keep})
+
+
+async def run_planner_episode(query: Query, agent: PlannerAgent | PolicyAgent, mode: Mode,
                               tool_sandbox: Sandbox, check_sandbox: Sandbox, *, seed: int = 0,
                               trial: int = 0) -> PlannerEpisode:  # fmt: skip
     """Run ``agent`` on ``query`` in ``mode``: its tools search ``tool_sandbox``, its plan is
     checked against ``check_sandbox``."""
     started = time.perf_counter()
-    if isinstance(agent, PolicyAgent):
-        env = PlannerTrainingEnv(None, [query], max_turns=agent.max_steps, mode=mode, seed=seed,
-                                 agent_name=agent.name, sandboxes=(tool_sandbox, check_sandbox),
-                                 **agent.settings)  # fmt: skip
-        return stored(await play_agent(env, agent, query.task_id, trial, seed), started)
-    env = PlannerSession(tool_sandbox, keep_results=getattr(agent, "keep_results", True))
-    answer, termination, error, failure = None, "step_limit", None, None
-    try:
-        answer = await agent.solve(PlannerRequest.of(query, mode), env)
-        if answer is not None:
-            termination = "answered"
-    except LLMError as exc:
-        termination, error, failure = "error", f"agent: {exc}", exc
-    except Exception as exc:  # noqa: BLE001 - an episode must never take the run down
-        termination, failure = "error", exc
-        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
-    episode = build_episode(query, env, mode, agent.name, answer, termination, error,
-                            seed=seed, trial=trial)  # fmt: skip
-    settle(episode, failure)
-    episode.score = safe_score(query, answer, check_sandbox)
-    return stored(episode, started)
+    played = agent if isinstance(agent, PolicyAgent) else solver_agent(agent)
+    env = PlannerTrainingEnv(None, [query], max_turns=played.max_steps, mode=mode, seed=seed,
+                             agent_name=played.name, sandboxes=(tool_sandbox, check_sandbox),
+                             **played.settings)  # fmt: skip
+    return stored(await play_agent(env, played, query.task_id, trial, seed), started)
