@@ -6,6 +6,10 @@ plain string. It is applied by :func:`~travelgym.suites.compass.agents.llm_agent
 code the LLM tool-calling agent runs: tool calls are executed and answered with tool messages;
 a message without tool calls ends the agent's turn, is read in the JSON response format
 (message + recommendation) and goes to the simulated user, whose reply is the next observation.
+A turn agent (:mod:`~travelgym.suites.compass.agents.base`: the scripted baselines, the code
+agent) is :meth:`~CompassTrainingEnv.seat`-ed on the episode and its action is a whole turn, its
+:class:`~travelgym.suites.compass.agents.base.AgentReply` (see
+:class:`~travelgym.suites.compass.agents.turn_policy.TurnPolicy`).
 The conversation is a :class:`~travelgym.suites.compass.episode.CompassSession`, as in ``travelgym run
 compass``: it ends when the user accepts (terminated), on an error (terminated) or at the user's
 turn limit (truncated). The reward is 0 until then, then
@@ -27,7 +31,7 @@ from typing import Any
 from travelgym.agents.tool_calling import native_call
 from travelgym.core.environment import Transition
 from travelgym.llm.protocol import ChatMessage, LLMError, ToolCall
-from travelgym.suites.compass.agents.base import AgentReply
+from travelgym.suites.compass.agents.base import Agent, AgentReply
 from travelgym.suites.compass.agents.llm_agent import (
     MAX_STEPS_PER_TURN,
     apply_assistant_message,
@@ -66,12 +70,15 @@ class CompassTrainingEnv(SyncAPI):
                  max_steps_per_turn: int = MAX_STEPS_PER_TURN, rank: bool = True, seed: int = 0,
                  base_url: str | None = None, agent_name: str = "policy",
                  prompt: str = "paper", persona: Any = None, tool_cache: Any = None,
-                 user_name: str | None = None, tools_only: bool = False) -> None:  # fmt: skip
+                 user_name: str | None = None, tools_only: bool = False,
+                 keep_results: bool = True) -> None:  # fmt: skip
         """``prompt``: the system prompt variant; ``persona``: the user's persona of each
         conversation, ``persona(task, trial, seed)`` (default: the task's); ``tool_cache``: a
         run's shared tool results (evaluation episodes); ``user_name``: how the episode names a
         user backend given as an object (default: its ``name``); ``tools_only``: every action
-        a tool call (:meth:`tool_functions`; the agent talks with ``reply_to_user``)."""
+        a tool call (:meth:`tool_functions`; the agent talks with ``reply_to_user``);
+        ``keep_results``: the tool calls' results kept in the episode (off for the agents that
+        read the user's dialogue acts, the scripted baselines)."""
         self.tasks, self.truths = self._hold(tasks, seed, "task"), truths
         missing = [t.task_id for t in tasks if t.task_id not in truths]
         if missing:
@@ -89,9 +96,10 @@ class CompassTrainingEnv(SyncAPI):
         self.max_turns, self.max_steps_per_turn, self.rank = max_turns, max_steps_per_turn, rank
         self.agent_name = agent_name
         self.system_prompt = tools_only_prompt() if tools_only else system_prompt(prompt)
-        self.persona_of, self.tool_cache = persona, tool_cache
+        self.persona_of, self.tool_cache, self.keep_results = persona, tool_cache, keep_results
         self.tools: list[dict[str, Any]] = compass_registry().openai_schemas()
         self.session: CompassSession | None = None
+        self.agent: Agent | None = None  # the turn agent seated on the episode, if any
         self._steps_in_turn, self._turn_started = 0, time.perf_counter()
         self._messages: list[ChatMessage] = []
         self.score: PlanScore | None = None
@@ -124,7 +132,10 @@ class CompassTrainingEnv(SyncAPI):
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The agent's chat of the current episode, as the LLM agent's transcript."""
+        """The agent's chat of the current episode, as the LLM agent's transcript (a seated
+        turn agent's own transcript)."""
+        if self.agent is not None:
+            return self.agent.transcript()
         return [m.to_openai() for m in self._messages]
 
     @property
@@ -140,8 +151,9 @@ class CompassTrainingEnv(SyncAPI):
                                       self.truths[task.task_id], agent_name=self.agent_name,
                                       seed=seed, trial=trial, max_turns=self.max_turns,
                                       user_name=self.user_name, persona=persona,
-                                      tool_cache=self.tool_cache)  # fmt: skip
-        self.score, self.reward = None, None
+                                      tool_cache=self.tool_cache,
+                                      keep_results=self.keep_results)  # fmt: skip
+        self.score, self.reward, self.agent = None, None, None
         self._steps_in_turn, self._turn_started = 0, time.perf_counter()
         self._turn = AgentReply("")  # the model calls of the agent's turn so far
         try:
@@ -157,13 +169,34 @@ class CompassTrainingEnv(SyncAPI):
                 "user": self.user_name, "tools": self.tools}  # fmt: skip
         return self.messages, info
 
+    def seat(self, agent: Agent) -> None:
+        """Let the turn agent ``agent`` play the episode just opened: it starts on the
+        episode's tool session, its transcript is the episode's messages, and its ``partial``
+        turn (when it keeps one) is what a failure of its model records. Its actions are its
+        replies (:class:`~travelgym.suites.compass.agents.turn_policy.TurnPolicy`)."""
+        if self.session is None or self.done:
+            raise EnvStateError("seat an agent on an open episode (call reset() first)")
+        self.agent = agent
+        agent.start(self.session.env)
+
+    def user_acts(self) -> list[Any]:
+        """The dialogue acts of the user's latest message (what oracle-NLU agents read)."""
+        if self.session is None or self.session.said is None:
+            raise EnvStateError("the user has not spoken yet: call reset() first")
+        return self.session.said.acts
+
     async def astep(self, action: Any, usage: Any = None, repairs: Any = None,
                     started: float | None = None) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:  # fmt: skip
         """:meth:`step` for async code (``usage``/``repairs``: the model call's, counted in the
-        agent's turn)."""
+        agent's turn). An :class:`~travelgym.suites.compass.agents.base.AgentReply` is a seated
+        agent's whole turn (begun at ``started``), recorded as it is."""
         session = self.session
         if session is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
+        if isinstance(action, AgentReply):
+            info = {"tool_calls": len(session.env.calls), "turn_ended": False}
+            begun = self._turn_started if started is None else started
+            return await self._respond(action, begun, [], info)
         if usage is not None:
             self._turn.usage = self._turn.usage + usage
         self._turn.repairs.extend(repairs or ())
@@ -180,13 +213,19 @@ class CompassTrainingEnv(SyncAPI):
             return observation, 0.0, False, False, info
         reply.llm_calls = self._steps_in_turn  # one model message per step
         reply.usage, reply.repairs = self._turn.usage, list(self._turn.repairs)
+        return await self._respond(reply, self._turn_started, observation, info)
+
+    async def _respond(self, reply: AgentReply, started: float, observation: list[dict[str, Any]],
+                       info: dict[str, Any]) -> tuple[list[dict[str, Any]], float, bool, bool, dict]:  # fmt: skip
+        """End the agent's turn (begun at ``started``) with ``reply``: the user answers it."""
+        session = self.session
         info.update(turn_ended=True, reply_error=reply.error, recommendation=reply.recommendation)
         try:
-            said = await session.respond(reply, self._turn_started)
+            said = await session.respond(reply, started)
             observation.append({"role": "user", "content": said.text})
             if not session.over:
                 self._messages.append(ChatMessage(role="user", content=said.text))
-        except Exception as exc:  # noqa: BLE001 - recorded in the episode, as in run_episode
+        except Exception as exc:  # noqa: BLE001 - the user failed: recorded in the episode
             session.failed(exc)
         self._steps_in_turn, self._turn_started = 0, time.perf_counter()
         self._turn = AgentReply("")
@@ -212,7 +251,7 @@ class CompassTrainingEnv(SyncAPI):
         :mod:`travelgym.core.environment`): the tool messages and the user's reply, none once
         the conversation has ended."""
         observation, reward, terminated, truncated, info = await self.astep(action, usage,
-                                                                            repairs)  # fmt: skip
+                                                                            repairs, started)  # fmt: skip
         return Transition([] if terminated or truncated else observation, reward, terminated,
                           truncated, info)  # fmt: skip
 
@@ -227,7 +266,9 @@ class CompassTrainingEnv(SyncAPI):
         turn's earlier calls), or anything else; recorded in the episode."""
         if self.session is None or self.done:
             return
-        if isinstance(exc, LLMError):
+        if isinstance(exc, LLMError) and self.agent is not None:
+            self.session.agent_failed(exc, getattr(self.agent, "partial", None))
+        elif isinstance(exc, LLMError):
             self._turn.llm_calls = self._steps_in_turn
             self.session.agent_failed(exc, self._turn)
         else:

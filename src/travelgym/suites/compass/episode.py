@@ -1,10 +1,12 @@
 """One COMPASS episode: the simulated user and the agent talk until acceptance or a turn limit.
 
-``run_episode`` is a pure function of its inputs (task, agent, user backend, seed, database):
-it returns the whole trajectory with its score and never raises for agent, tool or model
-failures; those are recorded in the trajectory. The bookkeeping of a conversation (the user
-simulator, the turns, the termination and the score) is :class:`CompassSession`, which the
-training environment drives one model message at a time.
+``play_episode`` (every agent of a run) and ``run_episode`` (a turn agent) are pure functions
+of their inputs (task, agent, user backend, seed, database): they return the whole trajectory
+with its score and never raise for agent, tool or model failures; those are recorded in the
+trajectory. Both play the one episode loop (:func:`travelgym.runner.loop.play`) over the
+training environment (:mod:`travelgym.suites.compass.environment`), which drives the
+bookkeeping of a conversation (the user simulator, the turns, the termination and the score),
+:class:`CompassSession`, one model message or one agent turn at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Any
 
 from travelgym.core.outcomes import settle
 from travelgym.llm.protocol import LLMError, Repair, Usage, count_repairs
-from travelgym.llm.text import serialisable
 from travelgym.suites.compass.agents.base import Agent, AgentReply
 from travelgym.suites.compass.context import ToolCache
 from travelgym.suites.compass.env import CompassToolSession
@@ -154,28 +155,36 @@ async def run_episode(
     persona: Persona | None = None,
     tool_cache: ToolCache | None = None,
 ) -> Episode:
-    """Run one conversation (the user with ``persona``, default the task's) and score its
-    final recommendation; the tools share ``tool_cache`` when given (see :class:`ToolCache`)."""
-    session = CompassSession(task, user_backend, conn, truth, agent_name=agent.name, seed=seed,
-                             trial=trial, max_turns=max_turns, user_name=user_name,
-                             keep_results=not agent.reads_dialogue_acts,
-                             persona=persona, tool_cache=tool_cache)  # fmt: skip
-    try:
-        agent.start(session.env)
-        said = await session.open()
-        while not session.over:
-            tick = time.perf_counter()
-            acts = said.acts if agent.reads_dialogue_acts else []
-            try:
-                reply = await agent.reply(said.text, acts)
-            except LLMError as exc:
-                session.agent_failed(exc, getattr(agent, "partial", None))
-                break
-            said = await session.respond(reply, tick)
-    except Exception as exc:  # noqa: BLE001 - an episode must never take the run down
-        session.failed(exc)
-    session.finish(agent.transcript() if hasattr(agent, "transcript") else [])
-    episode, replaced = serialisable(session.episode)  # whatever slipped past the boundary
-    if replaced:
-        episode.repairs["invalid_unicode"] = episode.repairs.get("invalid_unicode", 0) + 1
-    return episode
+    """Run one conversation of the turn agent ``agent`` (the user with ``persona``, default
+    the task's) and score its final recommendation; the tools share ``tool_cache`` when given
+    (see :class:`ToolCache`). The agent is played by the one episode loop
+    (:func:`play_episode`)."""
+    from travelgym.suites.compass.agents.turn_policy import turn_agent
+
+    return await play_episode(task, turn_agent(agent), user_backend, conn, truth, seed=seed,
+                              trial=trial, max_turns=max_turns, user_name=user_name,
+                              persona=None if persona is None else lambda *_: persona,
+                              tool_cache=tool_cache)  # fmt: skip
+
+
+async def play_episode(task: Task, agent: Any, user_backend: UserBackend,
+                       conn: sqlite3.Connection, truth: GroundTruth, *, seed: int = 0,
+                       trial: int = 0, max_turns: int = DEFAULT_MAX_TURNS,
+                       user_name: str = "template", persona: Any = None,
+                       tool_cache: ToolCache | None = None,
+                       agent_name: str | None = None) -> Episode:  # fmt: skip
+    """One evaluation conversation of ``agent`` (a :class:`~travelgym.runner.loop.PolicyAgent`:
+    a policy and its environment settings), played by :func:`travelgym.runner.loop.play` over
+    :class:`~travelgym.suites.compass.environment.CompassTrainingEnv` and scored unranked;
+    ``persona``: the user's persona of each conversation, ``persona(task, trial, seed)``
+    (default: the task's); ``agent_name``: the episode's (default: the agent's)."""
+    from travelgym.runner.loop import play_agent, stored
+    from travelgym.suites.compass.environment import CompassTrainingEnv
+
+    started = time.perf_counter()
+    env = CompassTrainingEnv(conn, [task], {task.task_id: truth}, user=user_backend,
+                             max_turns=max_turns, max_steps_per_turn=agent.max_steps, rank=False,
+                             agent_name=agent_name or agent.name, persona=persona,
+                             tool_cache=tool_cache, user_name=user_name,
+                             **agent.settings)  # fmt: skip
+    return stored(await play_agent(env, agent, task.task_id, trial, seed), started)

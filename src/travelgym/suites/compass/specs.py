@@ -10,17 +10,20 @@ def agent_factory(spec: AgentSpec, base_url: str | None = None,
                   client_options: dict | None = None, seed: int = 0,
                   prompt: str = "paper") -> AgentFactory:  # fmt: skip
     """Fresh COMPASS agents for ``spec`` (``scripted:NAME``, ``llm:MODEL``, ``code:MODEL``,
-    ``local:GGUF``, ``hf:CKPT``); ``prompt``: the model agents' system prompt variant."""
+    ``local:GGUF``, ``hf:CKPT``), each a policy the one episode loop plays (the scripted and
+    code agents through their turns); ``prompt``: the model agents' system prompt variant."""
+    from travelgym.suites.compass.agents.turn_policy import turn_agent
+
     if spec.kind == "scripted":
         from travelgym.suites.compass.agents.scripted import ScriptedAgent
 
-        return AgentFactory(lambda: ScriptedAgent(spec.arg, seed=seed))
+        return AgentFactory(lambda: turn_agent(ScriptedAgent(spec.arg, seed=seed)))
     model = spec.text if spec.kind in ("local", "hf") else spec.arg
     client = make_model_client(model, base_url, client_options)
     if spec.kind == "code":
         from travelgym.suites.compass.agents.code_agent import CodeAgent
 
-        return AgentFactory(lambda: CodeAgent(client, prompt=prompt), [client])
+        return AgentFactory(lambda: turn_agent(CodeAgent(client, prompt=prompt)), [client])
     from travelgym.runner.loop import ChatPolicy, PolicyAgent
     from travelgym.suites.compass.agents.llm_agent import MAX_STEPS_PER_TURN
 

@@ -121,37 +121,17 @@ class CompassRun(SuiteRun):
         return factory
 
     async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> Episode:
-        from travelgym.runner.loop import PolicyAgent
-        from travelgym.suites.compass.episode import run_episode
+        """The conversation of ``agent`` (what :meth:`agent_factory` makes, a policy: a model's
+        messages, or a scripted or code agent's turns), played by the one episode loop over the
+        training environment (the run's user, personas and shared tool results; scored
+        unranked, as every evaluation episode)."""
+        from travelgym.suites.compass.episode import play_episode
 
-        if isinstance(agent, PolicyAgent):
-            return await self._played(task, agent, trial, seed)
-        episode = await run_episode(task, agent, self.backend, self.conn,
-                                    self.truths[task.task_id], seed=seed, trial=trial,
-                                    max_turns=self.options.max_turns,
-                                    user_name=self.options.user,
-                                    persona=self.persona(task, trial, seed),
-                                    tool_cache=self.tool_cache)  # fmt: skip
-        episode.agent = self.label
-        return episode
-
-    async def _played(self, task: Any, agent: Any, trial: int, seed: int) -> Episode:
-        """A model agent's conversation, played by the one episode loop over the training
-        environment (the run's user, personas and shared tool results; scored unranked, as
-        every evaluation episode)."""
-        import time
-
-        from travelgym.runner.loop import play_agent, stored
-        from travelgym.suites.compass.environment import CompassTrainingEnv
-
-        started = time.perf_counter()
-        env = CompassTrainingEnv(self.conn, [task], {task.task_id: self.truths[task.task_id]},
-                                 user=self.backend, max_turns=self.options.max_turns,
-                                 max_steps_per_turn=agent.max_steps, rank=False,
-                                 agent_name=self.label, persona=self.persona,
-                                 tool_cache=self.tool_cache, user_name=self.options.user,
-                                 **agent.settings)  # fmt: skip
-        return stored(await play_agent(env, agent, task.task_id, trial, seed), started)
+        return await play_episode(task, agent, self.backend, self.conn,
+                                  self.truths[task.task_id], seed=seed, trial=trial,
+                                  max_turns=self.options.max_turns, user_name=self.options.user,
+                                  persona=self.persona, tool_cache=self.tool_cache,
+                                  agent_name=self.label)  # fmt: skip
 
     async def aclose(self) -> None:
         self.conn.close()
