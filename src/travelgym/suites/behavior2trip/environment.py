@@ -12,6 +12,12 @@ The suite gives it to the shared training code through
 Ablation switches: ``memory=False`` leaves the memory module out of the system prompt and makes
 every ``<memory>`` operation an invalid action (answered with an error, so ``P_action`` = -1);
 ``penalty=False`` drops ``P_action`` from the reward. See ``docs/training/environments.md``.
+
+A solve-once agent (the scripted baseline, the oracle, ReAct) is played here too, by the loop's
+:class:`~travelgym.runner.loop.SolverPolicy`: :meth:`TripTrainingEnv.solver_inputs` hands it the
+request and the episode's own tool session (each of its calls recorded in the episode), and its
+one message, :meth:`TripTrainingEnv.answer_message`, delivers the plan and ends the episode.
+``reveal_profile`` hands the hidden profile to a reference agent that reads it (the oracle).
 """
 
 from __future__ import annotations
@@ -72,10 +78,11 @@ class TripTrainingEnv(SyncAPI):
                  keep_results: bool = True, seed: int = 0, agent_name: str = "policy",
                  score_db: Any = None, withhold_trajectory: bool = False,
                  user_factory: Any = None, native: bool = False,
-                 tools_only: bool = False) -> None:  # fmt: skip
+                 tools_only: bool = False, reveal_profile: bool = False) -> None:  # fmt: skip
         """``max_turns``: the most messages an episode takes (default
         ``DEFAULT_MAX_STEPS``; tools-only: 100, one a call); ``tools_only``: every action a tool
-        call (:meth:`tool_functions`), the B2T format underneath."""
+        call (:meth:`tool_functions`), the B2T format underneath; ``reveal_profile``: a solver's
+        inputs carry the instance's hidden profile (the oracle's, never a policy's)."""
         if max_turns is None:
             max_turns = TOOLS_ONLY_MAX_TURNS if tools_only else DEFAULT_MAX_STEPS
         self.instances = self._hold(instances, seed, "instance")
@@ -93,6 +100,7 @@ class TripTrainingEnv(SyncAPI):
         self.max_turns, self.memory_enabled = max_turns, memory
         self.penalty, self.gate = penalty, gate
         self.keep_results, self.agent_name = keep_results, agent_name
+        self.reveal_profile = reveal_profile
         self.instance: Any = None
         self._reset_state()
 
@@ -120,6 +128,8 @@ class TripTrainingEnv(SyncAPI):
         self.error: str | None = None
         self.failure: BaseException | None = None
         self.user: Any = None
+        self.request: TripRequest | None = None
+        self.solving = False  # a solver took the episode (solver_inputs)
         self.score: dict[str, Any] | None = None
         self.reward: RewardBreakdown | None = None
         self._started = time.perf_counter()
@@ -162,6 +172,7 @@ class TripTrainingEnv(SyncAPI):
             enable_clarification(self.tools, self.user)
         request = TripRequest.of(instance, withhold=self.withhold,
                                  ask_limit=self.user.log.limit if self.user is not None else 0)  # fmt: skip
+        self.request = request
         if self.native_tools:
             from travelgym.suites.behavior2trip.agents.tool_agent import opening
 
@@ -183,6 +194,8 @@ class TripTrainingEnv(SyncAPI):
         and recorded on the step (``started``: when the call began, for the step's duration)."""
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
+        if self.solving:
+            return self._delivered(action)
         if not self.native_tools and not isinstance(action, str):
             raise TypeError(
                 f"a TripTrainingEnv action is the assistant message text, not {type(action)}"
@@ -211,6 +224,40 @@ class TripTrainingEnv(SyncAPI):
             info["score"] = self.score
         return Transition([] if terminated or truncated else replies, reward, terminated,
                           truncated, info)  # fmt: skip
+
+    def solver_inputs(self) -> tuple[TripRequest, TripToolSession, dict[str, Any]]:
+        """What a solve-once agent works from (:class:`~travelgym.runner.loop.SolverPolicy`):
+        the request, the episode's own tool session (every call it makes recorded in the
+        episode) and its extra inputs, ``profile`` where the environment reveals it. The
+        episode is then the solver's: its chat is the one the solver writes (none for the
+        scripted baseline), and its one message (:meth:`answer_message`) ends it."""
+        if self.tools is None or self.request is None or self.done:
+            raise EnvStateError("a solver takes an episode once it has opened (call reset())")
+        self.solving = True
+        self.tools.messages = []
+        inputs = {"profile": self.instance.profile} if self.reveal_profile else {}
+        return self.request, self.tools, inputs
+
+    def answer_message(self, answer: str | None) -> str:
+        """The assistant message that delivers a solver's plan, ``<answer>PLAN</answer>``; an
+        empty one when it gave up (``None``)."""
+        return "" if answer is None else f"<answer>{answer}</answer>"
+
+    def _delivered(self, message: str) -> Transition:
+        """End a solver's episode on its one message: the plan it delivers, or (empty) none, an
+        episode that ran out of steps. Its steps are in the tool session already."""
+        if not isinstance(message, str) or (
+            message and not (message.startswith("<answer>") and message.endswith("</answer>"))
+        ):
+            raise ValueError(f"a solver's message is answer_message's, not {message!r:.200}")
+        self.turn += 1
+        if message:
+            self.answer, self.termination = message, "answered"
+        reward = self._end()
+        info = {"turn": self.turn, "answered": bool(message), "tool_calls": 0,
+                "observation": "", "reward_breakdown": self.reward.model_dump(),
+                "score": self.score}  # fmt: skip
+        return Transition([], reward, bool(message), not message, info)
 
     def _end(self) -> float:
         """Score the episode's answer (or its absence) and set its reward."""
