@@ -5,7 +5,8 @@ the record lookups the evaluation script makes."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Literal
+from collections.abc import Callable
+from typing import ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -56,17 +57,26 @@ class Constraint(ABC):
         """The verdict on ``plan`` for ``query``, looking records up in ``sandbox``."""
 
 
+C = TypeVar("C", bound=Constraint)
 COMMONSENSE: dict[str, Constraint] = {}
 HARD: dict[str, Constraint] = {}
 
 
-def register(cls: type[Constraint]) -> type[Constraint]:
-    """Class decorator: add one instance of ``cls`` to its kind's registry."""
-    registry = COMMONSENSE if cls.kind == "commonsense" else HARD
-    if cls.id in registry:
-        raise ValueError(f"constraint id {cls.id!r} registered twice")
-    registry[cls.id] = cls()
-    return cls
+def register(kind: Kind, id: str, name: str, script_key: str,
+             description: str) -> Callable[[type[C]], type[C]]:  # fmt: skip
+    """Class decorator: give the constraint its ``kind``, ``id``, ``name``, ``script_key`` and
+    ``description``, and add one instance of it to its kind's registry."""
+
+    def add(cls: type[C]) -> type[C]:
+        cls.kind, cls.id, cls.name, cls.script_key = kind, id, name, script_key
+        cls.description = description
+        registry = COMMONSENSE if kind == "commonsense" else HARD
+        if id in registry:
+            raise ValueError(f"constraint id {id!r} registered twice")
+        registry[id] = cls()
+        return cls
+
+    return add
 
 
 def days_of(query: Query, plan: list[DayPlan]) -> list[DayPlan]:

@@ -5,6 +5,7 @@ plan it cannot parse, the constraint fails with the reason instead."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from itertools import groupby
 
 from travelgym.suites.travelplanner.evaluation.base import (
@@ -34,16 +35,13 @@ from travelgym.suites.travelplanner.evaluation.parsing import (
     strip_parenthesis,
     transport_kind,
 )
+from travelgym.suites.travelplanner.records import DayPlan
 
 
-@register
+@register("commonsense", "within_sandbox", "Within Sandbox", "is_valid_information_in_sandbox",
+          "Every flight, drive, restaurant, attraction and accommodation is in the "
+          "sandbox.")  # fmt: skip
 class WithinSandbox(Constraint):
-    id = "within_sandbox"
-    name = "Within Sandbox"
-    script_key = "is_valid_information_in_sandbox"
-    description = "Every flight, drive, restaurant, attraction and accommodation is in the sandbox."
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
         for n, day in enumerate(days_of(query, plan), 1):
             value = day.transportation
@@ -94,15 +92,10 @@ def _route(query, days) -> tuple[list[str] | None, str | None]:
     return route, None
 
 
-@register
+@register("commonsense", "complete_information", "Complete Information", "is_not_absent",
+          "The plan covers the query's days and cities, every day holds every field, "
+          "and no more than half of the information is absent.")  # fmt: skip
 class CompleteInformation(Constraint):
-    id = "complete_information"
-    name = "Complete Information"
-    script_key = "is_not_absent"
-    description = ("The plan covers the query's days and cities, every day holds every field, "
-                   "and no more than half of the information is absent.")  # fmt: skip
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
         days = days_of(query, plan)
         counted = [d for d in days if d.model_fields_set and d.current_city != NO_INFO_DAY]
@@ -136,14 +129,10 @@ class CompleteInformation(Constraint):
         return Verdict.ok()
 
 
-@register
+@register("commonsense", "within_current_city", "Within Current City",
+          "is_valid_information_in_current_city",
+          "Each day's transportation, meals, attractions and stay are in its city.")  # fmt: skip
 class WithinCurrentCity(Constraint):
-    id = "within_current_city"
-    name = "Within Current City"
-    script_key = "is_valid_information_in_current_city"
-    description = "Each day's transportation, meals, attractions and stay are in its city."
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
         for n, day in enumerate(days_of(query, plan), 1):
             # on a day that is not a leg the script iterates the city name's *characters*
@@ -184,15 +173,12 @@ def valid_city_sequence(cities: list[str]) -> bool:
     return True
 
 
-@register
+# the script's key is misspelt (sic)
+@register("commonsense", "reasonable_city_route", "Reasonable City Route",
+          "is_reasonalbe_visiting_city",
+          "The route starts at the origin, returns to it, visits each city in one "
+          "stretch, and (trips over 3 days) stays in the destination state.")  # fmt: skip
 class ReasonableCityRoute(Constraint):
-    id = "reasonable_city_route"
-    name = "Reasonable City Route"
-    script_key = "is_reasonalbe_visiting_city"  # sic: the script's key
-    description = ("The route starts at the origin, returns to it, visits each city in one "
-                   "stretch, and (trips over 3 days) stays in the destination state.")  # fmt: skip
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
         route, problem = _route(query, days_of(query, plan))
         if route is None:
@@ -210,51 +196,47 @@ class ReasonableCityRoute(Constraint):
         return Verdict.ok()
 
 
-@register
+def _first_repeat(days: list[DayPlan], entries: Callable[[DayPlan], Iterable[tuple[str, str]]]
+                  ) -> tuple[int, str, str] | None:  # fmt: skip
+    # the first (day number, what, text) of the days' ``entries`` whose text came before
+    seen: set[str] = set()
+    for n, day in enumerate(days, 1):
+        for what, text in entries(day):
+            if text in seen:
+                return n, what, text
+            seen.add(text)
+    return None
+
+
+@register("commonsense", "diverse_restaurants", "Diverse Restaurants", "is_valid_restaurants",
+          "No restaurant is chosen twice (the meal texts compared as written).")  # fmt: skip
 class DiverseRestaurants(Constraint):
-    id = "diverse_restaurants"
-    name = "Diverse Restaurants"
-    script_key = "is_valid_restaurants"
-    description = "No restaurant is chosen twice (the meal texts compared as written)."
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
-        seen: set[str] = set()
-        for n, day in enumerate(days_of(query, plan), 1):
-            for meal, text in filled_meals(day):
-                if text in seen:
-                    return Verdict.fail(f"the {meal} of day {n} repeats {text!r}")
-                seen.add(text)
-        return Verdict.ok()
+        repeat = _first_repeat(days_of(query, plan), filled_meals)
+        if repeat is None:
+            return Verdict.ok()
+        n, meal, text = repeat
+        return Verdict.fail(f"the {meal} of day {n} repeats {text!r}")
 
 
-@register
+@register("commonsense", "diverse_attractions", "Diverse Attractions", "is_valid_attractions",
+          "No attraction is visited twice (the ';'-separated texts compared as "
+          "written).")  # fmt: skip
 class DiverseAttractions(Constraint):
-    id = "diverse_attractions"
-    name = "Diverse Attractions"
-    script_key = "is_valid_attractions"
-    description = "No attraction is visited twice (the ';'-separated texts compared as written)."
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
-        seen: set[str] = set()
-        for n, day in enumerate(days_of(query, plan), 1):
-            for attraction in day_attractions(day):
-                if attraction in seen:
-                    return Verdict.fail(f"the attraction {attraction!r} in day {n} repeats")
-                seen.add(attraction)
-        return Verdict.ok()
+        repeat = _first_repeat(days_of(query, plan),
+                               lambda day: (("attraction", a) for a in day_attractions(day)))  # fmt: skip
+        if repeat is None:
+            return Verdict.ok()
+        n, _, attraction = repeat
+        return Verdict.fail(f"the attraction {attraction!r} in day {n} repeats")
 
 
-@register
+@register("commonsense", "non_conflicting_transportation", "Non-conf. Transportation",
+          "is_valid_transportation",
+          "Day 1 has transportation, and self-driving is never mixed with flights "
+          "or taxis.")  # fmt: skip
 class NonConflictingTransportation(Constraint):
-    id = "non_conflicting_transportation"
-    name = "Non-conf. Transportation"
-    script_key = "is_valid_transportation"
-    description = ("Day 1 has transportation, and self-driving is never mixed with flights "
-                   "or taxis.")  # fmt: skip
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
         if not plan or not filled(plan[0].transportation):
             return Verdict.fail("the transportation in day 1 should not be empty")
@@ -265,15 +247,10 @@ class NonConflictingTransportation(Constraint):
         return Verdict.ok()
 
 
-@register
+@register("commonsense", "valid_accommodation", "Minimum Nights Stay", "is_valid_accommodation",
+          "Each consecutive stay at an accommodation lasts at least its minimum "
+          "nights (checked where the name matches exactly one record).")  # fmt: skip
 class ValidAccommodation(Constraint):
-    id = "valid_accommodation"
-    name = "Minimum Nights Stay"
-    script_key = "is_valid_accommodation"
-    description = ("Each consecutive stay at an accommodation lasts at least its minimum "
-                   "nights (checked where the name matches exactly one record).")  # fmt: skip
-    kind = "commonsense"
-
     def check(self, query, plan, sandbox):
         days = days_of(query, plan)
         if any(not present(day, "accommodation") for day in days):

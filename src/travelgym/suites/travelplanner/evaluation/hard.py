@@ -68,14 +68,9 @@ def total_cost(query: Query, plan: list[DayPlan], sandbox: Sandbox) -> float:
     return cost
 
 
-@register
+@register("hard", "budget", "Budget", "valid_cost",
+          "The plan's total cost is within the query's budget.")  # fmt: skip
 class Budget(Constraint):
-    id = "budget"
-    name = "Budget"
-    script_key = "valid_cost"
-    description = "The plan's total cost is within the query's budget."
-    kind = "hard"
-
     def check(self, query, plan, sandbox):
         cost = total_cost(query, plan, sandbox)
         if cost <= query.budget:
@@ -87,7 +82,6 @@ class OptionalHardConstraint(Constraint):
     """A hard constraint that applies only where the query's ``local_constraint`` sets its
     ``setting`` field; :meth:`check_wanted` judges the plan against the value set."""
 
-    kind = "hard"
     setting: ClassVar[str]
 
     def check(self, query, plan, sandbox):
@@ -122,12 +116,9 @@ def _first_stays(query, plan, sandbox):
             yield n, stays[0]
 
 
-@register
+@register("hard", "room_rule", "Room Rule", "valid_room_rule",
+          "No accommodation's house rules forbid what the query asks for.")  # fmt: skip
 class RoomRule(OptionalHardConstraint):
-    id = "room_rule"
-    name = "Room Rule"
-    script_key = "valid_room_rule"
-    description = "No accommodation's house rules forbid what the query asks for."
     setting = "house_rule"
 
     def check_wanted(self, rule, query, plan, sandbox):
@@ -147,12 +138,9 @@ _ROOM_TYPE_OK = {
 }
 
 
-@register
+@register("hard", "room_type", "Room Type", "valid_room_type",
+          "Every accommodation is of the room type the query asks for.")  # fmt: skip
 class RoomType(OptionalHardConstraint):
-    id = "room_type"
-    name = "Room Type"
-    script_key = "valid_room_type"
-    description = "Every accommodation is of the room type the query asks for."
     setting = "room_type"
 
     def check_wanted(self, wanted, query, plan, sandbox):
@@ -164,12 +152,9 @@ class RoomType(OptionalHardConstraint):
         return Verdict.ok()
 
 
-@register
+@register("hard", "cuisine", "Cuisine", "valid_cuisine",
+          "Every cuisine the query asks for is served by a meal outside the origin.")  # fmt: skip
 class Cuisine(OptionalHardConstraint):
-    id = "cuisine"
-    name = "Cuisine"
-    script_key = "valid_cuisine"
-    description = "Every cuisine the query asks for is served by a meal outside the origin."
     setting = "cuisine"
 
     def check_wanted(self, wanted, query, plan, sandbox):
@@ -187,12 +172,9 @@ class Cuisine(OptionalHardConstraint):
         return Verdict.fail(f"the cuisine {missing[0]} is not served") if missing else Verdict.ok()
 
 
-@register
+@register("hard", "transportation", "Transportation", "valid_transportation",
+          "No leg uses the mode the query rules out ('no flight', 'no self-driving').")  # fmt: skip
 class Transportation(OptionalHardConstraint):
-    id = "transportation"
-    name = "Transportation"
-    script_key = "valid_transportation"
-    description = "No leg uses the mode the query rules out ('no flight', 'no self-driving')."
     setting = "transportation"
 
     def check_wanted(self, banned, query, plan, sandbox):
