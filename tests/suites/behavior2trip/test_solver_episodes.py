@@ -11,10 +11,11 @@ import asyncio
 import pytest
 
 from travelgym.db import connect_readonly
-from travelgym.llm.protocol import LLMError
+from travelgym.llm.protocol import ChatMessage, ChatResponse, LLMError, Usage
 from travelgym.runner.loop import SolverPolicy, play
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
 from travelgym.suites.behavior2trip.agents.oracle import OracleTripAgent
+from travelgym.suites.behavior2trip.agents.react import ReactAgent
 from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
 from travelgym.suites.behavior2trip.clarify import enable_clarification
 from travelgym.suites.behavior2trip.clarify_user import SimulatedUser
@@ -72,12 +73,45 @@ def test_a_solver_episode_through_the_loop_is_its_own_solve(agent_class, sample,
         assert episode.agent == agent_class().name and episode.llm_calls == 0
 
 
+class Replies:
+    """A chat client answering with the given texts in order, each call costing 10 + 3 tokens."""
+
+    model = "replies"
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = list(texts)
+
+    async def complete(self, messages, **params) -> ChatResponse:
+        message = ChatMessage(role="assistant", content=self.texts.pop(0))
+        return ChatResponse(message=message, usage=Usage(prompt_tokens=10, completion_tokens=3))
+
+
+def test_a_react_episode_through_the_loop_keeps_its_chat_and_usage(sample, conn, applied):
+    x = sample[1]
+    city = x.instruction.destination_city
+    texts = [f'Thought: hotels.\nAction: {{"name": "AccommodationSearch", "arguments": '
+             f'{{"city": "{city}", "n": 1}}}}', "Thought: bad.\nAction: Finish", "Thought: done.\n"
+             "Action: Finish[[]]"]  # fmt: skip
+    episode = asyncio.run(run_trip_episode(x, ReactAgent(Replies(texts)), conn))
+    assert applied == ["TripTrainingEnv"]
+    session, plan = solved(ReactAgent(Replies(texts)), x, conn)
+    assert plan == "[]" and episode.final_answer == "<answer>[]</answer>"
+    assert episode.termination == "answered" and episode.invalid_actions == 1
+    assert calls(episode.steps) == calls(session.steps) and len(episode.steps) == 3
+    assert episode.messages == session.messages and episode.messages[0]["role"] == "system"
+    assert episode.llm_calls == session.llm_calls == 3
+    assert episode.usage == session.usage == Usage(prompt_tokens=30, completion_tokens=9)
+    assert episode.score == score_plan(x, episode.final_answer, conn)
+
+
 def test_the_clarifying_scripted_agent_through_the_loop(sample, conn, applied):
     """RQ1: the trajectory withheld, the simulated user's ask limit in the request, its
     ``AskUser`` calls recorded in the episode as in the agent's own solve."""
     x = sample[3]
-    episode = asyncio.run(run_trip_episode(x, ScriptedTripAgent(), conn, withhold_trajectory=True,
-                                           user=SimulatedUser(x.profile, 3, None, "template")))  # fmt: skip
+    user = SimulatedUser(x.profile, 3, None, "template")
+    episode = asyncio.run(
+        run_trip_episode(x, ScriptedTripAgent(), conn, withhold_trajectory=True, user=user)
+    )
     assert applied == ["TripTrainingEnv"]
     session, plan = solved(ScriptedTripAgent(), x, conn, withhold=True,
                            user=SimulatedUser(x.profile, 3, None, "template"))  # fmt: skip
@@ -132,11 +166,13 @@ def test_a_solver_that_gives_up_or_fails_ends_its_one_act(sample, conn):
     assert episode.outcome == "model_error" and episode.cause == "step_limit"
     assert episode.score["delivered"] is False and len(episode.steps) == 1
     assert episode.tool_calls == 1
-    for failure, error, outcome in ((LLMError("server", "down"), "agent: ", "infra_error"),
-                                    (ValueError("bug"), "ValueError: bug", "infra_error")):  # fmt: skip
+    for failure, error in (
+        (LLMError("server", "down"), "agent: "),
+        (ValueError("bug"), "ValueError: bug"),
+    ):
         episode = asyncio.run(run_trip_episode(x, GivesUp(failure), conn))
         assert episode.termination == "error" and episode.error.startswith(error)
-        assert episode.outcome == outcome and episode.tool_calls == 1
+        assert episode.outcome == "infra_error" and episode.tool_calls == 1
         assert episode.score["delivered"] is False
 
 

@@ -58,8 +58,9 @@ def build_trip_episode(instance: Any, env: TripToolSession, agent: str, answer: 
                        termination: Termination, error: str | None = None, *, seed: int = 0,
                        trial: int = 0) -> TripEpisode:  # fmt: skip
     """The (unscored) :class:`TripEpisode` of what ``env`` recorded; ``answer`` is the delivered
-    ``<answer>...</answer>`` text or ``None``. Shared by :func:`run_trip_episode` and the training
-    environment."""
+    ``<answer>...</answer>`` text or ``None``. The training environment's record of every
+    episode, evaluation's (:func:`~travelgym.suites.behavior2trip.episode.run_trip_episode`)
+    included."""
     invalid = sum(len(s.invalid_actions) for s in env.steps)
     repairs = step_repairs(env.steps)
     return TripEpisode(
