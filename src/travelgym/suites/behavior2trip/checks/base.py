@@ -8,7 +8,7 @@ it returns the reason the check does not apply, or ``None``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -93,6 +93,34 @@ def check(id: str, category: Category, title: str, rule: str,
         if id in REGISTRY:
             raise ValueError(f"duplicate check id {id}")
         REGISTRY[id] = Check(id, category, title, rule, fn, applies)
+        return fn
+
+    return wrap
+
+
+def day_check(id: str, category: Category, title: str, rule: str, passed: str = "ok"):
+    """Register a check made of a test of each day: the function takes a day's view and yields
+    its problems; the check passes (``passed`` its reason) when no day has any."""
+
+    def wrap(fn: Callable[[Any], Iterable[str]]) -> Callable[[Any], Iterable[str]]:
+        check(id, category, title, rule)(
+            lambda ctx: verdict([p for view in ctx.days for p in fn(view)], passed)
+        )
+        return fn
+
+    return wrap
+
+
+def timed_item_check(id: str, category: Category, title: str, rule: str):
+    """Register a check made of a test of each item with a start time (untimed items are left
+    to info.sufficiency): the function takes the item and returns its problem or ``None``."""
+
+    def wrap(fn: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
+        def run(ctx: Any) -> Verdict:
+            found = (fn(item) for item in ctx.items if item.times[0] is not None)
+            return verdict([p for p in found if p is not None])
+
+        check(id, category, title, rule)(run)
         return fn
 
     return wrap

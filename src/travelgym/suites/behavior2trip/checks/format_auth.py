@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from travelgym.suites.behavior2trip.checks.base import Verdict, check, fail, verdict
-from travelgym.suites.behavior2trip.checks.context import Context
+from travelgym.suites.behavior2trip.checks.base import (
+    Verdict,
+    check,
+    fail,
+    timed_item_check,
+    verdict,
+)
+from travelgym.suites.behavior2trip.checks.context import Context, Item
 from travelgym.suites.behavior2trip.checks.transport import DAY, TIME_TOLERANCE
 from travelgym.suites.behavior2trip.plan import clock_minutes
 
@@ -110,19 +116,15 @@ def within_hours(start: int, end: int, open_time: str, close_time: str) -> bool:
     return any(o <= start + shift and end + shift <= c for shift in (0, DAY))
 
 
-@check("auth.business_hours", "authenticity", "Business Hours Authenticity",
-       "every timed restaurant, attraction and entertainment visit lies within the POI's "
-       "opening hours")  # fmt: skip
-def business_hours(ctx: Context) -> Verdict:
-    problems = []
-    for item in ctx.items:
-        start, end = item.times
-        if item.row is None or item.kind == "accommodation" or start is None:
-            continue
-        end = start if end is None else end
-        if not within_hours(start, end, item.row["open_time"], item.row["close_time"]):
-            hours = f"{item.row['open_time']}-{item.row['close_time']}"
-            problems.append(
-                f"{item.label}: {item.data.start_time}-{item.data.end_time} outside {hours}"
-            )
-    return verdict(problems)
+@timed_item_check("auth.business_hours", "authenticity", "Business Hours Authenticity",
+                  "every timed restaurant, attraction and entertainment visit lies within the "
+                  "POI's opening hours")  # fmt: skip
+def business_hours(item: Item) -> str | None:
+    start, end = item.times
+    if item.row is None or item.kind == "accommodation":
+        return None
+    end = start if end is None else end
+    if within_hours(start, end, item.row["open_time"], item.row["close_time"]):
+        return None
+    hours = f"{item.row['open_time']}-{item.row['close_time']}"
+    return f"{item.label}: {item.data.start_time}-{item.data.end_time} outside {hours}"

@@ -3,8 +3,16 @@ weather and city information."""
 
 from __future__ import annotations
 
-from travelgym.suites.behavior2trip.checks.base import Verdict, check, verdict
-from travelgym.suites.behavior2trip.checks.context import Context
+from collections.abc import Iterator
+
+from travelgym.suites.behavior2trip.checks.base import (
+    Verdict,
+    check,
+    day_check,
+    timed_item_check,
+    verdict,
+)
+from travelgym.suites.behavior2trip.checks.context import Context, DayView, Item
 from travelgym.suites.behavior2trip.context import normalize
 from travelgym.suites.behavior2trip.plan import MEALS, clock_minutes
 
@@ -14,16 +22,14 @@ CHECK_IN_AFTER = "18:00"
 MAX_ATTRACTIONS = 4
 
 
-@check("reason.complete_meals", "reasonableness", "Complete Meal Arrangement",
-       "every day has a breakfast, a lunch and a dinner (each with a name or id)")  # fmt: skip
-def complete_meals(ctx: Context) -> Verdict:
-    problems = []
-    for view in ctx.days:
-        for meal in MEALS:
-            item = getattr(view.day, meal)
-            if item is None or not (item.name or item.id):
-                problems.append(f"day {view.index}: no {meal}")
-    return verdict(problems, "three meals every day")
+@day_check("reason.complete_meals", "reasonableness", "Complete Meal Arrangement",
+       "every day has a breakfast, a lunch and a dinner (each with a name or id)",
+       "three meals every day")  # fmt: skip
+def complete_meals(view: DayView) -> Iterator[str]:
+    for meal in MEALS:
+        item = getattr(view.day, meal)
+        if item is None or not (item.name or item.id):
+            yield f"day {view.index}: no {meal}"
 
 
 @check("reason.non_duplicate_restaurants", "reasonableness", "Non-duplicate Restaurants",
@@ -48,19 +54,16 @@ def non_duplicate_restaurants(ctx: Context) -> Verdict:
     return verdict(problems, f"{len(seen)} distinct restaurants")
 
 
-@check("reason.meal_times", "reasonableness", "Reasonable Meal Times",
-       "meals start in their window: breakfast 06:00-10:00, lunch 11:00-14:00, dinner "
-       "17:00-21:00 (untimed meals are left to info.sufficiency)")  # fmt: skip
-def meal_times(ctx: Context) -> Verdict:
-    problems = []
-    for item in ctx.items:
-        start = item.times[0]
-        if item.kind not in MEALS or start is None:
-            continue
-        lo, hi = MEAL_WINDOWS[item.kind]
-        if not clock_minutes(lo) <= start <= clock_minutes(hi):
-            problems.append(f"{item.label} at {item.data.start_time}, not within {lo}-{hi}")
-    return verdict(problems)
+@timed_item_check("reason.meal_times", "reasonableness", "Reasonable Meal Times",
+                  "meals start in their window: breakfast 06:00-10:00, lunch 11:00-14:00, "
+                  "dinner 17:00-21:00 (untimed meals are left to info.sufficiency)")  # fmt: skip
+def meal_times(item: Item) -> str | None:
+    if item.kind not in MEALS:
+        return None
+    lo, hi = MEAL_WINDOWS[item.kind]
+    if clock_minutes(lo) <= item.times[0] <= clock_minutes(hi):
+        return None
+    return f"{item.label} at {item.data.start_time}, not within {lo}-{hi}"
 
 
 @check("reason.daily_accommodation", "reasonableness", "Daily Accommodation Arrangement",
@@ -74,19 +77,14 @@ def daily_accommodation(ctx: Context) -> Verdict:
     return verdict(problems, f"a hotel for each of the {ctx.nights} nights")
 
 
-@check("reason.accommodation_time", "reasonableness", "Reasonable Accommodation Time",
-       f"every hotel check-in time is at or after {CHECK_IN_AFTER} (and before midnight)")  # fmt: skip
-def accommodation_time(ctx: Context) -> Verdict:
-    problems = []
-    for item in ctx.items:
-        start = item.times[0]
-        if (
-            item.kind == "accommodation"
-            and start is not None
-            and start < clock_minutes(CHECK_IN_AFTER)
-        ):
-            problems.append(f"{item.label}: check-in at {item.data.check_in_time}")
-    return verdict(problems)
+@timed_item_check("reason.accommodation_time", "reasonableness",
+                  "Reasonable Accommodation Time",
+                  f"every hotel check-in time is at or after {CHECK_IN_AFTER} (and before "
+                  "midnight)")  # fmt: skip
+def accommodation_time(item: Item) -> str | None:
+    if item.kind == "accommodation" and item.times[0] < clock_minutes(CHECK_IN_AFTER):
+        return f"{item.label}: check-in at {item.data.check_in_time}"
+    return None
 
 
 @check("reason.weather_city_info", "reasonableness", "Weather and City Info Included",
@@ -106,22 +104,16 @@ def weather_city_info(ctx: Context) -> Verdict:
     return verdict(problems)
 
 
-@check("reason.at_least_one_attraction", "reasonableness", "At Least One Attraction",
-       "every day has at least one attraction found in the attractions table")  # fmt: skip
-def at_least_one_attraction(ctx: Context) -> Verdict:
-    problems = []
-    for view in ctx.days:
-        if not any(i.is_attraction and i.row is not None for i in view.items):
-            problems.append(f"day {view.index}: no valid attraction")
-    return verdict(problems)
+@day_check("reason.at_least_one_attraction", "reasonableness", "At Least One Attraction",
+           "every day has at least one attraction found in the attractions table")  # fmt: skip
+def at_least_one_attraction(view: DayView) -> Iterator[str]:
+    if not any(i.is_attraction and i.row is not None for i in view.items):
+        yield f"day {view.index}: no valid attraction"
 
 
-@check("reason.attraction_limit", "reasonableness", "Attraction Quantity Limit",
-       f"no day has more than {MAX_ATTRACTIONS} attractions")  # fmt: skip
-def attraction_limit(ctx: Context) -> Verdict:
-    problems = []
-    for view in ctx.days:
-        count = sum(i.is_attraction for i in view.items)
-        if count > MAX_ATTRACTIONS:
-            problems.append(f"day {view.index}: {count} attractions")
-    return verdict(problems)
+@day_check("reason.attraction_limit", "reasonableness", "Attraction Quantity Limit",
+           f"no day has more than {MAX_ATTRACTIONS} attractions")  # fmt: skip
+def attraction_limit(view: DayView) -> Iterator[str]:
+    count = sum(i.is_attraction for i in view.items)
+    if count > MAX_ATTRACTIONS:
+        yield f"day {view.index}: {count} attractions"

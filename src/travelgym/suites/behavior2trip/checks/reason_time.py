@@ -4,7 +4,15 @@ their times)."""
 
 from __future__ import annotations
 
-from travelgym.suites.behavior2trip.checks.base import Verdict, check, verdict
+from collections.abc import Iterator
+
+from travelgym.suites.behavior2trip.checks.base import (
+    Verdict,
+    check,
+    day_check,
+    timed_item_check,
+    verdict,
+)
 from travelgym.suites.behavior2trip.checks.context import Context, DayView, Item
 from travelgym.suites.behavior2trip.checks.transport import DAY
 from travelgym.suites.behavior2trip.context import Place
@@ -77,68 +85,56 @@ def no_attractions_after_late_arrival(ctx: Context) -> Verdict:
     return verdict(problems)
 
 
-@check("reason.local_transport_limit", "reasonableness", "Local Transport Time Limit",
-       f"local transport takes at most {LOCAL_DAILY_LIMIT} min a day in total")  # fmt: skip
-def local_transport_limit(ctx: Context) -> Verdict:
-    problems = []
-    for view in ctx.days:
-        total = sum(local.data.minutes or 0 for local in view.locals)
-        if total > LOCAL_DAILY_LIMIT:
-            problems.append(f"day {view.index}: {total:g} min of local transport")
-    return verdict(problems)
+@day_check("reason.local_transport_limit", "reasonableness", "Local Transport Time Limit",
+           f"local transport takes at most {LOCAL_DAILY_LIMIT} min a day in total")  # fmt: skip
+def local_transport_limit(view: DayView) -> Iterator[str]:
+    total = sum(local.data.minutes or 0 for local in view.locals)
+    if total > LOCAL_DAILY_LIMIT:
+        yield f"day {view.index}: {total:g} min of local transport"
 
 
-@check("reason.no_time_conflicts", "reasonableness", "No Time Conflicts",
-       f"timed meals, visits and intercity legs of a day do not overlap and leave at least "
-       f"{MIN_GAP} min between one end and the next start")  # fmt: skip
-def no_time_conflicts(ctx: Context) -> Verdict:
-    problems = []
-    for view in ctx.days:
-        last_end, last_label = None, ""
-        for start, end, label in _intervals(view, stays=False):
-            if last_end is not None and start - last_end < MIN_GAP:
-                problems.append(f"{label} at {_hhmm(start)}, {last_label} ends {_hhmm(last_end)}")
-            if last_end is None or end >= last_end:
-                last_end, last_label = end, label
-    return verdict(problems)
+@day_check("reason.no_time_conflicts", "reasonableness", "No Time Conflicts",
+           f"timed meals, visits and intercity legs of a day do not overlap and leave at least "
+           f"{MIN_GAP} min between one end and the next start")  # fmt: skip
+def no_time_conflicts(view: DayView) -> Iterator[str]:
+    last_end, last_label = None, ""
+    for start, end, label in _intervals(view, stays=False):
+        if last_end is not None and start - last_end < MIN_GAP:
+            yield f"{label} at {_hhmm(start)}, {last_label} ends {_hhmm(last_end)}"
+        if last_end is None or end >= last_end:
+            last_end, last_label = end, label
 
 
 def _activity(item: Item) -> bool:
     return item.kind in ("lunch", "dinner", "attraction", "entertainment")
 
 
-@check("reason.time_range", "reasonableness", "Reasonable Time Range",
-       "lunches, dinners, attractions and entertainment start at or after 09:00 and end by "
-       "21:00 (breakfast, transport and check-in are exempt)")  # fmt: skip
-def time_range(ctx: Context) -> Verdict:
+@timed_item_check("reason.time_range", "reasonableness", "Reasonable Time Range",
+                  "lunches, dinners, attractions and entertainment start at or after 09:00 and "
+                  "end by 21:00 (breakfast, transport and check-in are exempt)")  # fmt: skip
+def time_range(item: Item) -> str | None:
     lo, hi = DAY_RANGE
-    problems = []
-    for item in ctx.items:
-        start, end = item.times
-        if not _activity(item) or start is None:
+    start, end = item.times
+    if _activity(item) and (start < lo or (end if end is not None else start) > hi):
+        return f"{item.label}: {item.data.start_time}-{item.data.end_time or '?'}"
+    return None
+
+
+@day_check("reason.inter_attraction_transport", "reasonableness",
+           "Inter-attraction Transport Time",
+           f"between two attractions visited one after the other, transport takes at most "
+           f"{INTER_ATTRACTION_LIMIT} min (the plan's leg, else MapGuide's taxi estimate)")  # fmt: skip
+def inter_attraction_transport(view: DayView) -> Iterator[str]:
+    order = [i for i in view.ordered() if i.times[0] is not None]
+    for a, b in zip(order, order[1:], strict=False):
+        if not (a.is_attraction and b.is_attraction):
             continue
-        if start < lo or (end if end is not None else start) > hi:
-            problems.append(f"{item.label}: {item.data.start_time}-{item.data.end_time or '?'}")
-    return verdict(problems)
-
-
-@check("reason.inter_attraction_transport", "reasonableness", "Inter-attraction Transport Time",
-       f"between two attractions visited one after the other, transport takes at most "
-       f"{INTER_ATTRACTION_LIMIT} min (the plan's leg, else MapGuide's taxi estimate)")  # fmt: skip
-def inter_attraction_transport(ctx: Context) -> Verdict:
-    problems = []
-    for view in ctx.days:
-        order = [i for i in view.ordered() if i.times[0] is not None]
-        for a, b in zip(order, order[1:], strict=False):
-            if not (a.is_attraction and b.is_attraction):
-                continue
-            legs = [x for x in view.locals if x.origin_item is a and x.target_item is b]
-            minutes = legs[0].data.minutes if legs and legs[0].data.minutes is not None else None
-            if minutes is None:
-                minutes = _taxi_minutes(a, b)
-            if minutes is not None and minutes > INTER_ATTRACTION_LIMIT:
-                problems.append(f"{a.label} -> {b.label}: {minutes:g} min")
-    return verdict(problems)
+        legs = [x for x in view.locals if x.origin_item is a and x.target_item is b]
+        minutes = legs[0].data.minutes if legs and legs[0].data.minutes is not None else None
+        if minutes is None:
+            minutes = _taxi_minutes(a, b)
+        if minutes is not None and minutes > INTER_ATTRACTION_LIMIT:
+            yield f"{a.label} -> {b.label}: {minutes:g} min"
 
 
 def _taxi_minutes(a: Item, b: Item) -> float | None:
@@ -148,18 +144,15 @@ def _taxi_minutes(a: Item, b: Item) -> float | None:
     return next(r["minutes"] for r in city_routes(pa, pb)[1] if r["mode"] == "Taxi")
 
 
-@check("reason.no_long_gaps", "reasonableness", "No Long Continuous Gaps",
-       f"between consecutive timed items of a day (meals, visits, intercity legs, check-in) no "
-       f"more than {MAX_IDLE} min of 09:00-21:00 is left idle")  # fmt: skip
-def no_long_gaps(ctx: Context) -> Verdict:
+@day_check("reason.no_long_gaps", "reasonableness", "No Long Continuous Gaps",
+           f"between consecutive timed items of a day (meals, visits, intercity legs, check-in) "
+           f"no more than {MAX_IDLE} min of 09:00-21:00 is left idle")  # fmt: skip
+def no_long_gaps(view: DayView) -> Iterator[str]:
     lo, hi = DAY_RANGE
-    problems = []
-    for view in ctx.days:
-        last_end = None
-        for start, end, label in _intervals(view, stays=True):
-            if last_end is not None:
-                gap = min(start, hi) - max(last_end, lo)
-                if gap > MAX_IDLE:
-                    problems.append(f"day {view.index}: {gap} min idle before {label}")
-            last_end = end if last_end is None else max(last_end, end)
-    return verdict(problems)
+    last_end = None
+    for start, end, label in _intervals(view, stays=True):
+        if last_end is not None:
+            gap = min(start, hi) - max(last_end, lo)
+            if gap > MAX_IDLE:
+                yield f"day {view.index}: {gap} min idle before {label}"
+        last_end = end if last_end is None else max(last_end, end)
