@@ -34,8 +34,7 @@ from travelgym.core.errors import UserError
 from travelgym.suites.travelplanner.sandbox import (
     Accommodation,
     Attraction,
-    Drive,
-    DriveMode,
+    Distance,
     Flight,
     Restaurant,
 )
@@ -59,16 +58,6 @@ DISTANCE_COLUMNS = ("origin", "destination", "duration", "distance")
 
 class DatabaseError(UserError, ValueError):
     """A database file that cannot be read as TravelPlanner's (one line: file, row, column)."""
-
-
-@dataclass(frozen=True)
-class Distance:
-    """One row of the distance matrix; the cost of a mode follows from the distance."""
-
-    origin: str
-    destination: str
-    duration: str | None
-    distance_km: float | None
 
 
 @dataclass
@@ -217,14 +206,3 @@ def read_cities(path: Path) -> dict[str, str]:
                                 f"{line[:60]!r}")  # fmt: skip
         states[parts[0].strip()] = parts[1].strip()
     return states
-
-
-def drive_of(row: Distance, mode: DriveMode) -> Drive:
-    """The distance-matrix entry for ``mode``, priced as TravelPlanner prices it (self-driving
-    5 cents a km, taxi 1 dollar a km, both rounded down). A route without a duration or a
-    distance, or taking days, has no valid information: its fields are ``None``."""
-    if row.duration is None or row.distance_km is None or "day" in row.duration:
-        return Drive(row.origin, row.destination, mode, None, None, None)
-    rate = 0.05 if mode == "self-driving" else 1.0
-    return Drive(row.origin, row.destination, mode, row.duration, row.distance_km,
-                 float(int(row.distance_km * rate)))  # fmt: skip

@@ -83,6 +83,27 @@ class Drive:
     cost: float | None
 
 
+@dataclass(frozen=True)
+class Distance:
+    """One row of the distance matrix; the cost of a mode follows from the distance."""
+
+    origin: str
+    destination: str
+    duration: str | None
+    distance_km: float | None
+
+
+def drive_of(row: Distance, mode: DriveMode) -> Drive:
+    """The distance-matrix entry for ``mode``, priced as TravelPlanner prices it (self-driving
+    5 cents a km, taxi 1 dollar a km, both rounded down). A route without a duration or a
+    distance, or taking days, has no valid information: its fields are ``None``."""
+    if row.duration is None or row.distance_km is None or "day" in row.duration:
+        return Drive(row.origin, row.destination, mode, None, None, None)
+    rate = 0.05 if mode == "self-driving" else 1.0
+    return Drive(row.origin, row.destination, mode, row.duration, row.distance_km,
+                 float(int(row.distance_km * rate)))  # fmt: skip
+
+
 class Sandbox(ABC):
     """What the evaluation and the tools may look up. City names are TravelPlanner's (e.g.
     ``"St. Petersburg"``); name lookups follow the evaluation script: a record matches when its

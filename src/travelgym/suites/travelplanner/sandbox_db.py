@@ -8,15 +8,16 @@ import sqlite3
 
 from travelgym.core.errors import UserError
 from travelgym.db import connect_readonly
-from travelgym.suites.travelplanner.database import Distance, drive_of
 from travelgym.suites.travelplanner.sandbox import (
     Accommodation,
     Attraction,
+    Distance,
     Drive,
     DriveMode,
     Flight,
     Restaurant,
     Sandbox,
+    drive_of,
 )
 
 _FLIGHT = """SELECT flight_number, price, dep_time, arr_time, actual_elapsed_time, flight_date,
