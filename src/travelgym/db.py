@@ -172,6 +172,13 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
         conn.close()
 
 
+def insert_rows(conn: sqlite3.Connection, table: str, rows: list[tuple]) -> None:
+    """Insert ``rows`` (each a value per column, in the table's order) into ``table``."""
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)  # noqa: S608 - our tables
+
+
 @contextmanager
 def atomic_build(path: str | os.PathLike[str]):
     """Yield a fresh connection to a temporary file that replaces ``path`` only on success."""

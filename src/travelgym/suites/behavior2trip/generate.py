@@ -18,7 +18,7 @@ import sqlite3
 from pathlib import Path
 
 from travelgym import progress
-from travelgym.db import ContentHasher, atomic_build, canonical_rows, content_hash
+from travelgym.db import ContentHasher, atomic_build, canonical_rows, content_hash, insert_rows
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import gen_pois, gen_transport
 from travelgym.suites.behavior2trip.gen_common import (
@@ -99,10 +99,10 @@ def build_database(path: str | Path, seed: int = DEFAULT_SEED, scale: str = DEFA
             conn.executescript(DDL)
             hasher = ContentHasher(conn, TABLE_ORDER)
             for table, rows in reference.items():
-                _insert(conn, table, rows)
+                insert_rows(conn, table, rows)
                 hasher.add_table(table)
             for table, rows, canonical in ordered_map(_job, jobs, pool):
-                _insert(conn, table, rows)
+                insert_rows(conn, table, rows)
                 hasher.add_canonical(table, canonical)
                 bar.advance()
             gen_transport.insert_small_transport(conn, seed, geo, hasher)
@@ -124,12 +124,6 @@ def _job(job: tuple[str, tuple]) -> tuple[str, list[tuple], bytes]:
     else:
         table, rows = "trains", gen_transport.train_rows(*args)
     return table, rows, canonical_rows(rows, real_columns(table), strict=True)
-
-
-def _insert(conn: sqlite3.Connection, table: str, rows: list[tuple]) -> None:
-    if rows:
-        marks = ", ".join("?" * len(rows[0]))
-        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)  # noqa: S608
 
 
 def finalize_metadata(

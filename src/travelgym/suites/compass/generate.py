@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from travelgym import progress
-from travelgym.db import atomic_build, content_hash
+from travelgym.db import atomic_build, content_hash, insert_rows
 from travelgym.geo import driving_km, haversine_km
 from travelgym.suites.compass import calibration as cal
 from travelgym.suites.compass.catalog import (
@@ -256,10 +256,10 @@ def _insert_hotels(conn: sqlite3.Connection, seed: int) -> None:
                                 prepay,
                             )
                         )
-    conn.executemany(f"INSERT INTO hotels VALUES ({','.join('?' * 21)})", hotels)
-    conn.executemany(f"INSERT INTO rooms VALUES ({','.join('?' * 13)})", rooms)
-    conn.executemany("INSERT INTO room_configs VALUES (?, ?, ?)", configs)
-    conn.executemany("INSERT INTO offers VALUES (?, ?, ?, ?, ?, ?, ?)", offers)
+    insert_rows(conn, "hotels", hotels)
+    insert_rows(conn, "rooms", rooms)
+    insert_rows(conn, "room_configs", configs)
+    insert_rows(conn, "offers", offers)
 
 
 # ---------------------------------------------------------------------------------- flights
@@ -376,9 +376,9 @@ def _insert_flights(conn: sqlite3.Connection, seed: int) -> None:
                         for cls in cal.BOOKING_CLASSES:
                             template_id += 1
                             templates.append((template_id, o, r, cls))
-    conn.executemany(f"INSERT INTO flights VALUES ({','.join('?' * 14)})", flights)
-    conn.executemany("INSERT INTO flight_templates VALUES (?, ?, ?, ?)", templates)
-    conn.executemany("INSERT INTO flight_prices VALUES (?, ?, ?, ?, ?)", prices)
+    insert_rows(conn, "flights", flights)
+    insert_rows(conn, "flight_templates", templates)
+    insert_rows(conn, "flight_prices", prices)
 
 
 # ---------------------------------------------------------------------------------- permits
@@ -418,5 +418,5 @@ def _insert_permits(conn: sqlite3.Connection, seed: int) -> None:
             pressure = 0.35 if day.weekday() in cal.WEEKEND_WEEKDAYS else 1.0
             left = 0 if rng.random() < sold_out else int(rng.binomial(capacity, 0.5 * pressure))
             availability.append((permit_id, day.isoformat(), left))
-    conn.executemany(f"INSERT INTO permits VALUES ({','.join('?' * 10)})", permits)
-    conn.executemany("INSERT INTO permit_availability VALUES (?, ?, ?)", availability)
+    insert_rows(conn, "permits", permits)
+    insert_rows(conn, "permit_availability", availability)

@@ -23,7 +23,7 @@ import os
 import re
 from pathlib import Path
 
-from travelgym.db import atomic_build
+from travelgym.db import atomic_build, insert_rows
 from travelgym.suites.compass.generate import finalize_metadata, insert_reference
 from travelgym.suites.compass.ingest_flights import read_flights
 from travelgym.suites.compass.ingest_hotels import read_hotels
@@ -56,15 +56,13 @@ def ingest_raw(raw_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     with atomic_build(out) as conn:
         conn.executescript(DDL)
         insert_reference(conn)
-        conn.executemany(f"INSERT INTO hotels VALUES ({','.join('?' * 21)})", hotels.hotels)
-        conn.executemany(f"INSERT INTO rooms VALUES ({','.join('?' * 13)})", hotels.rooms)
-        conn.executemany("INSERT INTO room_configs VALUES (?, ?, ?)", hotels.configs)
-        conn.executemany("INSERT INTO offers VALUES (?, ?, ?, ?, ?, ?, ?)", hotels.offers)
-        conn.executemany(f"INSERT INTO flights VALUES ({','.join('?' * 14)})", flights.flights)
-        conn.executemany("INSERT INTO flight_templates VALUES (?, ?, ?, ?)", flights.templates)
-        conn.executemany("INSERT INTO flight_prices VALUES (?, ?, ?, ?, ?)", flights.prices)
-        conn.executemany(f"INSERT INTO permits VALUES ({','.join('?' * 10)})", permits)
-        conn.executemany("INSERT INTO permit_availability VALUES (?, ?, ?)", availability)
+        for table, rows in hotels.items():
+            insert_rows(conn, table, rows)
+        insert_rows(conn, "flights", flights.flights)
+        insert_rows(conn, "flight_templates", flights.templates)
+        insert_rows(conn, "flight_prices", flights.prices)
+        insert_rows(conn, "permits", permits)
+        insert_rows(conn, "permit_availability", availability)
         conn.executescript(INDEXES)
         meta = finalize_metadata(conn, source="ingested", seed="n/a")
     return meta

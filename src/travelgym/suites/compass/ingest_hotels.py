@@ -8,7 +8,7 @@ documented in ``docs/compass/ingest.md``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,14 +78,8 @@ EXPECTED = (
 _PARK_IDS = {p.park_id: p for p in PARKS}
 
 
-@dataclass
-class HotelRows:
-    """Rows for the hotels, rooms, room_configs and offers tables, in insertion order."""
-
-    hotels: list[tuple] = field(default_factory=list)
-    rooms: list[tuple] = field(default_factory=list)
-    configs: list[tuple] = field(default_factory=list)
-    offers: list[tuple] = field(default_factory=list)
+# table -> its rows, for the hotels, rooms, room_configs and offers tables in insertion order
+HotelRows = dict[str, list[tuple]]
 
 
 @dataclass
@@ -113,7 +107,7 @@ def read_hotels(root: Path) -> HotelRows:
     for rel, match in files["details"]:
         hotel_id = _hotel_id_from_name(match["hotel"], rel, chosen)
         details[hotel_id] = rel
-    rows = HotelRows()
+    rows: HotelRows = {"hotels": [], "rooms": [], "room_configs": [], "offers": []}
     room_owner: dict[int, tuple[int, str]] = {}
     for hotel_id in sorted(chosen):
         cand = chosen[hotel_id]
@@ -122,7 +116,9 @@ def read_hotels(root: Path) -> HotelRows:
                 f"hotels/details_{hotel_id}.json: missing file "
                 f"(hotel {hotel_id} is listed at {cand.loc.file}: {cand.loc.path})"
             )
-        rows.hotels.append(_read_details(root, details[hotel_id], cand, rows.rooms, room_owner))
+        rows["hotels"].append(
+            _read_details(root, details[hotel_id], cand, rows["rooms"], room_owner)
+        )
     _read_availability(root, files["availability"], chosen, room_owner, rows)
     return rows
 
@@ -331,6 +327,6 @@ def _read_availability(
     config_ids: dict[tuple[int, str], int] = {}
     for room_id, rate_name in sorted({(r, n) for r, n, _ in best}):
         config_ids[(room_id, rate_name)] = len(config_ids) + 1
-        rows.configs.append((config_ids[(room_id, rate_name)], room_id, rate_name))
+        rows["room_configs"].append((config_ids[(room_id, rate_name)], room_id, rate_name))
     for (room_id, rate_name, night), offer in sorted(best.items()):
-        rows.offers.append((config_ids[(room_id, rate_name)], night, *offer))
+        rows["offers"].append((config_ids[(room_id, rate_name)], night, *offer))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from travelgym.core.errors import UserError
 from travelgym.datafiles import write_manifest
-from travelgym.db import atomic_build, connect_readonly, content_hash, read_metadata
+from travelgym.db import atomic_build, connect_readonly, content_hash, insert_rows, read_metadata
 from travelgym.paths import suite_dir
 from travelgym.suites.travelplanner.database import DatabaseRecords, read_database
 from travelgym.suites.travelplanner.dataset import read_dataset
@@ -119,10 +119,7 @@ def _insert_records(conn: sqlite3.Connection, r: DatabaseRecords) -> None:
         "cities": list(r.states.items()),
     }  # fmt: skip
     for table, values in rows.items():
-        if values:
-            marks = ", ".join("?" * (len(values[0]) + 1))
-            conn.executemany(f"INSERT INTO {table} VALUES ({marks})",  # noqa: S608 - constant
-                             [(seq, *v) for seq, v in enumerate(values, 1)])  # fmt: skip
+        insert_rows(conn, table, [(seq, *v) for seq, v in enumerate(values, 1)])
 
 
 def open_ingested(data_dir: str | os.PathLike[str] | None = None,
