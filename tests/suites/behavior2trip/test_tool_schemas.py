@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from travelgym.suites.behavior2trip import vocab
-from travelgym.suites.behavior2trip.tools import render_reference, trips_registry
+from travelgym.suites.behavior2trip.tools import TRIPS_TOOLSET, trips_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -74,4 +74,4 @@ def test_every_schema_is_complete():
 
 
 def test_markdown_reference_is_generated_from_registry():
-    assert (ROOT / "docs/behavior2trip/tools.md").read_text() == render_reference()
+    assert (ROOT / "docs/behavior2trip/tools.md").read_text() == TRIPS_TOOLSET.reference()

@@ -8,7 +8,7 @@ After an intended schema change, regenerate both with:
 import json
 from pathlib import Path
 
-from travelgym.suites.compass.tools import compass_registry, render_reference
+from travelgym.suites.compass.tools import COMPASS_TOOLSET, compass_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -35,4 +35,4 @@ def test_every_schema_is_complete():
 
 
 def test_markdown_reference_is_generated_from_registry():
-    assert (ROOT / "docs/compass/tools.md").read_text() == render_reference()
+    assert (ROOT / "docs/compass/tools.md").read_text() == COMPASS_TOOLSET.reference()

@@ -37,22 +37,21 @@ TRIPS_TOOLS = (
 )
 
 
-CONTENT_ERRORS = (
-    "a well-formed call that cannot be served: an unknown city or place, a city without an "
-    "airport for FlightSearch, the same origin and destination city, a malformed or "
-    "out-of-window date"
+TRIPS_TOOLSET = ToolSet(
+    TRIPS_TOOLS,
+    "Behavior2Trip tool reference",
+    TOOLS_INTRO,
+    content_errors="a well-formed call that cannot be served: an unknown city or place, a city "
+    "without an airport for FlightSearch, the same origin and destination city, a malformed or "
+    "out-of-window date",
 )
-TRIPS_TOOLSET = ToolSet(TRIPS_TOOLS, "Behavior2Trip tool reference", TOOLS_INTRO, CONTENT_ERRORS)
-# the registry of the 9 tools (built once) and their reference (docs/behavior2trip/tools.md)
+# the registry of the 9 tools (built once); the reference is docs/behavior2trip/tools.md
 trips_registry = TRIPS_TOOLSET.registry
-render_reference = TRIPS_TOOLSET.reference
 
 __all__ = [
-    "CONTENT_ERRORS",
     "TOOLS_INTRO",
     "TRIPS_TOOLS",
     "TRIPS_TOOLSET",
     "TripsContext",
-    "render_reference",
     "trips_registry",
 ]

@@ -61,21 +61,20 @@ COMPASS_TOOLS = (
 )
 
 
-CONTENT_ERRORS = (
-    "a well-formed call that cannot be served: unknown park, hotel, airport or permit, a "
-    "malformed or out-of-window date, a package ID that is malformed or names nothing"
+COMPASS_TOOLSET = ToolSet(
+    COMPASS_TOOLS,
+    "COMPASS tool reference",
+    TOOLS_INTRO,
+    content_errors="a well-formed call that cannot be served: unknown park, hotel, airport or "
+    "permit, a malformed or out-of-window date, a package ID that is malformed or names nothing",
 )
-COMPASS_TOOLSET = ToolSet(COMPASS_TOOLS, "COMPASS tool reference", TOOLS_INTRO, CONTENT_ERRORS)
-# the registry of the 18 tools (built once) and their reference (docs/compass/tools.md)
+# the registry of the 18 tools (built once); the reference is docs/compass/tools.md
 compass_registry = COMPASS_TOOLSET.registry
-render_reference = COMPASS_TOOLSET.reference
 
 __all__ = [
     "COMPASS_TOOLS",
     "COMPASS_TOOLSET",
-    "CONTENT_ERRORS",
     "TOOLS_INTRO",
     "CompassContext",
     "compass_registry",
-    "render_reference",
 ]
