@@ -189,14 +189,6 @@ class CandidatePool:
             for poi in t.noise:
                 self.by_id[poi.poi_id] = (poi, True)
 
-    @property
-    def matched(self) -> list[Poi]:
-        return [p for t in self.threads for p in t.matched]
-
-    @property
-    def noise(self) -> list[Poi]:
-        return [p for t in self.threads for p in t.noise]
-
 
 class PoolError(ValueError):
     """The database cannot supply a pool for this profile (its preferences are too rare)."""

@@ -158,14 +158,9 @@ class Context:
                 view.items.append(self._item(view, "accommodation", day.accommodation))
             view.locals = [self._local(view, leg) for leg in day.local_transport]
             self.days.append(view)
-
-    @property
-    def items(self) -> list[Item]:
-        return [i for d in self.days for i in d.items]
-
-    @property
-    def legs(self) -> list[Leg]:
-        return [g for d in self.days for g in d.legs]
+        # the plan's items and intercity legs, day by day, gathered once: the views are final
+        self.items: list[Item] = [i for d in self.days for i in d.items]
+        self.legs: list[Leg] = [g for d in self.days for g in d.legs]
 
     @property
     def nights(self) -> int:
