@@ -374,6 +374,6 @@ def test_export_insists_on_a_scale_when_asked(runs, tmp_path):
 def test_grpo_db_scale_is_a_behavior2trip_setting():
     from travelgym.training.grpo_config import GRPOSettings
 
-    assert GRPOSettings(suite="behavior2trip", db_scale="full").db_scale == "full"
+    assert GRPOSettings(suite="behavior2trip", db_scale="full").suite_options.scale == "full"
     with pytest.raises(ValueError, match="db_scale=full: Behavior2Trip settings, not for compass"):
         GRPOSettings(suite="compass", db_scale="full")

@@ -172,3 +172,53 @@ def test_vllm_mode_without_vllm_fails_fast(monkeypatch, tmp_path):
         assert result.exit_code == 1 and "torch sees no CUDA device" in result.output
     result = CliRunner().invoke(main, ["train", "grpo", "--vllm-mode", "server"])
     assert result.exit_code == 1 and "vllm_mode needs rollouts: batched" in result.output
+
+
+def test_suite_training_flags_come_from_the_suites():
+    """``train grpo``'s --level, --user, --user-turns, --difficulty and --scale are the suites'
+    ``TrainingOptions`` flags, in each suite's help section; cli/train.py names none."""
+    import importlib
+    from pathlib import Path
+
+    from travelgym.core.registry import all_suites
+    from travelgym.core.suite import declared_flags
+
+    declared = {name: suite.name for suite in all_suites()
+                if suite.TrainingOptions is not None
+                for name in declared_flags(suite.TrainingOptions)}  # fmt: skip
+    assert {"level", "user", "user_turns", "difficulty", "scale"} <= set(declared)
+    source = Path(importlib.import_module("travelgym.cli.train").__file__).read_text()
+    for name in declared:
+        assert f'"--{name.replace("_", "-")}"' not in source
+    help_text = CliRunner().invoke(main, ["train", "grpo", "--help"]).output
+    compass = help_text[help_text.index("compass options") :]
+    assert "--level" in compass and "--user-turns" in compass
+    assert "--difficulty" in help_text[help_text.index("behavior2trip") :]
+
+
+def test_suite_training_options_are_read_by_the_chosen_suite(tmp_path):
+    settings = load_settings(suite="compass", level=2, user_turns=3)
+    assert (settings.suite_options.level, settings.suite_options.user_turns) == (2, 3)
+    assert settings.options == {"level": 2, "user_turns": 3}
+    # a settings file may nest them, and a flag overrides the file's value
+    (tmp_path / "c.json").write_text(json.dumps({"suite": "compass", "options": {"level": 1}}))
+    assert load_settings(tmp_path / "c.json", level=3).suite_options.level == 3
+    # the name settings files used before (db_scale) still reads
+    assert load_settings(suite="behavior2trip", db_scale="full").suite_options.scale == "full"
+    for values, message in (({"suite": "compass", "level": 9}, "level: Input should be less"),
+                            ({"suite": "behavior2trip", "user_turns": 2},
+                             "user_turns=2: COMPASS settings, not for behavior2trip"),
+                            ({"suite": "compass", "options": {"nope": 1}},
+                             "compass has no training option 'nope'")):  # fmt: skip
+        with pytest.raises(SettingsError, match=message):
+            load_settings(**values)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--suite", "behavior2trip", "--level", "2"], "--level applies to compass only"),
+    (["--suite", "compass", "--difficulty", "easy"], "--difficulty applies to"),
+    (["--suite", "compass", "--level", "7"], "--level"),
+])  # fmt: skip
+def test_a_suite_training_flag_for_another_suite_is_a_usage_error(args, message):
+    result = CliRunner().invoke(main, ["train", "grpo", *args])
+    assert result.exit_code == 2 and message in result.output

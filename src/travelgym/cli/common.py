@@ -164,13 +164,14 @@ def _declared(command: str) -> dict[str, list[tuple[str, Any, dict[str, Any]]]]:
     """Flag name -> ``(suite name, field, metadata)`` of each suite declaring it for ``command``
     with :func:`~travelgym.core.suite.suite_flag`, in listing order."""
     from travelgym.core.registry import all_suites
-    from travelgym.core.suite import declared_flags
+    from travelgym.core.suite import declared_flags, suite_flag_models
 
     found: dict[str, list] = {}
     for suite in all_suites():
-        for name, (info, meta) in declared_flags(suite.Options).items():
-            if command in meta["commands"]:
-                found.setdefault(name, []).append((suite.name, info, meta))
+        for model in suite_flag_models(suite):
+            for name, (info, meta) in declared_flags(model).items():
+                if command in meta["commands"]:
+                    found.setdefault(name, []).append((suite.name, info, meta))
     return found
 
 

@@ -12,21 +12,14 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from travelgym.cli.common import int_option, json_option
-from travelgym.clikit import FiniteFloat, FiniteFloatRange
+from travelgym.cli.common import int_option, json_option, suite_flags
+from travelgym.clikit import FiniteFloat, FiniteFloatRange, RuledCommand
 from travelgym.training.base import training_suite_names
-from travelgym.training.grpo_config import default_suite, setting_owners
+from travelgym.training.grpo_config import GRPOSettings, default_suite, setting_owners
 
-# GRPO settings that a flag of the same name (dashes for underscores) overrides
-_GRPO_FIELDS = ("suite", "model", "output_dir", "split", "difficulty", "level", "limit",
-                "db_seed", "db_scale", "data_dir", "user", "user_turns", "num_generations",
-                "per_device_batch_size", "gradient_accumulation_steps", "beta", "epsilon",
-                "loss_type", "learning_rate", "max_steps", "seed", "temperature", "max_turns",
-                "max_new_tokens", "max_completion_length", "reward", "prompt",
-                "assistant_prefix", "no_memory", "no_penalty", "no_loss_mask", "save_steps",
-                "logging_steps", "bf16", "torch_threads", "rollouts", "vllm_mode",
-                "vllm_server_base_url", "vllm_gpu_memory_utilization",
-                "vllm_max_model_length")  # fmt: skip
+# GRPO settings that a flag of the same name (dashes for underscores) overrides; the other
+# flags are the suites' own (their ``TrainingOptions``)
+_GRPO_FIELDS = frozenset(GRPOSettings.model_fields) - {"options"}
 
 
 def _owners(setting: str, attr: str = "name") -> str:
@@ -53,7 +46,8 @@ def train() -> None:
     """Train models on the environments (needs: pip install 'travelgym[train]')."""
 
 
-@train.command("grpo")
+@train.command("grpo", cls=RuledCommand)
+@suite_flags("grpo")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Settings file (.json, .yaml, .toml); flags override it.")  # fmt: skip
 @click.option("--suite", type=click.Choice(training_suite_names()), default=default_suite(),
@@ -63,19 +57,9 @@ def train() -> None:
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("runs/grpo"), show_default=True)  # fmt: skip
 @click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True)
-@click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None,
-              help=f"{_owners('difficulty')}: instances of this difficulty.")  # fmt: skip
-@int_option("--level", at_least=1, at_most=3, help=f"{_owners('level')}: task level.")
 @int_option("--limit", at_least=1, help="First N instances/tasks.")
 @int_option("--db-seed", at_least=0, default=0)
-@click.option("--scale", "db_scale", type=click.Choice(["small", "full"]), default="small",
-              show_default=True,
-              help=f"{_owners('db_scale')}: the database scale (recorded as db_scale).")  # fmt: skip
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
-@click.option("--user", default="template", show_default=True,
-              help=f"{_owners('user')}: simulated user.")  # fmt: skip
-@int_option("--user-turns", at_least=1, default=5,
-            help=f"{_owners('user_turns')}: the conversation's turn limit.")  # fmt: skip
 @int_option("--num-generations", at_least=2, default=4, help="GRPO group size.")
 @int_option("--per-device-batch-size", at_least=1,
             help="Rollouts per device per step (default: the group size).")  # fmt: skip
@@ -135,6 +119,8 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
 
     sandbox.allow_unsafe(unsafe_sandbox)
     overrides = {k: v for k, v in options.items() if k in _GRPO_FIELDS and _given(ctx, k)}
+    # the suites' own training flags (``TrainingOptions``), given: read by the chosen suite
+    overrides.update({k: v for k, v in options.items() if k not in _GRPO_FIELDS and v is not None})
     try:
         settings = load_settings(config, **overrides)
     except SettingsError as exc:

@@ -8,7 +8,7 @@ from importlib.metadata import entry_points
 
 from travelgym.core.capabilities import CAPABILITIES
 from travelgym.core.errors import UnknownSuite, Unsupported
-from travelgym.core.suite import Suite, declared_flags, is_switch
+from travelgym.core.suite import Suite, declared_flags, is_switch, suite_flag_models
 
 GROUP = "travelgym.suites"
 
@@ -50,7 +50,8 @@ def _flag_clashes(suites: list[Suite]) -> dict[str, str]:
     for suite in suites:
         mine: dict[tuple[str, str], bool] = {}
         why = None
-        for name, (info, meta) in declared_flags(suite.Options).items():
+        flags = [f for model in suite_flag_models(suite) for f in declared_flags(model).items()]
+        for name, (info, meta) in flags:
             for command in meta["commands"]:
                 switch = is_switch(info)
                 other = shapes.get((command, name))

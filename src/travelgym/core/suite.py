@@ -68,6 +68,13 @@ def declared_flags(options: type[SuiteOptions]) -> dict[str, tuple[Any, dict[str
     return found
 
 
+def suite_flag_models(suite: Any) -> list[type[SuiteOptions]]:
+    """The models whose :func:`suite_flag` fields are ``suite``'s flags: its ``Options`` and,
+    for a suite that trains, its ``TrainingOptions`` (the flags of ``train grpo``)."""
+    training = getattr(suite, "TrainingOptions", None)
+    return [suite.Options] + ([training] if training is not None else [])
+
+
 def is_switch(info: Any) -> bool:
     """Whether a flag field is an on/off switch (``bool``, optional or not)."""
     import typing
@@ -434,6 +441,10 @@ class Suite(ABC):
     # GRPO settings only this suite reads: setting one away from its default for another
     # suite is an error (and the ``train grpo`` help names the suites that read it)
     training_settings: ClassVar[tuple[str, ...]] = ()
+    # the suite's own ``train grpo`` settings (which tasks, which user, the data's scale): a
+    # model whose :func:`suite_flag` fields, declared for the command ``grpo``, are its flags
+    # and whose values :meth:`grpo_env` reads from ``settings.suite_options``
+    TrainingOptions: ClassVar[type[SuiteOptions] | None] = None
     sft_min_score: ClassVar[float] = 1.0  # ``export sft``'s default ``--min-score``
     sft_min_score_note: ClassVar[str] = ""  # what that minimum means, for the help
     sft_filters: ClassVar[tuple[SftFilter, ...]] = ()  # its own ``export sft`` options

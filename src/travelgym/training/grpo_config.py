@@ -12,7 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from travelgym.training.base import training_suite_names, training_suites
 
@@ -29,6 +37,21 @@ def setting_owners(name: str) -> list[Any]:
     return [s for s in training_suites() if name in s.training_settings]
 
 
+def _option_names(model: Any) -> set[str]:
+    """The names a ``TrainingOptions`` model takes: its fields and their aliases."""
+    names = set(model.model_fields)
+    for info in model.model_fields.values():
+        alias = info.validation_alias
+        names.update(getattr(alias, "choices", None) or ([alias] if isinstance(alias, str) else []))
+    return names
+
+
+def training_option_owners(name: str) -> list[Any]:
+    """The suites whose ``TrainingOptions`` take the option ``name``."""
+    return [s for s in training_suites()
+            if s.TrainingOptions is not None and name in _option_names(s.TrainingOptions)]  # fmt: skip
+
+
 class SettingsError(ValueError):
     """A config file that cannot be read, or settings that are not valid."""
 
@@ -43,14 +66,12 @@ class GRPOSettings(BaseModel):
     output_dir: Path = Path("runs/grpo")
     # instances / tasks
     split: Literal["train", "test"] = "train"
-    difficulty: Literal["easy", "medium", "hard"] | None = None  # instances (by suite)
-    level: int | None = Field(default=None, ge=1, le=3)  # tasks (by suite)
     limit: int | None = Field(default=None, ge=1)
     db_seed: int = Field(default=0, ge=0)
-    db_scale: Literal["small", "full"] = "small"  # the database scale (by suite)
     data_dir: Path | None = None
-    user: str = "template"  # the simulated user (a suite with one)
-    user_turns: int = Field(default=5, ge=1)  # the conversation's turn limit (ditto)
+    # the suite's own settings (its ``TrainingOptions``: which tasks, which user, the data's
+    # scale), by name; given at the top level of a config or as flags, they are gathered here
+    options: dict[str, Any] = Field(default_factory=dict)
     # GRPO
     num_generations: int = Field(default=4, ge=2)  # the group size
     per_device_batch_size: int | None = Field(default=None, ge=1)  # rollouts; default G
@@ -94,8 +115,55 @@ class GRPOSettings(BaseModel):
             raise ValueError(f"unknown suite {value!r}: use {' or '.join(names)}")
         return value
 
+    _suite_options: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_suite_options(cls, data: Any) -> Any:
+        """A suite's training option given at the top level (``level: 2``, ``--level 2``) goes
+        to ``options`` (over the same name given there)."""
+        if not isinstance(data, dict):
+            return data
+        moved = {k: v for k, v in data.items()
+                 if k not in cls.model_fields and training_option_owners(k)}  # fmt: skip
+        if not moved:
+            return data
+        rest = {k: v for k, v in data.items() if k not in moved}
+        given = data.get("options")
+        return {**rest, "options": {**(given if isinstance(given, dict) else {}), **moved}}
+
+    @property
+    def suite_options(self) -> Any:
+        """The suite's ``TrainingOptions`` as set (``None`` for a suite without any)."""
+        return self._suite_options
+
+    def _read_suite_options(self) -> None:
+        """Validate ``options`` with the suite's ``TrainingOptions``: an option of another suite
+        is named with the suites that read it, a bad value with its field."""
+        from travelgym.core.registry import get_suite
+
+        model = get_suite(self.suite).TrainingOptions
+        known = _option_names(model) if model is not None else set()
+        for name, value in self.options.items():
+            if name in known:
+                continue
+            owners = training_option_owners(name)
+            if not owners:
+                raise ValueError(f"options.{name}: {self.suite} has no training option {name!r}")
+            titles = " and ".join(s.title for s in owners)
+            shown = name if value is True else f"{name}={value}"
+            raise ValueError(f"{shown}: {titles} settings, not for {self.suite}")
+        if model is None:
+            return
+        try:
+            self._suite_options = model(**self.options)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            raise ValueError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
     @model_validator(mode="after")
     def _check(self) -> GRPOSettings:
+        self._read_suite_options()
         # a suite-specific setting (some suites' ``training_settings``) away from its default,
         # for a suite that does not read it, is an error rather than silently ignored
         used, owners = [], []

@@ -1,13 +1,18 @@
 """Behavior2Trip's options: the flags its commands take (split, difficulty, scale, instance
-set, the judge, RQ1's withheld trajectory and simulated user)."""
+set, the judge, RQ1's withheld trajectory and simulated user) and those of ``train grpo``."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import field_validator
+from pydantic import AliasChoices, field_validator
 
 from travelgym.core.suite import SuiteOptions, suite_flag
+
+Difficulty = Literal["easy", "medium", "hard"]
+Scale = Literal["small", "full"]
+SCALE_HELP = ("Database scale (small: ~80-120 POIs per category and city; full: the paper's "
+              "Table 6 counts).")  # fmt: skip
 
 
 class TripOptions(SuiteOptions):
@@ -16,15 +21,14 @@ class TripOptions(SuiteOptions):
     split: Literal["train", "test"] = suite_flag(
         "test", help="The split (export: every split when not given).",
         commands=("run", "tasks", "export"))  # fmt: skip
-    difficulty: Literal["easy", "medium", "hard"] | None = suite_flag(
+    difficulty: Difficulty | None = suite_flag(
         None, help="Only instances of this difficulty.", commands=("run", "tasks", "export"),
         conflicts=("task_ids",), counterpart="level")  # fmt: skip
     max_steps: int = suite_flag(25, help="The most agent steps of an episode.", commands=("run",),
                                 counterpart="max_turns", ge=1, le=200)  # fmt: skip
-    scale: Literal["small", "full"] = suite_flag(
-        "small", help="Database scale (small: ~80-120 POIs per category and city; full: the "
-        "paper's Table 6 counts).", commands=("run", "tasks", "build", "stats", "serve-mcp",
-                                              "score", "export"))  # fmt: skip
+    scale: Scale = suite_flag("small", help=SCALE_HELP,
+                              commands=("run", "tasks", "build", "stats", "serve-mcp", "score",
+                                        "export"))  # fmt: skip
     # the LLM judge's model (the "LLM" pass rate); None: no judge
     judge: str | None = suite_flag(
         None, help="Also grade every delivered plan with this LLM (the LLM pass rate; at "
@@ -71,3 +75,13 @@ class TripOptions(SuiteOptions):
         from travelgym.suites.behavior2trip.clarify import DEFAULT_CLARIFY_TURNS
 
         return self.clarify_turns or DEFAULT_CLARIFY_TURNS
+
+
+class TripTrainingOptions(SuiteOptions):
+    """Behavior2Trip's own flags of ``train grpo`` (the GRPO settings it reads)."""
+
+    difficulty: Difficulty | None = suite_flag(
+        None, help="Train on instances of this difficulty only.", commands=("grpo",))  # fmt: skip
+    # recorded as db_scale in settings files before the suites declared their training flags
+    scale: Scale = suite_flag("small", help=SCALE_HELP, commands=("grpo",),
+                              validation_alias=AliasChoices("scale", "db_scale"))  # fmt: skip

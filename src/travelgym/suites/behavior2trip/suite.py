@@ -17,7 +17,7 @@ from travelgym.core.suite import (
 )
 from travelgym.suites.behavior2trip.instance_sets import load_split
 from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
-from travelgym.suites.behavior2trip.options import TripOptions
+from travelgym.suites.behavior2trip.options import TripOptions, TripTrainingOptions
 from travelgym.suites.behavior2trip.run import Behavior2TripRun
 from travelgym.suites.behavior2trip.trip_episode import TripEpisode
 
@@ -153,7 +153,8 @@ class Behavior2TripSuite(
     trainable = True
     training_task_key = "instance_id"
     training_default = True
-    training_settings = ("difficulty", "reward", "prompt", "no_memory", "no_penalty", "db_scale")
+    training_settings = ("reward", "prompt", "no_memory", "no_penalty")
+    TrainingOptions = TripTrainingOptions
     sft_min_score = 1.0
     sft_min_score_note = "and only plans passing Final unless --keep-failing"
     sft_filters = (  # read by training.sft_keep
@@ -171,12 +172,12 @@ class Behavior2TripSuite(
         return TripTrainingEnv.from_split(split, **kwargs)
 
     def grpo_env(self, settings: Any) -> Any:
-        return self.training_env(settings.split, difficulty=settings.difficulty,
+        own = settings.suite_options
+        return self.training_env(settings.split, difficulty=own.difficulty,
                                  max_turns=settings.max_turns, memory=not settings.no_memory,
                                  penalty=not settings.no_penalty, seed=settings.seed,
                                  db_seed=settings.db_seed, data_dir=settings.data_dir,
-                                 scale=settings.db_scale,
-                                 limit=settings.limit)  # fmt: skip
+                                 scale=own.scale, limit=settings.limit)  # fmt: skip
 
     def reward(self, episode: Any, **kwargs: Any) -> Any:
         from travelgym.suites.behavior2trip.training import b2t_episode_reward

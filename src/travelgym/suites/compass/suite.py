@@ -29,6 +29,17 @@ SCRIPTED = ("greedy", "sampled", "exhaustive")
 DEFAULT_MAX_TURNS = 30
 
 
+class CompassTrainingOptions(SuiteOptions):
+    """COMPASS's own flags of ``train grpo``."""
+
+    level: int | None = suite_flag(None, help="Train on tasks of this level (1-3) only.",
+                                   commands=("grpo",), ge=1, le=3)  # fmt: skip
+    user: str = suite_flag("template", help="The simulated user: template or llm:MODEL.",
+                           commands=("grpo",))  # fmt: skip
+    user_turns: int = suite_flag(5, help="The most user turns of a training conversation.",
+                                 commands=("grpo",), ge=1)  # fmt: skip
+
+
 class CompassOptions(SuiteOptions):
     """COMPASS's own flags."""
 
@@ -383,7 +394,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     # training (travelgym.training reaches COMPASS's training side only through these)
     trainable = True
     training_task_key = "task_id"
-    training_settings = ("level", "user", "user_turns")
+    TrainingOptions = CompassTrainingOptions
     sft_min_score = 0.5
     sft_min_score_note = "any feasible plan"
 
@@ -393,8 +404,9 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         return CompassTrainingEnv.from_data(**kwargs)
 
     def grpo_env(self, settings: Any) -> Any:
-        return self.training_env(level=settings.level, user=settings.user,
-                                 max_turns=settings.user_turns, seed=settings.seed,
+        own = settings.suite_options
+        return self.training_env(level=own.level, user=own.user,
+                                 max_turns=own.user_turns, seed=settings.seed,
                                  db_seed=settings.db_seed, data_dir=settings.data_dir,
                                  limit=settings.limit)  # fmt: skip
 

@@ -49,6 +49,13 @@ class PlannerOptions(SuiteOptions):
                                 commands=("run",), counterpart="max_turns", ge=1, le=200)  # fmt: skip
 
 
+class PlannerTrainingOptions(SuiteOptions):
+    """TravelPlanner's own flags of ``train grpo``."""
+
+    difficulty: Literal["easy", "medium", "hard"] | None = suite_flag(
+        None, help="Train on queries of this difficulty only.", commands=("grpo",))  # fmt: skip
+
+
 def _data(options: PlannerOptions, data_dir: Path | None):
     from travelgym.suites.travelplanner.source import PlannerData
 
@@ -227,6 +234,7 @@ class TravelPlannerSuite(Suite, RawIngest):
     # training
     trainable = True
     training_task_key = "task_id"
+    TrainingOptions = PlannerTrainingOptions
     sft_min_score = 1.0
     sft_min_score_note = "the share of constraints a kept plan passes (1: every one)"
 
@@ -238,7 +246,7 @@ class TravelPlannerSuite(Suite, RawIngest):
 
     def grpo_env(self, settings: Any) -> Any:
         """:meth:`training_env` for ``train grpo``'s settings."""
-        return self.training_env(settings.split, difficulty=settings.difficulty,
+        return self.training_env(settings.split, difficulty=settings.suite_options.difficulty,
                                  max_turns=settings.max_turns, data_dir=settings.data_dir,
                                  limit=settings.limit, seed=settings.seed)  # fmt: skip
 
