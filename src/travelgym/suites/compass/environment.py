@@ -282,12 +282,14 @@ class CompassTrainingEnv(SyncAPI):
 
     def episode(self) -> Episode:
         """The current conversation as an :class:`~travelgym.suites.compass.trajectory.Episode` (what
-        ``travelgym run compass`` stores), scored once it has ended."""
+        ``travelgym run compass`` stores), scored once it has ended: the record itself, which
+        the environment no longer changes (a copy of one still going on)."""
         if self.session is None:
             raise EnvStateError("no episode yet: call reset()")
+        if self.reward is not None:
+            return self.session.episode
         episode = self.session.episode.model_copy(deep=True)
-        if self.reward is None:
-            episode.messages = self.messages
+        episode.messages = self.messages
         return episode
 
     def close(self) -> None:
