@@ -15,7 +15,8 @@ from travelgym.llm.protocol import LLMError, Repair, Usage
 from travelgym.runner.loop import Conversation
 from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.agents.scripted import ScriptedAgent
-from travelgym.suites.compass.episode import CompassSession, run_episode
+from travelgym.suites.compass.episode import run_episode
+from travelgym.suites.compass.session import CompassSession
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import load_tasks
 from travelgym.suites.compass.user.template import TemplateUserBackend

@@ -10,7 +10,7 @@ A turn agent (:mod:`~travelgym.suites.compass.agents.base`: the scripted baselin
 agent) is :meth:`~CompassTrainingEnv.seat`-ed on the episode and its action is a whole turn, its
 :class:`~travelgym.suites.compass.agents.base.AgentReply` (see
 :class:`~travelgym.suites.compass.agents.turn_policy.TurnPolicy`).
-The conversation is a :class:`~travelgym.suites.compass.episode.CompassSession`, as in ``travelgym run
+The conversation is a :class:`~travelgym.suites.compass.session.CompassSession`, as in ``travelgym run
 compass``: it ends when the user accepts (terminated), on an error (terminated) or at the user's
 turn limit (truncated). The reward is 0 until then, then
 :func:`~travelgym.suites.compass.training.compass_reward` of the scored final recommendation
@@ -39,8 +39,8 @@ from travelgym.suites.compass.agents.llm_agent import (
     system_prompt,
 )
 from travelgym.suites.compass.agents.response_format import FORMAT_INSTRUCTIONS
-from travelgym.suites.compass.episode import DEFAULT_MAX_TURNS, CompassSession
 from travelgym.suites.compass.scoring import PlanScore
+from travelgym.suites.compass.session import DEFAULT_MAX_TURNS, CompassSession
 from travelgym.suites.compass.solver import Ranking, build_components
 from travelgym.suites.compass.tasks import GroundTruth, Task
 from travelgym.suites.compass.tools import compass_registry
