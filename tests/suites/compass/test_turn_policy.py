@@ -133,3 +133,21 @@ def test_the_environment_records_a_turn_agents_reply_as_it_is(sample, actions):
     assert episode.llm_calls == 5 and episode.usage == Usage(prompt_tokens=17, completion_tokens=5)
     assert (episode.termination, episode.outcome) == ("error", "infra_error")
     assert episode.messages == agent.transcript() and len(episode.messages) == 2
+
+
+def test_a_run_of_a_scripted_agent_plays_its_turns_through_the_loop(compass_db, actions,
+                                                                    tmp_path):  # fmt: skip
+    from click.testing import CliRunner
+
+    from travelgym.cli import main
+    from travelgym.runner.store import read_run
+
+    args = ["run", "compass", "--agent", "scripted:exhaustive", "--limit", "2", "--out",
+            str(tmp_path), "--data-dir", str(compass_db.parent.parent), "--no-progress"]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    episodes = read_run(tmp_path / "scripted-exhaustive").episodes
+    agent_turns = [t for e in episodes for t in e.turns if t.role == "agent"]
+    assert len(episodes) == 2 and all(isinstance(a, AgentReply) for a in actions)
+    assert [a.text for a in actions] == [t.text for t in agent_turns]
+    assert all(e.agent == "scripted:exhaustive" and e.score["optimal"] for e in episodes)
