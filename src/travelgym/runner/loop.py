@@ -192,6 +192,15 @@ class SolverEnvironment(Environment, Protocol):
     def answer_message(self, answer: Any) -> Any: ...
 
 
+def solver_agent(solver: Solver, **settings: Any) -> PolicyAgent:
+    """``solver`` as the loop plays it: a :class:`SolverPolicy`, one act (``settings``: the
+    environment's switches; its tool session keeps results unless ``keep_results``, default
+    the solver's attribute, says otherwise)."""
+    if settings.get("keep_results") is None:
+        settings["keep_results"] = getattr(solver, "keep_results", True)
+    return PolicyAgent(SolverPolicy(solver), solver.name, 1, settings)
+
+
 class SolverPolicy:
     """A :class:`Solver` as a policy of the loop. Bound to the episode's environment, its one act
     runs ``solver.solve(request, session, **inputs)`` on what ``env.solver_inputs()`` gives (the

@@ -18,7 +18,7 @@ import sqlite3
 import time
 from typing import Any
 
-from travelgym.runner.loop import PolicyAgent, SolverPolicy, play_agent, stored
+from travelgym.runner.loop import PolicyAgent, play_agent, solver_agent, stored
 from travelgym.suites.behavior2trip.agents.base import TripAgent
 from travelgym.suites.behavior2trip.environment import TripTrainingEnv
 from travelgym.suites.behavior2trip.trip_episode import Termination as Termination
@@ -48,7 +48,11 @@ async def run_trip_episode(
     ``AskUser`` questions."""
     started = time.perf_counter()
     if not isinstance(agent, PolicyAgent):
-        agent = solver_agent(agent, keep_results)
+        agent = solver_agent(
+            agent,
+            keep_results=keep_results,
+            reveal_profile=bool(getattr(agent, "reads_hidden_profile", False)),
+        )
     env = TripTrainingEnv(conn, [instance], max_turns=agent.max_steps, seed=seed,
                           agent_name=agent.name, score_db=score_db,
                           withhold_trajectory=withhold_trajectory,
@@ -58,14 +62,3 @@ async def run_trip_episode(
     if not score:
         episode.score = None
     return stored(episode, started)
-
-
-def solver_agent(agent: TripAgent, keep_results: bool | None = None) -> PolicyAgent:
-    """A solve-once agent as the loop plays it: one act (its ``solve``) over the environment's
-    tool session, which keeps tool results unless ``keep_results`` (default: the agent's
-    attribute) says otherwise; the hidden profile is revealed only to an agent that
-    ``reads_hidden_profile`` (the oracle, a reference agent)."""
-    keep = keep_results if keep_results is not None else getattr(agent, "keep_results", True)
-    reveal = bool(getattr(agent, "reads_hidden_profile", False))
-    return PolicyAgent(SolverPolicy(agent), agent.name, 1,
-                       {"keep_results": keep, "reveal_profile": reveal})  # fmt: skip

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from travelgym.runner.loop import PolicyAgent, SolverPolicy, play_agent, stored
+from travelgym.runner.loop import PolicyAgent, play_agent, solver_agent, stored
 from travelgym.suites.travelplanner.environment import PlannerTrainingEnv
 from travelgym.suites.travelplanner.planner_episode import PlannerEpisode as PlannerEpisode
 from travelgym.suites.travelplanner.planner_episode import Termination as Termination
@@ -26,13 +26,6 @@ from travelgym.suites.travelplanner.planner_episode import safe_score as safe_sc
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
 from travelgym.suites.travelplanner.session import Mode, PlannerAgent
-
-
-def solver_agent(agent: PlannerAgent) -> PolicyAgent:
-    """A solve-once agent as a policy of the loop: one message, the answer it returns; its tool
-    session keeps the calls' results unless the agent's ``keep_results`` says otherwise."""
-    keep = getattr(agent, "keep_results", True)
-    return PolicyAgent(SolverPolicy(agent), agent.name, 1, {"keep_results": keep})
 
 
 async def run_planner_episode(query: Query, agent: PlannerAgent | PolicyAgent, mode: Mode,
