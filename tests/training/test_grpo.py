@@ -136,7 +136,7 @@ def test_grpo_compass_from_the_cli(tmp_path, compass_db, monkeypatch):
     assert "1 GRPO steps" in result.output and f"hf:{out}" in result.output
     settings = json.loads((out / "grpo_settings.json").read_text())
     assert settings["max_steps"] == 1 and settings["no_loss_mask"] is True  # flags override
-    assert settings["user_turns"] == 1 and settings["level"] == 1  # the rest from the file
+    assert settings["options"] == {"level": 1, "user_turns": 1}  # the suite's, from the file
     (row,) = [json.loads(x) for x in (out / "reward_curve.jsonl").read_text().splitlines()]
     assert row["n"] == 2 and row["rewards"] == [0.0, 0.0]  # a random model recommends nothing
     assert row["model_tokens"] == row["completion_tokens"]  # no loss mask: every token trained

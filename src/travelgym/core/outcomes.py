@@ -151,3 +151,16 @@ def warning_line(outcomes: dict[str, Any], label: str = "") -> str | None:
     return (f"warning: {who}{infra} of {outcomes['n']} episodes failed for reasons outside the "
             f"model (most common: {cause}, {times}x) and are left out of the metrics; run them "
             f"again with `{RETRY_HINT}`")  # fmt: skip
+
+
+def failure_text(exc: BaseException) -> str:
+    """The recorded error of an episode its agent's failure ended: ``agent: CATEGORY: ...`` for a
+    model call's (:class:`~travelgym.llm.protocol.LLMError`), else the exception with its
+    traceback."""
+    import traceback
+
+    from travelgym.llm.protocol import LLMError
+
+    if isinstance(exc, LLMError):
+        return f"agent: {exc}"
+    return f"{type(exc).__name__}: {exc}\n{''.join(traceback.format_exception(exc, limit=6))}"

@@ -7,6 +7,7 @@ import asyncio
 import os
 import random
 import sqlite3
+import time
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -147,3 +148,72 @@ class SyncAPI:
         if self._loop is not None and not self._loop.is_closed():
             self._loop.close()
         self._loop = None
+
+
+class AnswerEnv(SyncAPI):
+    """What the environments of the answer-once suites share (Behavior2Trip, TravelPlanner): an
+    episode ends when the agent delivers ``<answer>...</answer>``, fails (:meth:`fail`) or runs
+    out of turns, and a solve-once agent (:class:`~travelgym.runner.loop.SolverPolicy`) may take
+    it: its chat is its own, its tool calls go through the episode's session, and its one
+    message, :meth:`answer_message`, ends the episode. A subclass keeps its tool session in
+    ``tools`` and scores in :meth:`_end`."""
+
+    ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
+    tools: Any
+    reward: Any
+
+    def _reset_state(self) -> None:
+        self.turn, self.trial, self.seed = 0, 0, 0
+        self.done = False
+        self.answer: str | None = None
+        self.termination = "step_limit"
+        self.error: str | None = None
+        self.failure: BaseException | None = None
+        self.solving = False  # a solver took the episode: its one message delivers the answer
+        self.score: dict[str, Any] | None = None
+        self.reward = None
+        self._started = time.perf_counter()
+
+    def _end(self) -> float:
+        """Mark the episode done, score its answer (or its absence), set and return the reward."""
+        raise NotImplementedError
+
+    def _record_answer(self, answer: str) -> None:
+        """Keep a delivered answer (the text inside the tags)."""
+        self.answer, self.termination = answer, "answered"
+
+    def _take_for_solver(self) -> None:
+        """A solver takes the open episode: its chat is the one it writes."""
+        if getattr(self, "tools", None) is None or self.done:
+            raise EnvStateError("a solver takes an open episode: call reset() first")
+        self.solving, self.tools.messages = True, []
+
+    def answer_message(self, answer: str | None) -> str:
+        """The assistant message delivering a solver's ``answer``; an empty one when it gave up
+        (``None``), which ends the episode undelivered."""
+        return "" if answer is None else f"{self.ANSWER_OPEN}{answer}{self.ANSWER_CLOSE}"
+
+    def _solver_delivered(self, message: Any) -> Any:
+        """End a solver's episode on its one message (:meth:`answer_message`'s; anything else is
+        a ValueError). Its steps are in the tool session already."""
+        from travelgym.core.environment import Transition
+
+        wrapped = isinstance(message, str) and message.startswith(self.ANSWER_OPEN) and (
+            message.endswith(self.ANSWER_CLOSE))  # fmt: skip
+        if message != "" and not wrapped:
+            raise ValueError(f"a solver's message is answer_message's, not {message!r:.200}")
+        self.turn += 1
+        if wrapped:
+            self._record_answer(message[len(self.ANSWER_OPEN) : -len(self.ANSWER_CLOSE)])
+        reward = self._end()
+        info = {"turn": self.turn, "answered": wrapped, "observation": "",
+                "reward_breakdown": self.reward.model_dump(), "score": self.score}  # fmt: skip
+        return Transition([], reward, wrapped, not wrapped, info)
+
+    def fail(self, exc: BaseException) -> None:
+        """End the episode on the policy's failure (its model call failed for good, or its code
+        raised): recorded with its error and outcome, scored as undelivered."""
+        from travelgym.core.outcomes import failure_text
+
+        self.termination, self.failure, self.error = "error", exc, failure_text(exc)
+        self._end()

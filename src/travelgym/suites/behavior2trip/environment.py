@@ -23,7 +23,6 @@ one message, :meth:`TripTrainingEnv.answer_message`, delivers the plan and ends 
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,14 +41,14 @@ from travelgym.suites.behavior2trip.agents.base import (
 )
 from travelgym.suites.behavior2trip.agents.prompts import plan_format
 from travelgym.suites.behavior2trip.checks import PlanDB
-from travelgym.suites.behavior2trip.training import Gate, RewardBreakdown, b2t_reward, cut_reward
+from travelgym.suites.behavior2trip.training import Gate, b2t_reward, cut_reward
 from travelgym.suites.behavior2trip.trip_episode import (
     TripEpisode,
     build_trip_episode,
     score_answer,
 )
 from travelgym.toolkit.signature import typed_functions
-from travelgym.training.base import EnvStateError, SyncAPI, open_database
+from travelgym.training.base import AnswerEnv, EnvStateError, open_database
 
 TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
 TOOLS_ONLY_PROMPT = """You are a seasoned travel planner. Read the user's behaviour trajectory and
@@ -60,7 +59,7 @@ complete plan covering every day of the trip with submit_plan.
 {plan_format}"""
 
 
-class TripTrainingEnv(SyncAPI):
+class TripTrainingEnv(AnswerEnv):
     """Behavior2Trip episodes over ``instances`` (a list of
     :class:`~travelgym.suites.behavior2trip.instances.Instance`) and the POI database ``db`` (a connection, a
     path or what ``ensure_database`` returns).
@@ -119,20 +118,11 @@ class TripTrainingEnv(SyncAPI):
         return cls(db, select_instances(instances, None, difficulty, limit), **kwargs)
 
     def _reset_state(self) -> None:
+        super()._reset_state()
         self.tools: TripToolSession | None = None
         self.memory: Memory | None = None
-        self.turn, self.trial, self.seed = 0, 0, 0
-        self.done = False
-        self.answer: str | None = None
-        self.termination = "step_limit"
-        self.error: str | None = None
-        self.failure: BaseException | None = None
         self.user: Any = None
         self.request: TripRequest | None = None
-        self.solving = False  # a solver took the episode (solver_inputs)
-        self.score: dict[str, Any] | None = None
-        self.reward: RewardBreakdown | None = None
-        self._started = time.perf_counter()
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -195,7 +185,7 @@ class TripTrainingEnv(SyncAPI):
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
         if self.solving:
-            return self._delivered(action)
+            return self._solver_delivered(action)
         if not self.native_tools and not isinstance(action, str):
             raise TypeError(
                 f"a TripTrainingEnv action is the assistant message text, not {type(action)}"
@@ -218,7 +208,7 @@ class TripTrainingEnv(SyncAPI):
         reward = 0.0
         if terminated or truncated:
             if terminated:
-                self.answer, self.termination = f"<answer>{answer}</answer>", "answered"
+                self._record_answer(answer)
             reward = self._end()
             info["reward_breakdown"] = self.reward.model_dump()
             info["score"] = self.score
@@ -231,33 +221,13 @@ class TripTrainingEnv(SyncAPI):
         episode) and its extra inputs, ``profile`` where the environment reveals it. The
         episode is then the solver's: its chat is the one the solver writes (none for the
         scripted baseline), and its one message (:meth:`answer_message`) ends it."""
-        if self.tools is None or self.request is None or self.done:
-            raise EnvStateError("a solver takes an episode once it has opened (call reset())")
-        self.solving = True
-        self.tools.messages = []
+        self._take_for_solver()
         inputs = {"profile": self.instance.profile} if self.reveal_profile else {}
         return self.request, self.tools, inputs
 
-    def answer_message(self, answer: str | None) -> str:
-        """The assistant message that delivers a solver's plan, ``<answer>PLAN</answer>``; an
-        empty one when it gave up (``None``)."""
-        return "" if answer is None else f"<answer>{answer}</answer>"
-
-    def _delivered(self, message: str) -> Transition:
-        """End a solver's episode on its one message: the plan it delivers, or (empty) none, an
-        episode that ran out of steps. Its steps are in the tool session already."""
-        if not isinstance(message, str) or (
-            message and not (message.startswith("<answer>") and message.endswith("</answer>"))
-        ):
-            raise ValueError(f"a solver's message is answer_message's, not {message!r:.200}")
-        self.turn += 1
-        if message:
-            self.answer, self.termination = message, "answered"
-        reward = self._end()
-        info = {"turn": self.turn, "answered": bool(message), "tool_calls": 0,
-                "observation": "", "reward_breakdown": self.reward.model_dump(),
-                "score": self.score}  # fmt: skip
-        return Transition([], reward, bool(message), not message, info)
+    def _record_answer(self, answer: str) -> None:
+        """A Behavior2Trip episode keeps its answer with the tags, as the agent wrote it."""
+        self.answer, self.termination = f"{self.ANSWER_OPEN}{answer}{self.ANSWER_CLOSE}", "answered"
 
     def _end(self) -> float:
         """Score the episode's answer (or its absence) and set its reward."""
@@ -277,19 +247,6 @@ class TripTrainingEnv(SyncAPI):
         registry = clarify_registry() if self.user_factory is not None else trips_registry()
         answers = [memory_tool, submit_plan] if self.memory_enabled else [submit_plan]
         return [*typed_functions(registry, format_tool_call), *answers]
-
-    def fail(self, exc: BaseException) -> None:
-        """End the episode on the policy's failure (its model call failed for good, or its code
-        raised): recorded with its outcome, scored as undelivered."""
-        from travelgym.llm.protocol import LLMError
-
-        self.termination, self.failure = "error", exc
-        if isinstance(exc, LLMError):
-            self.error = f"agent: {exc}"
-        else:
-            trace = "".join(traceback.format_exception(exc, limit=6))
-            self.error = f"{type(exc).__name__}: {exc}\n{trace}"
-        self._end()
 
     def cut(self) -> tuple[float, dict[str, Any]]:
         """``(reward, parts)`` of an episode stopped before it ended: nothing delivered, only

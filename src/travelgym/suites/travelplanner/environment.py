@@ -30,7 +30,6 @@ from travelgym.suites.travelplanner.agents.llm import opening
 from travelgym.suites.travelplanner.planner_episode import (
     PlannerEpisode,
     build_episode,
-    failure_text,
     safe_score,
 )
 from travelgym.suites.travelplanner.prompts import TOOL_SYSTEM
@@ -39,16 +38,15 @@ from travelgym.suites.travelplanner.sandbox import Sandbox
 from travelgym.suites.travelplanner.session import PlannerRequest, PlannerSession
 from travelgym.suites.travelplanner.source import PlannerData, reference_sandbox
 from travelgym.suites.travelplanner.tools import planner_registry
-from travelgym.suites.travelplanner.training import PlannerReward, planner_reward
+from travelgym.suites.travelplanner.training import planner_reward
 from travelgym.toolkit.signature import typed_functions
-from travelgym.training.base import EnvStateError, SyncAPI
+from travelgym.training.base import AnswerEnv, EnvStateError
 
-ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
 DEFAULT_MAX_TURNS = 8  # messages per episode
 TOOLS_ONLY_MAX_TURNS = 100  # tools-only mode: one message a tool call
 
 
-class PlannerTrainingEnv(SyncAPI):
+class PlannerTrainingEnv(AnswerEnv):
     """Episodes over ``queries`` of ``data`` (a :class:`PlannerData`, closed by :meth:`close`).
     ``reset(seed=None, options=None)``: options ``task_id`` or ``index`` (else a seeded random
     query) and ``trial``; ``step(action) -> (observation, reward, terminated, truncated, info)``."""
@@ -101,17 +99,8 @@ class PlannerTrainingEnv(SyncAPI):
             raise
 
     def _reset_state(self) -> None:
+        super()._reset_state()
         self.memory = Memory()
-        self.turn, self.trial, self.seed = 0, 0, 0
-        self.done = False
-        self.answer: str | None = None
-        self.termination = "step_limit"
-        self.error: str | None = None
-        self.failure: BaseException | None = None
-        self.solving = False  # a solver took the episode: its one message delivers the answer
-        self.score: dict[str, Any] | None = None
-        self.reward: PlannerReward | None = None
-        self._started = time.perf_counter()
 
     def _sandboxes(self, query: Query) -> tuple[Sandbox, Sandbox]:
         """``(the tools' sandbox, the checks' sandbox)`` of ``query``."""
@@ -144,29 +133,19 @@ class PlannerTrainingEnv(SyncAPI):
                 "max_turns": self.max_turns}  # fmt: skip
         return [dict(m) for m in self.tools.messages], info
 
-    def finish(self, answer: str | None) -> None:
-        """End the episode with ``answer`` (None: nothing delivered) and score it."""
-        if answer is not None:
-            self.answer, self.termination = answer, "answered"
+    def _end(self) -> float:
+        """Score the episode's answer (or its absence) and set its reward."""
         self.done = True
         self.score = safe_score(self.query, self.answer, self._sandboxes(self.query)[1])
         self.reward = planner_reward(self.score)
+        return self.reward.total
 
     def solver_inputs(self) -> tuple[PlannerRequest, PlannerSession, dict[str, Any]]:
         """``(request, session, {})`` for a solve-once agent
         (:class:`~travelgym.runner.loop.SolverPolicy`): the query's request in the episode's mode
-        and the episode's tool session, its chat left to the solver (it writes its own prompt).
-        The solver's answer message is the episode's last."""
-        if self.tools is None or self.query is None or self.done:
-            raise EnvStateError("a solver takes an open episode: call reset() first")
-        self.solving, self.tools.messages = True, []
-        self.max_turns = self.turn + 1
+        and the episode's tool session, its chat left to the solver (it writes its own prompt)."""
+        self._take_for_solver()
         return PlannerRequest.of(self.query, self.mode), self.tools, {}
-
-    def answer_message(self, answer: str | None) -> str:
-        """The message delivering a solver's ``answer`` (the B2T format's ``<answer>``); for
-        ``None`` (it gave up) one without an answer, which ends the episode undelivered."""
-        return "" if answer is None else f"{ANSWER_OPEN}{answer}{ANSWER_CLOSE}"
 
     async def atransition(self, action: str, usage: Any = None, repairs: Any = None,
                           started: float | None = None) -> Transition:  # fmt: skip
@@ -175,17 +154,16 @@ class PlannerTrainingEnv(SyncAPI):
         ``usage``/``repairs``: the model call's, counted and recorded on the step."""
         if self.tools is None or self.done:
             raise EnvStateError("call reset() before step() (the episode has ended)")
+        if self.solving:
+            return self._solver_delivered(action)
         if not self.native_tools and not isinstance(action, str):
             raise TypeError(f"an action is the assistant message text, not {type(action)}")
         if usage is not None:
             self.tools.count_llm(usage, repairs)
-        if self.solving:  # the solver recorded its steps itself
-            answer, replies = _delivered(action), []
-            info: dict[str, Any] = {"invalid_actions": 0, "observation": ""}
-        elif self.native_tools:
+        if self.native_tools:
             replies, answer = await apply_native_message(self.tools, as_assistant(action), usage,
                                                          started)  # fmt: skip
-            info = {"invalid_actions": 0, "observation": replies}
+            info: dict[str, Any] = {"invalid_actions": 0, "observation": replies}
         else:
             result = await apply_b2t_message(self.tools, self.memory, action,
                                              tools=self.mode == "two-stage", usage=usage,
@@ -197,8 +175,9 @@ class PlannerTrainingEnv(SyncAPI):
         info.update(turn=self.turn, answered=terminated)
         reward = 0.0
         if terminated or truncated:
-            self.finish(answer)
-            reward = self.reward.total
+            if answer is not None:
+                self._record_answer(answer)
+            reward = self._end()
             info.update(reward_breakdown=self.reward.model_dump(), score=self.score)
         return Transition([] if terminated or truncated else replies, reward, terminated,
                           truncated, info)  # fmt: skip
@@ -208,12 +187,6 @@ class PlannerTrainingEnv(SyncAPI):
         a policy that only calls tools (:mod:`travelgym.training.trl_env`): the 7 tools and
         ``submit_plan``."""
         return [*typed_functions(planner_registry(), format_tool_call), submit_plan]
-
-    def fail(self, exc: BaseException) -> None:
-        """End the episode on the policy's failure (its model call failed for good, or its code
-        raised): recorded with its error and outcome, scored as undelivered."""
-        self.termination, self.failure, self.error = "error", exc, failure_text(exc)
-        self.finish(None)
 
     def cut(self) -> tuple[float, dict[str, Any]]:
         """``(reward, parts)`` of an episode stopped before it ended: nothing delivered (the
@@ -239,10 +212,3 @@ class PlannerTrainingEnv(SyncAPI):
         self._close_loop()
         if self.data is not None:
             self.data.close()
-
-
-def _delivered(message: str) -> str | None:
-    """The answer of a solver's :meth:`~PlannerTrainingEnv.answer_message`, exactly as given."""
-    if message.startswith(ANSWER_OPEN) and message.endswith(ANSWER_CLOSE):
-        return message[len(ANSWER_OPEN) : len(message) - len(ANSWER_CLOSE)]
-    return None

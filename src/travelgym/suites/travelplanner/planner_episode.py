@@ -4,13 +4,12 @@ verdict on its plan. :mod:`~travelgym.suites.travelplanner.episode` runs episode
 
 from __future__ import annotations
 
-import traceback
 from typing import Any, Literal
 
 from pydantic import Field
 
 from travelgym.core.episode import EpisodeBase
-from travelgym.llm.protocol import LLMError, step_repairs
+from travelgym.llm.protocol import step_repairs
 from travelgym.suites.travelplanner.plans import score_plan
 from travelgym.suites.travelplanner.records import Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
@@ -64,11 +63,3 @@ def safe_score(query: Query, answer: str | None, sandbox: Sandbox | None) -> dic
         return score_plan(query, answer, sandbox)
     except Exception:  # noqa: BLE001 - a scorer bug must not lose the episode
         return None
-
-
-def failure_text(exc: BaseException) -> str:
-    """The recorded error of an episode its agent's failure ended: ``agent: CATEGORY: ...`` for a
-    model call's, else the exception with its traceback."""
-    if isinstance(exc, LLMError):
-        return f"agent: {exc}"
-    return f"{type(exc).__name__}: {exc}\n{''.join(traceback.format_exception(exc, limit=6))}"
