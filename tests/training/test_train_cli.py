@@ -181,7 +181,7 @@ def test_suite_training_flags_come_from_the_suites():
     from pathlib import Path
 
     from travelgym.core.registry import all_suites
-    from travelgym.core.suite import declared_flags
+    from travelgym.core.options import declared_flags
 
     declared = {name: suite.name for suite in all_suites()
                 if suite.TrainingOptions is not None

@@ -163,8 +163,8 @@ def parse_settings(suite: Any, settings: tuple[str, ...],
 def _declared(command: str) -> dict[str, list[tuple[str, Any, dict[str, Any]]]]:
     """Flag name -> ``(suite name, field, metadata)`` of each suite declaring it for ``command``
     with :func:`~travelgym.core.suite.suite_flag`, in listing order."""
+    from travelgym.core.options import declared_flags, suite_flag_models
     from travelgym.core.registry import all_suites
-    from travelgym.core.suite import declared_flags, suite_flag_models
 
     found: dict[str, list] = {}
     for suite in all_suites():

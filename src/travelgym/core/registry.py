@@ -8,7 +8,8 @@ from importlib.metadata import entry_points
 
 from travelgym.core.capabilities import CAPABILITIES
 from travelgym.core.errors import UnknownSuite, Unsupported
-from travelgym.core.suite import Suite, declared_flags, is_switch, suite_flag_models
+from travelgym.core.options import declared_flags, is_switch, suite_flag_models
+from travelgym.core.suite import Suite
 
 GROUP = "travelgym.suites"
 

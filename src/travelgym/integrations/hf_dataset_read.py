@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
-from travelgym.core.suite import FLAG_KEY, Suite, SuiteRun
+from travelgym.core.options import FLAG_KEY
+from travelgym.core.suite import Suite, SuiteRun
 from travelgym.integrations.hf_dataset import TASK_JSON, need_pyarrow, rows_sha256, task_record
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, field_validator
 
-from travelgym.core.suite import SuiteOptions, suite_flag
+from travelgym.core.options import SuiteOptions, suite_flag
 
 Difficulty = Literal["easy", "medium", "hard"]
 Scale = Literal["small", "full"]
