@@ -4,10 +4,11 @@ support it (:func:`travelgym.core.registry.capable`)."""
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from travelgym.core.suite import Suite, SuiteOptions
@@ -52,7 +53,17 @@ class TaskGeneration(ABC):
 
 class RunAnalysis(ABC):
     """Capability: the paper's analyses over run directories (``travelgym analyze``). A suite
-    gives the metrics (:meth:`analyze_runs`) and the figures (:meth:`write_plots`)."""
+    names its three functions in ``analysis_functions`` (``"package.module:function"``, imported
+    on first use): ``analyze_runs(run_dirs, *, resamples, seed, allow_mixed)`` (every metric of
+    the runs and their comparisons, bootstrapped with ``resamples`` and ``seed``; runs on
+    different tasks or data refused unless ``allow_mixed``), ``write_plots(result, out_dir)``
+    (the figures written, their paths) and ``format_analysis(result)`` (the text)."""
+
+    analysis_functions: ClassVar[dict[str, str]]
+
+    def _analysis_function(self, name: str) -> Callable[..., Any]:
+        module, _, function = self.analysis_functions[name].partition(":")
+        return getattr(importlib.import_module(module), function)
 
     def analyze(self, run_dirs: Sequence[Path], *, resamples: int, seed: int,
                 allow_mixed: bool, plots: Path | None) -> dict[str, Any]:  # fmt: skip
@@ -64,19 +75,19 @@ class RunAnalysis(ABC):
             result["plots"] = [str(p) for p in self.write_plots(result, plots)]
         return result
 
-    @abstractmethod
     def analyze_runs(self, run_dirs: list[Path], *, resamples: int, seed: int,
                      allow_mixed: bool) -> dict[str, Any]:  # fmt: skip
-        """Every metric of the runs (and their comparisons, bootstrapped with ``resamples``
-        and ``seed``); runs on different tasks or data are refused unless ``allow_mixed``."""
+        """The suite's ``analyze_runs`` (see the class docstring)."""
+        return self._analysis_function("analyze_runs")(run_dirs, resamples=resamples, seed=seed,
+                                                       allow_mixed=allow_mixed)  # fmt: skip
 
-    @abstractmethod
     def write_plots(self, result: dict[str, Any], out_dir: Path) -> list[Path]:
         """Write :meth:`analyze_runs`'s figures into ``out_dir``; the paths written."""
+        return self._analysis_function("write_plots")(result, out_dir)
 
-    @abstractmethod
     def format_analysis(self, result: dict[str, Any]) -> str:
         """:meth:`analyze` as text."""
+        return self._analysis_function("format_analysis")(result)
 
 
 class Annotation(ABC):

@@ -128,20 +128,11 @@ class Behavior2TripSuite(
 
         return format_score_table(result)
 
-    def analyze_runs(self, run_dirs, *, resamples, seed, allow_mixed):
-        from travelgym.suites.behavior2trip.analysis import analyze_runs
-
-        return analyze_runs(run_dirs, resamples=resamples, seed=seed, allow_mixed=allow_mixed)
-
-    def write_plots(self, result, out_dir):
-        from travelgym.suites.behavior2trip.analysis_plots import write_length_plots
-
-        return write_length_plots(result, out_dir)
-
-    def format_analysis(self, result):
-        from travelgym.suites.behavior2trip.analysis_text import format_analysis
-
-        return format_analysis(result)
+    analysis_functions = {
+        "analyze_runs": "travelgym.suites.behavior2trip.analysis:analyze_runs",
+        "write_plots": "travelgym.suites.behavior2trip.analysis_plots:write_length_plots",
+        "format_analysis": "travelgym.suites.behavior2trip.analysis_text:format_analysis",
+    }
 
     def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
         from travelgym.suites.behavior2trip.report import report_body

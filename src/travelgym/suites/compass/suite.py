@@ -358,20 +358,11 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         return report_body(runs, data_dir=data_dir, max_result_chars=max_result_chars,
                            include_analysis=include_analysis)  # fmt: skip
 
-    def analyze_runs(self, run_dirs, *, resamples, seed, allow_mixed):
-        from travelgym.suites.compass.analysis.metrics import analyze_runs
-
-        return analyze_runs(run_dirs, resamples=resamples, seed=seed, allow_mixed=allow_mixed)
-
-    def write_plots(self, result, out_dir):
-        from travelgym.suites.compass.analysis.plots import write_plots
-
-        return write_plots(result, out_dir)
-
-    def format_analysis(self, result):
-        from travelgym.suites.compass.analysis.summary import format_analysis
-
-        return format_analysis(result)
+    analysis_functions = {
+        "analyze_runs": "travelgym.suites.compass.analysis.metrics:analyze_runs",
+        "write_plots": "travelgym.suites.compass.analysis.plots:write_plots",
+        "format_analysis": "travelgym.suites.compass.analysis.summary:format_analysis",
+    }
 
     def export_sheet(self, run_dir, out, *, conversations, seed, fmt, responses):
         from travelgym.suites.compass.analysis.annotate import export_sheet
