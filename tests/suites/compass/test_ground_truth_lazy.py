@@ -12,7 +12,8 @@ import pytest
 
 from travelgym.datafiles import manifest_path, read_manifest
 from travelgym.suites.compass import ground_truth as gt
-from travelgym.suites.compass.suite import CompassOptions, CompassSuite
+from travelgym.suites.compass.options import CompassOptions
+from travelgym.suites.compass.suite import CompassSuite
 from travelgym.suites.compass.tasks import load_ground_truth, load_tasks
 
 CHOSEN = ["compass-004", "compass-150", "compass-260"]  # one of each level

@@ -16,13 +16,12 @@ from travelgym.llm.protocol import LLMError, Repair, Usage, count_repairs
 from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.context import ToolCache
 from travelgym.suites.compass.env import CompassToolSession
+from travelgym.suites.compass.options import DEFAULT_MAX_TURNS as DEFAULT_MAX_TURNS
 from travelgym.suites.compass.scoring import PlanScore, score_plan
 from travelgym.suites.compass.solver import Ranking
 from travelgym.suites.compass.tasks import GroundTruth, Persona, Task
 from travelgym.suites.compass.trajectory import Episode, Turn
 from travelgym.suites.compass.user.simulator import UserBackend, UserReply, UserSimulator
-
-DEFAULT_MAX_TURNS = 30
 
 
 class CompassSession:

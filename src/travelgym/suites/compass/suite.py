@@ -1,10 +1,11 @@
 """COMPASS behind the Suite protocol: multi-turn conversations with a simulated user over the
-national-parks booking database, scored exactly against the exhaustive ground truth."""
+national-parks booking database, scored exactly against the exhaustive ground truth. Its
+options are in :mod:`.options`, a run in :mod:`.run`."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from travelgym.core.capabilities import (
     Annotation,
@@ -13,146 +14,12 @@ from travelgym.core.capabilities import (
     RunAnalysis,
     TaskGeneration,
 )
-from travelgym.core.suite import (
-    AgentFactory,
-    AgentKind,
-    BuiltData,
-    ProgressTally,
-    Suite,
-    SuiteOptions,
-    SuiteRun,
-    suite_flag,
-)
+from travelgym.core.suite import AgentKind, BuiltData, ProgressTally, Suite
+from travelgym.suites.compass.options import CompassOptions, CompassTrainingOptions
+from travelgym.suites.compass.run import CompassRun
 from travelgym.suites.compass.trajectory import Episode
 
 SCRIPTED = ("greedy", "sampled", "exhaustive")
-DEFAULT_MAX_TURNS = 30
-
-
-class CompassTrainingOptions(SuiteOptions):
-    """COMPASS's own flags of ``train grpo``."""
-
-    level: int | None = suite_flag(None, help="Train on tasks of this level (1-3) only.",
-                                   commands=("grpo",), ge=1, le=3)  # fmt: skip
-    user: str = suite_flag("template", help="The simulated user: template or llm:MODEL.",
-                           commands=("grpo",))  # fmt: skip
-    user_turns: int = suite_flag(5, help="The most user turns of a training conversation.",
-                                 commands=("grpo",), ge=1)  # fmt: skip
-
-
-class CompassOptions(SuiteOptions):
-    """COMPASS's own flags."""
-
-    user: str = suite_flag(
-        "template", help="The simulated user: template, llm:MODEL, local:smollm2 / "
-        "local:PATH.gguf or hf:CHECKPOINT_DIR.", commands=("run",))  # fmt: skip
-    level: int | None = suite_flag(
-        None, help="Only tasks of this level (1-3).", commands=("run", "tasks", "export"),
-        conflicts=("task_ids",), counterpart="difficulty", ge=1, le=3)  # fmt: skip
-    trials: int = suite_flag(1, help="Conversations per task (pass^k and pass@k count them).",
-                             commands=("run",), ge=1, le=100)  # fmt: skip
-    max_turns: int = suite_flag(
-        DEFAULT_MAX_TURNS, help="The most turns of a conversation.", commands=("run",),
-        counterpart="max_steps", ge=2, le=200)  # fmt: skip
-    # the model agents' system prompt: paper (Appendix G.1/G.3, no search strategy) or
-    # search-hints (adds one); recorded in the manifest
-    prompt: Literal["paper", "search-hints"] = suite_flag(
-        "paper", help="The agent's system prompt: paper (no search strategy) or search-hints "
-        "(adds one); recorded in the manifest.", commands=("run",))  # fmt: skip
-    tasks_file: Path | None = suite_flag(
-        None, help="Task file (default: the one shipped with travelgym).", commands=("tasks",),
-        path="file", metavar="FILE")  # fmt: skip
-    # each conversation's persona: drawn per (seed, task, trial), the task file's, or all 108
-    # types spread evenly over the run (travelgym.suites.compass.personas)
-    personas: Literal["sampled", "task", "balanced"] = suite_flag(
-        "sampled", help="Each conversation's simulated-user persona: sampled per (seed, task, "
-        "trial), the task file's, or every persona type spread evenly over the run.",
-        commands=("run",))  # fmt: skip
-
-
-class CompassRun(SuiteRun):
-    """One COMPASS run: database, ground truth, the chosen tasks, the simulated user."""
-
-    # runs written before per-conversation personas used the task file's
-    identity_keys = {"personas": "task"}
-
-    def __init__(self, options: CompassOptions, task_ids: list[str] | None, limit: int | None,
-                 db_seed: int, data_dir: Path | None) -> None:  # fmt: skip
-        from travelgym.db import connect_readonly
-        from travelgym.suites.compass.build import ensure_database
-        from travelgym.suites.compass.context import ToolCache
-        from travelgym.suites.compass.ground_truth import ensure_ground_truth
-        from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
-        from travelgym.suites.compass.tasks import load_tasks, select_tasks
-
-        db = ensure_database(seed=db_seed, data_dir=data_dir)
-        tasks_path = task_file_for(db_seed, data_dir)
-        self.options = options
-        self.tasks = select_tasks(load_tasks(tasks_path), task_ids, options.level, limit)
-        # only the chosen tasks' ground truth is computed where the full file is not built yet
-        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
-                                             task_ids=[t.task_id for t in self.tasks])  # fmt: skip
-        self.trials = options.trials
-        self.db_path, self.db_hash = db.path, db.metadata["content_hash"]
-        self.task_file = task_file_identity(tasks_path)
-        self.tasks_sha256 = self.task_file["tasks_sha256"]
-        self.conn = connect_readonly(db.path)
-        self.tool_cache = ToolCache.for_database(db.path, self.db_hash)
-        self.backend: Any = None
-        self.label = ""
-        self._personas: dict[int, dict[tuple[str, int], Any]] = {}  # run seed -> assignment
-
-    def manifest(self) -> dict[str, Any]:
-        identity = {k: v for k, v in self.task_file.items() if k != "tasks_sha256"}
-        return {"user": self.options.user, "max_turns": self.options.max_turns,
-                "personas": self.options.personas, "prompt": self.options.prompt,
-                **identity}  # fmt: skip
-
-    def persona(self, task: Any, trial: int, seed: int) -> Any:
-        """The persona of the conversation (task, trial) of this run with run seed ``seed``."""
-        from travelgym.suites.compass.personas import assign_personas
-
-        if seed not in self._personas:
-            self._personas[seed] = assign_personas(self.options.personas, seed, self.tasks,
-                                                   self.trials)  # fmt: skip
-        return self._personas[seed][(task.task_id, trial)]
-
-    def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
-                      seed: int = 0) -> AgentFactory:  # fmt: skip
-        from travelgym.runner.specs import user_client_options
-        from travelgym.suites.compass.specs import agent_factory, user_backend
-
-        self.label = spec.text
-        factory = agent_factory(spec, base_url, client_options, seed, self.options.prompt)
-        self.backend = user_backend(self.options.user, base_url,
-                                    user_client_options(client_options))  # fmt: skip
-        user_client = getattr(self.backend, "client", None)
-        if user_client is not None:
-            factory.clients.append(user_client)
-        return factory
-
-    async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> Episode:
-        """The conversation of ``agent`` (what :meth:`agent_factory` makes, a policy: a model's
-        messages, or a scripted or code agent's turns), played by the one episode loop over the
-        training environment (the run's user, personas and shared tool results; scored
-        unranked, as every evaluation episode)."""
-        from travelgym.suites.compass.episode import play_episode
-
-        return await play_episode(task, agent, self.backend, self.conn,
-                                  self.truths[task.task_id], seed=seed, trial=trial,
-                                  max_turns=self.options.max_turns, user_name=self.options.user,
-                                  persona=self.persona, tool_cache=self.tool_cache,
-                                  agent_name=self.label)  # fmt: skip
-
-    async def aclose(self) -> None:
-        self.conn.close()
-
-    def data_identity(self) -> dict[str, Any]:
-        from travelgym.suites.compass.ground_truth import GROUND_TRUTH_FORMAT_VERSION
-
-        keep = ("tasks_format_version", "tasks_db_seed", "task_seed")
-        return {**{k: self.task_file[k] for k in keep},
-                "ground_truth_format_version": GROUND_TRUTH_FORMAT_VERSION}  # fmt: skip
 
 
 class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalysis, Annotation):
