@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Hashable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from travelgym.suites.compass.packages import (
@@ -55,9 +55,6 @@ class HotelOffer:
     meal_plan: str
     prepayment: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass
 class FlightOffer:
@@ -82,9 +79,6 @@ class FlightOffer:
     def total_price(self, passengers: int) -> float:
         return round(self.price_per_passenger * passengers, 2)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass
 class PermitOffer:
@@ -99,9 +93,6 @@ class PermitOffer:
 
     def total_price(self, party: int) -> float:
         return round(self.price_per_person * party, 2)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 Offer = HotelOffer | FlightOffer | PermitOffer
