@@ -130,8 +130,11 @@ class Conversation:
     def _applied(self, message: Any, moved: Transition) -> Transition:
         self.turns += 1
         self.reward = moved.reward
-        self.chat.append(message if isinstance(message, dict)
-                         else {"role": "assistant", "content": message})  # fmt: skip
+        if isinstance(message, str):
+            message = {"role": "assistant", "content": message}
+        elif not isinstance(message, dict):  # a ChatMessage, a suite's reply (COMPASS's turns)
+            message = message.to_openai()
+        self.chat.append(message)
         self.chat += moved.messages
         return moved
 

@@ -151,3 +151,25 @@ def test_a_run_of_a_scripted_agent_plays_its_turns_through_the_loop(compass_db, 
     assert len(episodes) == 2 and all(isinstance(a, AgentReply) for a in actions)
     assert [a.text for a in actions] == [t.text for t in agent_turns]
     assert all(e.agent == "scripted:exhaustive" and e.score["optimal"] for e in episodes)
+
+
+def test_the_loops_chat_of_a_turn_agent_is_openai_messages(sample):
+    """The loop keeps the chat every driver reads as OpenAI-style messages: a turn agent's reply
+    is its assistant message in the JSON response format, between the user's messages."""
+    import json
+
+    from travelgym.runner.loop import play
+    from travelgym.suites.compass.agents.turn_policy import TurnPolicy
+    from travelgym.suites.compass.environment import CompassTrainingEnv
+
+    conn, tasks, truths = sample
+    env = CompassTrainingEnv(conn, tasks[:1], truths, rank=False, keep_results=False,
+                             max_steps_per_turn=1)  # fmt: skip
+    played = asyncio.run(play(env, TurnPolicy(ScriptedAgent("greedy")), seed=0))
+    env.close()
+    assert all(isinstance(m, dict) and m["role"] in ("system", "user", "assistant")
+               for m in played.messages)  # fmt: skip
+    said = [json.loads(m["content"]) for m in played.messages if m["role"] == "assistant"]
+    assert said and said[-1]["recommendation"] == played.episode.final_recommendation
+    assert [s["message"] for s in said] == [t.text for t in played.episode.turns
+                                            if t.role == "agent"]  # fmt: skip

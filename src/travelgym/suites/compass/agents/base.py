@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +19,11 @@ class AgentReply:
     llm_calls: int = 0
     error: str | None = None
     repairs: list[Repair] = field(default_factory=list)  # repaired in the turn's model replies
+
+    def to_openai(self) -> dict[str, Any]:
+        """The reply as the assistant message of a chat, in the JSON response format."""
+        said = {"message": self.text, "recommendation": self.recommendation}
+        return {"role": "assistant", "content": json.dumps(said, ensure_ascii=False)}
 
 
 class Agent(Protocol):
