@@ -117,6 +117,13 @@ def allow_unsafe_sandbox(flag: bool) -> None:
                    "code runs without an operating-system boundary", err=True)  # fmt: skip
 
 
+def _usage_error(exc: ValidationError) -> click.UsageError:
+    """A model's refusal of a flag's value as a usage error naming the flag."""
+    first = exc.errors(include_url=False)[0]
+    flag = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
+    return click.UsageError(f"{flag}: {first['msg']}")
+
+
 def suite_options(suite_name: str, **given: Any):
     """``(suite, its options)`` from the flags given: the fields of the suite's ``Options``
     model that were given (``None``: not given); a value it refuses is a usage error."""
@@ -125,9 +132,33 @@ def suite_options(suite_name: str, **given: Any):
     try:
         return suite, suite.options(**{k: v for k, v in given.items() if k in fields})
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        flag = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
-        raise click.UsageError(f"{flag}: {first['msg']}") from None
+        raise _usage_error(exc) from None
+
+
+def command_options(suite_name: str, command: str, **given: Any):
+    """``(suite, its options of command)``: the suite flags of ``command`` given (``None``: not
+    given; see :func:`suite_flags`) read by the suite's model of that command
+    (:func:`~travelgym.core.options.command_model`). A flag the suite does not take (another
+    suite's) or a value it refuses is a usage error naming it."""
+    from travelgym.core.options import command_model
+
+    suite = get_suite(suite_name)
+    model = command_model(suite, command)
+    values = {k: v for k, v in given.items() if v is not None}
+    for name in values:
+        if name not in model.model_fields:
+            owners = " and ".join(s for s, _, _ in _declared(command).get(name, []))
+            raise click.UsageError(f"--{name.replace('_', '-')} applies to {owners} only, "
+                                   f"not to {suite_name}")  # fmt: skip
+    try:
+        return suite, model(**values)
+    except ValidationError as exc:
+        raise _usage_error(exc) from None
+
+
+def declared_names(command: str) -> frozenset[str]:
+    """The parameter names of the suite flags of ``command`` (those :func:`suite_flags` adds)."""
+    return frozenset(_declared(command))
 
 
 def settings_option(func):

@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from travelgym.cli.common import (
+    command_options,
     data_dir_option,
+    declared_names,
     int_option,
     json_option,
     suite_argument,
@@ -56,7 +58,8 @@ def export() -> None:
     """Export run directories as training data, or a suite's tasks as a dataset."""
 
 
-@export.command("sft")
+@export.command("sft", cls=RuledCommand)
+@suite_flags("export sft")
 @click.argument(
     "run_dirs",
     nargs=-1,
@@ -74,9 +77,6 @@ def export() -> None:
 @click.option("--min-score", type=FiniteFloat(), default=None, help=_min_score_help())
 @click.option("--suite", type=click.Choice(training_suite_names()), default=None,
               help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
-@click.option("--scale", type=click.Choice(["small", "full"]), default=None,
-              help="Insist that every run used this database scale (default: each run's "
-              "manifest picks its database).")  # fmt: skip
 @int_option("--max-chars", at_least=1,
             help="Skip examples longer than this many characters of JSON.")  # fmt: skip
 @click.option("--data-dir", type=OutputPath("dir"), default=None,
@@ -84,7 +84,7 @@ def export() -> None:
 @suite_filter_options
 @json_option("Print the export summary as JSON.")
 def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], out: Path,
-                   fmt: str, min_score: float | None, suite: str | None, scale: str | None,
+                   fmt: str, min_score: float | None, suite: str | None,
                    max_chars: int | None, data_dir: Path | None, as_json: bool,
                    **filters: object) -> None:  # fmt: skip
     """Write the successful trajectories of RUN_DIRS (and the kept chains of --chains files)
@@ -93,10 +93,17 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
 
     if not run_dirs and not chain_files:
         raise click.UsageError("give RUN_DIRS, --chains FILE, or both")
+    # the suites' own flags of ``export sft`` (what every run must have used, --scale say),
+    # given: read by --suite's model when it is given, else as each run's suite takes them
+    insist = {k: filters.pop(k) for k in declared_names("export sft") if k in filters}
+    insist = {k: v for k, v in insist.items() if v is not None}
+    if suite is not None:
+        _, options = command_options(suite, "export sft", **insist)
+        insist = {k: getattr(options, k) for k in insist}
     try:
         summary = export_sft(run_dirs, out, fmt=fmt, min_score=min_score, suite=suite,
-                             data_dir=data_dir, max_chars=max_chars, scale=scale,
-                             filters=filters, chains=chain_files)  # fmt: skip
+                             data_dir=data_dir, max_chars=max_chars, filters=filters,
+                             chains=chain_files, **insist)  # fmt: skip
     except FilterError as exc:
         raise click.UsageError(str(exc)) from exc
     except ExportError as exc:

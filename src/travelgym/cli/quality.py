@@ -5,20 +5,21 @@ of a stratified sample). The suite comes from the registry (capability ``quality
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from travelgym.cli.common import (
     base_url_option,
+    command_options,
     data_dir_option,
     emit_json,
     int_option,
     json_option,
-    option_choices,
     seed_option,
+    suite_flags,
 )
-from travelgym.clikit import InputPath, OutputPath
+from travelgym.clikit import InputPath, OutputPath, RuledCommand
 from travelgym.core.errors import UserError
 from travelgym.core.registry import capable, require
 
@@ -59,15 +60,13 @@ def register(main: click.Group) -> None:
     main.add_command(quality)
 
 
-@quality.command("assess")
+@quality.command("assess", cls=RuledCommand)
+@suite_flags("quality assess")
 @click.option(
     "--backend",
     required=True,
     metavar="rules|MODEL",
     help="'rules' (deterministic) or a model judging at --base-url.",
-)
-@click.option(
-    "--split", type=click.Choice(["train", "test", "all"]), default="test", show_default=True
 )
 @int_option(
     "--limit",
@@ -85,26 +84,21 @@ def register(main: click.Group) -> None:
 @click.option("--suite", "suite_name", default=None, help=SUITE_HELP)
 @click.option("--out", type=OutputPath("file"), required=True, help="The QC file (JSONL).")
 @json_option("Print the summary as JSON.")
-@click.option(
-    "--scale",
-    type=click.Choice(option_choices("scale")),
-    default="small",
-    show_default=True,
-    help="Database scale the instances are drawn on.",
-)
 @seed_option
 @data_dir_option
-def assess(backend: str, split: str, limit: int | None, chains: Path | None,
-           base_url: BaseURL, concurrency: int, suite_name: str | None, out: Path,
-           as_json: bool, scale: str, seed: int, data_dir: Path | None) -> None:  # fmt: skip
+def assess(backend: str, limit: int | None, chains: Path | None, base_url: BaseURL,
+           concurrency: int, suite_name: str | None, out: Path, as_json: bool, seed: int,
+           data_dir: Path | None, **flags: Any) -> None:  # fmt: skip
     """Score every unfiltered task on the three criteria and give it an operation code."""
     backend = backend.strip()
     if not backend:
         raise click.UsageError("--backend: give 'rules' or a model name")
     suite = _suite(suite_name)
+    # the suite's own flags of ``quality assess`` (which instances: split, scale), given
+    _, options = command_options(suite.name, "quality assess", **flags)
     result = _guard(lambda: suite.quality_assess(
-        out, backend=backend, split=split, limit=limit, chains=chains, data_dir=data_dir,
-        scale=scale, db_seed=seed, base_url=base_url, concurrency=concurrency))  # fmt: skip
+        out, backend=backend, limit=limit, chains=chains, data_dir=data_dir, db_seed=seed,
+        base_url=base_url, concurrency=concurrency, **options.model_dump()))  # fmt: skip
     emit_json(result) if as_json else click.echo(suite.format_quality("assess", result))
 
 

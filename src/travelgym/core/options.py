@@ -1,6 +1,7 @@
 """A suite's options: the ``Options`` model of its flags (and, for a suite that trains, its
-``TrainingOptions``), each field made with :func:`suite_flag` being a command-line flag of the
-commands it names; the command line builds them from here (no shared module declares one)."""
+``TrainingOptions``; the models of its ``command_options`` for commands that read only them),
+each field made with :func:`suite_flag` being a command-line flag of the commands it names; the
+command line builds them from here (no shared module declares one)."""
 
 from __future__ import annotations
 
@@ -57,10 +58,22 @@ def declared_flags(options: type[SuiteOptions]) -> dict[str, tuple[Any, dict[str
 
 
 def suite_flag_models(suite: Any) -> list[type[SuiteOptions]]:
-    """The models whose :func:`suite_flag` fields are ``suite``'s flags: its ``Options`` and,
-    for a suite that trains, its ``TrainingOptions`` (the flags of ``train grpo``)."""
+    """The models whose :func:`suite_flag` fields are ``suite``'s flags: its ``Options``, for a
+    suite that trains its ``TrainingOptions`` (the flags of ``train grpo``), then its
+    ``command_options`` (those of the commands that read only them, ``chains`` say)."""
     training = getattr(suite, "TrainingOptions", None)
-    return [suite.Options] + ([training] if training is not None else [])
+    return ([suite.Options] + ([training] if training is not None else [])
+            + list(getattr(suite, "command_options", ())))  # fmt: skip
+
+
+def command_model(suite: Any, command: str) -> type[SuiteOptions]:
+    """The model of ``suite`` that reads its flags of ``command``: the first of its
+    :func:`suite_flag_models` declaring a flag for it, else its ``Options`` (shared by its
+    commands)."""
+    for model in suite_flag_models(suite):
+        if any(command in meta["commands"] for _, meta in declared_flags(model).values()):
+            return model
+    return suite.Options
 
 
 def is_switch(info: Any) -> bool:

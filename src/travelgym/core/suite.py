@@ -384,6 +384,10 @@ class Suite(ABC):
     # model whose :func:`suite_flag` fields, declared for the command ``grpo``, are its flags
     # and whose values :meth:`grpo_env` reads from ``settings.suite_options``
     TrainingOptions: ClassVar[type[SuiteOptions] | None] = None
+    # the models of the suite's flags of the commands that read only them (``chains``,
+    # ``quality assess``, ``export sft``: the commands their :func:`suite_flag` fields name),
+    # each validating the values given to its commands for this suite
+    command_options: ClassVar[tuple[type[SuiteOptions], ...]] = ()
     sft_min_score: ClassVar[float] = 1.0  # ``export sft``'s default ``--min-score``
     sft_min_score_note: ClassVar[str] = ""  # what that minimum means, for the help
     sft_filters: ClassVar[tuple[SftFilter, ...]] = ()  # its own ``export sft`` options

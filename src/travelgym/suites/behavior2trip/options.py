@@ -85,3 +85,36 @@ class TripTrainingOptions(SuiteOptions):
     # recorded as db_scale in settings files before the suites declared their training flags
     scale: Scale = suite_flag("small", help=SCALE_HELP, commands=("grpo",),
                               validation_alias=AliasChoices("scale", "db_scale"))  # fmt: skip
+
+
+class ChainOptions(SuiteOptions):
+    """Behavior2Trip's own flags of ``travelgym chains`` (which instances are annotated, on
+    which database, with how many steps)."""
+
+    split: Literal["train", "test"] = suite_flag(
+        "train", help="The split to annotate.", commands=("chains",))  # fmt: skip
+    difficulty: Difficulty | None = suite_flag(
+        None, help="Only tasks of this difficulty.", commands=("chains",))  # fmt: skip
+    max_steps: int = suite_flag(25, help="Steps an annotator may take per task.",
+                                commands=("chains",), ge=1, le=200)  # fmt: skip
+    scale: Scale = suite_flag("small", help=SCALE_HELP, commands=("chains",))
+    # chains annotate the default (filtered) instance set: the command has no --instances
+    instances: Literal["filtered", "unfiltered"] = "filtered"
+
+
+class QualityOptions(SuiteOptions):
+    """Behavior2Trip's own flags of ``quality assess`` (the instances judged)."""
+
+    split: Literal["train", "test", "all"] = suite_flag(
+        "test", help="The split judged (all: train and test).",
+        commands=("quality assess",))  # fmt: skip
+    scale: Scale = suite_flag("small", help="Database scale the instances are drawn on.",
+                              commands=("quality assess",))  # fmt: skip
+
+
+class SftExportOptions(SuiteOptions):
+    """Behavior2Trip's own flags of ``export sft`` (what every exported run must have used)."""
+
+    scale: Scale | None = suite_flag(
+        None, help="Insist that every run used this database scale (default: each run's "
+        "manifest picks its database).", commands=("export sft",))  # fmt: skip

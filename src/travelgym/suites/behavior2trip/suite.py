@@ -17,7 +17,13 @@ from travelgym.core.suite import (
 )
 from travelgym.suites.behavior2trip.instance_sets import load_split
 from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
-from travelgym.suites.behavior2trip.options import TripOptions, TripTrainingOptions
+from travelgym.suites.behavior2trip.options import (
+    ChainOptions,
+    QualityOptions,
+    SftExportOptions,
+    TripOptions,
+    TripTrainingOptions,
+)
 from travelgym.suites.behavior2trip.run import Behavior2TripRun
 from travelgym.suites.behavior2trip.trip_episode import TripEpisode
 
@@ -37,6 +43,7 @@ class Behavior2TripSuite(
                    "multi-day trip in one of 24 Chinese cities with 9 tools; 32 rule checks")  # fmt: skip
     order = 1
     Options = TripOptions
+    command_options = (ChainOptions, QualityOptions, SftExportOptions)
     episode_model = TripEpisode
     agent_kinds = (*rule_kinds("scripted", "oracle"),
                    *model_kinds("llm", "react", "b2t", runs_code=True))  # fmt: skip
