@@ -280,20 +280,6 @@ def _help(fields: list) -> str:
     return " ".join(f"{suite}: {text}" for suite, text in texts)
 
 
-def option_choices(name: str) -> list[str]:
-    """The values the registered suites accept for their option ``name`` (a ``Literal``
-    field), in the order they declare them: the choices of a flag that several suites share."""
-    from travelgym.core.registry import all_suites
-
-    choices: list[str] = []
-    for suite in all_suites():
-        info = suite.Options.model_fields.get(name)
-        for value in (_literals(info.annotation) or []) if info is not None else []:
-            if str(value) not in choices:
-                choices.append(str(value))
-    return choices
-
-
 def suite_flags(command: str):
     """Decorator, right below ``@click.command`` (above every other option, so that it sees
     them all): a :class:`~travelgym.clikit.RuledOption` for every
