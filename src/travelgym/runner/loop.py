@@ -39,10 +39,6 @@ class Policy(Protocol):
                   tools: list[dict[str, Any]] | None) -> Action: ...  # fmt: skip
 
 
-class BoundPolicy(Policy, Protocol):
-    def bind(self, env: Any) -> None: ...
-
-
 class ChatPolicy:
     """A chat client as a policy: each act is one completion of the chat so far (with the
     environment's tools for a native-tools environment); ``params`` go with every call."""
