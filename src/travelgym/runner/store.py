@@ -29,6 +29,7 @@ from travelgym.runner.episode_file import BadLine, EpisodeLines, read_episode_fi
 from travelgym.runner.errors import RunDirError, StoreWriteError
 from travelgym.runner.formats import known_suites, suite_of_model
 from travelgym.runner.lock import RunLock
+from travelgym.safe_open import read_regular_text
 
 __all__ = ["EPISODES", "MANIFEST", "QUARANTINE", "RunDirError", "RunStore", "read_episodes",
            "read_manifest", "read_run", "missing_note"]  # fmt: skip
@@ -318,7 +319,7 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular_text(path))
     except OSError as exc:
         raise RunDirError(f"cannot read {path}: {exc.strerror}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
