@@ -30,6 +30,7 @@ from travelgym.cli.common import (
 )
 from travelgym.clikit import OutputPath, RuledCommand, is_used
 from travelgym.core.registry import all_suites, get_suite
+from travelgym.terminal import printable
 
 if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
@@ -139,7 +140,7 @@ def report(suite: Any, out: Path, db_seed: int, data_dir: Path | None,
     run = read_run(out, suite.name, as_dicts=True)
     for episode in run.episodes:
         error = f" ({episode['error']})" if episode.get("error") else ""
-        click.echo(f"episode {episode['episode_id']}: {episode['termination']}{error}")
+        click.echo(printable(f"episode {episode['episode_id']}: {episode['termination']}{error}"))
     click.echo(f"stored in {out}")
     notes: list[str] = []
     result = score_answers(suite, out, db_seed, data_dir, notes, suite.options_of_run(run.manifest),

@@ -37,6 +37,7 @@ from gymnasium.error import ResetNeeded
 
 from travelgym.core.registry import get_suite
 from travelgym.core.suite import Suite
+from travelgym.terminal import printable
 from travelgym.training.base import training_suites
 from travelgym.training.rollout import chat_adapter
 
@@ -194,7 +195,8 @@ class TravelGymEnv(gymnasium.Env[str, str]):
         return observation, float(reward), bool(terminated), bool(truncated), info
 
     def render(self) -> str | None:
-        """The last exchange as text (``ansi``), or printed (``human``)."""
+        """The last exchange as text (``ansi``), or printed (``human``); either way with its
+        terminal control characters shown escaped (:func:`~travelgym.terminal.printable`)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() without a render_mode: make the environment "
                                   "with render_mode='ansi' or 'human'")  # fmt: skip
@@ -202,6 +204,7 @@ class TravelGymEnv(gymnasium.Env[str, str]):
         action, observation = self._last
         head = f"[{self.env_id} {self.task_id or '(not reset)'} turn {self._turn}]"
         text = "\n".join([head, *([f"> {action}"] if action is not None else []), observation])
+        text = printable(text)
         if self.render_mode == "human":
             print(text)
             return None

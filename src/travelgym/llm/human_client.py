@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from travelgym.llm.human_input import InputError, describe_tools, parse_line, tools_by_name
 from travelgym.llm.protocol import ChatMessage, ChatResponse, LLMError, ToolCall
+from travelgym.terminal import printable
 
 PLAYER_QUIT = "ended_by_player"
 MAX_SHOWN_CHARS = 4000  # longer tool results are cut on screen (``/full`` shows them whole)
@@ -68,8 +69,10 @@ class Terminal:
         self._own = stdin is None and stdout is None
 
     def show(self, text: str = "") -> None:
-        """Write ``text`` and a newline."""
-        self.stdout.write(text + "\n")
+        """Write ``text`` and a newline, its terminal control characters shown escaped
+        (:func:`~travelgym.terminal.printable`): model and tool text must not drive the
+        player's terminal."""
+        self.stdout.write(printable(text) + "\n")
         self.stdout.flush()
 
     def heading(self, title: str) -> None:
@@ -82,8 +85,8 @@ class Terminal:
             if self._own and self.stdin.isatty():
                 _line_editing()
                 with _interruptible():
-                    return input(prompt)
-            self.stdout.write(prompt)
+                    return input(printable(prompt))
+            self.stdout.write(printable(prompt))
             self.stdout.flush()
             line = self.stdin.readline()
         except EOFError:
