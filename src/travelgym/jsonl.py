@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from travelgym.safe_open import open_regular
+
 
 class JsonLinesError(ValueError):
     """A JSON Lines file that cannot be read; the message names the file and line."""
@@ -23,7 +25,7 @@ def iter_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of ``path`` (numbered from 1)."""
     path = Path(path)
     try:
-        handle = path.open("rb")
+        handle = open_regular(path)
     except OSError as exc:
         raise JsonLinesError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with handle:

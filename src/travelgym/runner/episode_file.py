@@ -16,6 +16,7 @@ from typing import Any
 
 from travelgym.runner.errors import EpisodeFileError, RunDirError
 from travelgym.runner.formats import LineProblem, parse_episode
+from travelgym.safe_open import read_regular_bytes
 
 TORN = "torn last line (no newline after it: a run killed mid-write)"
 
@@ -69,7 +70,7 @@ def scan_episodes(path: Path, suite: str | None, *, as_dicts: bool = False) -> E
     path = Path(path)
     result = EpisodeLines(path)
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)  # a FIFO or a device is refused, never read
     except FileNotFoundError:
         return result
     except OSError as exc:

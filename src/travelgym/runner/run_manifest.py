@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.runner.store import MANIFEST, RunDirError
+from travelgym.safe_open import read_regular_text
 
 
 def read_manifest(run_dir: str | Path, required: bool = False) -> dict[str, Any]:
@@ -15,7 +16,7 @@ def read_manifest(run_dir: str | Path, required: bool = False) -> dict[str, Any]
     the file and the reason."""
     path = Path(run_dir) / MANIFEST
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         if required:
             raise RunDirError(f"{Path(run_dir)} is not a run directory: no {MANIFEST}") from None
