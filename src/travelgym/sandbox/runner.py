@@ -86,6 +86,7 @@ class _Session:
         self.report: dict[str, Any] | None = None
         self.archive: bytes | None = None
         self.timed_out = False
+        self.closed_early = False  # the code's end of the channel closed with replies unsent
         self.protocol_error: str | None = None
 
     def serve(self, first: bytes, deadline: float) -> None:
@@ -108,8 +109,13 @@ class _Session:
                 [self.sock], [self.sock] if outgoing else [], [], wait
             )
             if writable:
-                with contextlib.suppress(BlockingIOError):
+                try:
                     del outgoing[: self.sock.send(outgoing[: 1 << 16])]
+                except BlockingIOError:
+                    pass
+                except OSError:  # the code exited (or closed its end) with replies queued
+                    outgoing.clear()
+                    self.closed_early = True
             if not readable:
                 continue
             try:
@@ -129,6 +135,11 @@ class _Session:
                 self.protocol_error = str(exc)
                 return
             for kind, payload in frames:
+                # each call is checked against the deadline: a batch of pipelined calls is
+                # not answered past it
+                if kind == channel.CALL and time.monotonic() >= deadline:
+                    self.timed_out = True
+                    return
                 outgoing += self._answer(kind, payload)
 
     def _answer(self, kind: bytes, payload: bytes) -> bytes:
@@ -268,6 +279,8 @@ def run_code(
     stderr, stderr_cut = err.text(limits.output_chars)
     if session.protocol_error:
         stderr += f"\n[sandbox channel: {session.protocol_error}]"
+    if session.closed_early:
+        stderr += "\n[sandbox channel: the code closed the channel with tool replies unsent]"
     error = _classify(rc, session.timed_out, cpu, limits, report, stderr)
     saved = session.archive is not None and not session.timed_out
     if saved:
