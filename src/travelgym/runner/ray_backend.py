@@ -22,7 +22,7 @@ import contextlib
 import logging
 import os
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +57,56 @@ def import_ray() -> Any:
     return ray
 
 
+LOOPBACK = "127.0.0.1"  # the only interface a local cluster listens on
+AUTH_MODE = ("RAY_AUTH_MODE", "token")  # Ray's token authentication (Ray >= 2.52)
+
+
+def local_cluster_kwargs(num_cpus: int | None) -> dict[str, Any]:
+    """The :func:`ray.init` arguments of the local cluster :func:`connect` starts, beyond the
+    common ones: its CPUs and its node bound to the loopback interface."""
+    return {"num_cpus": num_cpus or os.cpu_count() or 1, "_node_ip_address": LOOPBACK}
+
+
+@contextlib.contextmanager
+def _loopback_only(ray: Any) -> Iterator[None]:
+    """While a local cluster starts: on Linux Ray replaces a loopback node address by the
+    machine's routable one unless it runs as a single-machine (non-cluster) node, so that mode
+    is on for the start (where this Ray has it), and the cluster listens on 127.0.0.1 only."""
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    if constants is None or not hasattr(constants, "ENABLE_RAY_CLUSTER"):
+        yield
+        return
+    saved = constants.ENABLE_RAY_CLUSTER
+    constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        constants.ENABLE_RAY_CLUSTER = saved
+
+
+def _require_token_auth() -> None:
+    """Turn on Ray's token authentication for the cluster this process starts and for this
+    driver (Ray reads ``RAY_AUTH_MODE`` from the environment its processes inherit; it makes
+    and stores the token itself)."""
+    name, mode = AUTH_MODE
+    os.environ[name] = mode
+    refresh_ray_config()
+
+
+def refresh_ray_config() -> None:
+    """Have Ray read its settings from the environment again (it caches them), as Ray does
+    itself when it turns token authentication on."""
+    with contextlib.suppress(ImportError, AttributeError):
+        from ray._raylet import Config
+
+        Config.initialize("")
+
+
 def connect(address: str | None, num_cpus: int | None = None) -> bool:
     """Connect to the Ray cluster at ``address``, or start a local one (``num_cpus``: its CPUs,
-    default all); nothing when this process is already connected. Returns whether this call
-    connected (then :func:`disconnect` undoes it)."""
+    default all) listening on 127.0.0.1 only, with Ray's token authentication on; nothing when
+    this process is already connected. Returns whether this call connected (then
+    :func:`disconnect` undoes it)."""
     ray = import_ray()
     if ray.is_initialized():
         return False
@@ -70,7 +116,9 @@ def connect(address: str | None, num_cpus: int | None = None) -> bool:
         if address:
             ray.init(address=address, **kwargs)
         else:
-            ray.init(num_cpus=num_cpus or os.cpu_count() or 1, **kwargs)
+            _require_token_auth()
+            with _loopback_only(ray):
+                ray.init(**local_cluster_kwargs(num_cpus), **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
         raise RayBackendError(f"cannot start or reach {where}: {exc}") from None
