@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -24,10 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from travelgym.runner import chain
 from travelgym.runner.durable import append_durably, append_file, fsync_dir, replace_atomically
 from travelgym.runner.episode_file import BadLine, EpisodeLines, read_episode_file, scan_episodes
 from travelgym.runner.errors import RunDirError, StoreWriteError
 from travelgym.runner.formats import known_suites, suite_of_model
+from travelgym.runner.integrity import INTEGRITY, verify_run
 from travelgym.runner.lock import RunLock
 from travelgym.safe_open import read_regular_text
 
@@ -60,6 +63,13 @@ class RunStore:
         self._fd: int | None = None
         self._saved = 0  # episodes in the file
         self._failure: str | None = None
+        # the digest chain (see travelgym.runner.chain): integrity.jsonl's fd, lines, head
+        self._chain_fd: int | None = None
+        self._lines = 0
+        self._head = chain.genesis()
+        self._prior: Any = None  # the verdict on the directory before this session changed it
+        self._rewrote: str | None = None  # why this session rewrote lines of the file
+        self._manifest_sha256: str | None = None
 
     def open(self, manifest: dict[str, Any], resume: bool, retry_errors: bool = False,
              repair: bool = False,
@@ -83,6 +93,7 @@ class RunStore:
         try:
             done = self._prepare(manifest, resume, retry_errors, repair, identity or {})
             self._open_for_append()
+            self._start_chain()
         except BaseException:
             self.close()
             raise
@@ -103,10 +114,13 @@ class RunStore:
             manifest = {**manifest, "created": old.get("created", manifest.get("created"))}
         if not resume and self.episodes_path.exists() and self.episodes_path.stat().st_size:
             raise RunDirError(f"{self.dir} already has episodes; pass --resume to continue it")
+        self._prior = verify_run(self.dir)  # before anything here changes the files
+        manifest = {**manifest, chain.MANIFEST_KEY: chain.FORMAT}
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
         self._write(
             self.manifest_path, lambda: replace_atomically(self.manifest_path, text.encode())
         )
+        self._manifest_sha256 = hashlib.sha256(text.encode()).hexdigest()
         suite = manifest.get("suite") if manifest.get("suite") in known_suites() else None
         lines = scan_episodes(self.episodes_path, suite)
         _mark_strangers(lines, manifest)
@@ -119,6 +133,8 @@ class RunStore:
             self._quarantine(removed)
         if len(removed) > bool(lines.torn):  # lines in the middle go: rewrite the file
             self._rewrite_without({b.number for b in removed}, lines.good_end)
+            why = "--retry-errors" if retry_errors else "--repair"
+            self._rewrote = f"{why} took out line(s) {sorted(b.number for b in removed)}"
         elif lines.torn:
             self._write(self.episodes_path, lambda: _truncate(self.episodes_path, lines.good_end))
         gone = {b.number for b in removed}
@@ -187,6 +203,37 @@ class RunStore:
             raise StoreWriteError(f"cannot open {self.episodes_path}: {exc.strerror}") from None
         fsync_dir(self.dir)
 
+    def _start_chain(self) -> None:
+        """Open ``integrity.jsonl`` for the chain and write this session's ``open`` entry: the
+        file's lines and head now, the manifest's digest, what the check before found, and
+        every line's head where this session rewrote the file or adopts unchained lines."""
+        if self._prior is None:
+            self._prior = verify_run(self.dir)
+        if self._manifest_sha256 is None and self.manifest_path.exists():
+            self._manifest_sha256 = hashlib.sha256(self.manifest_path.read_bytes()).hexdigest()
+        lines, _ = chain.split_lines(self.episodes_path.read_bytes())
+        heads = chain.heads_of(lines)
+        self._lines, self._head = len(lines), heads[-1] if heads else chain.genesis()
+        prior = self._prior.reason if self._prior.status == "tampered" else None
+        why = self._rewrote or (prior and "re-chained after tampering")
+        if why is None and self._prior.status == "unchained" and lines:
+            why = f"adopted {len(lines)} line(s) written before tamper evidence"
+        fields: dict[str, Any] = {
+            "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "lines": self._lines, "head": self._head.hex(),
+            "manifest_sha256": self._manifest_sha256, "prior": prior,
+            "prior_line": self._prior.line if prior else None,
+        }  # fmt: skip
+        if why is not None:
+            fields["rewrite"] = {"reason": why, "heads": [h.hex() for h in heads]}
+        path = self.dir / INTEGRITY
+        try:
+            self._chain_fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            _cut_torn_tail(self._chain_fd, path)  # a kill mid-write of its last entry
+            append_durably(self._chain_fd, chain.entry("open", **fields))
+        except OSError as exc:
+            raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+
     def append(self, episode: BaseModel) -> None:
         """Save one finished episode (a whole line, fsynced) or raise :class:`StoreWriteError`
         (after which the store refuses further appends: the run must stop)."""
@@ -195,9 +242,14 @@ class RunStore:
         if self._fd is None:  # appending without open(): still the only writer
             self._lock.acquire()
             self._open_for_append()
+            self._start_chain()
         line = (episode.model_dump_json() + "\n").encode()
         start = os.fstat(self._fd).st_size
+        head = chain.step(self._head, line)
         try:
+            # the line's head first: a kill between the two leaves the chain one line ahead,
+            # which the next session accepts; never a line the chain does not cover
+            append_durably(self._chain_fd, chain.entry("line", n=self._lines + 1, head=head.hex()))
             append_durably(self._fd, line)
         except OSError as exc:
             what = f"{getattr(episode, 'task_id', '?')} trial {getattr(episode, 'trial', 0)}"
@@ -207,6 +259,7 @@ class RunStore:
                              "fix the disk) and run again with --resume")  # fmt: skip
             raise StoreWriteError(self._failure) from None
         self._saved += 1
+        self._lines, self._head = self._lines + 1, head
 
     def _left_behind(self, start: int, size: int) -> str:
         """What a failed append left in the file when it could not be cut back (a disk that
@@ -228,7 +281,18 @@ class RunStore:
         return self._saved
 
     def close(self) -> None:
-        """Stop writing and give the directory's lock up (idempotent)."""
+        """Stop writing and give the directory's lock up (idempotent); a session that ended
+        without a failed write closes its chain (nothing may go missing after that)."""
+        if self._chain_fd is not None:
+            fd, self._chain_fd = self._chain_fd, None
+            try:
+                if self._failure is None and self._fd is not None:
+                    entry = chain.entry("close", lines=self._lines, head=self._head.hex())
+                    append_durably(fd, entry)
+            except OSError:
+                pass  # the run's own error says what went wrong; the chain stays open
+            finally:
+                os.close(fd)
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)
@@ -262,6 +326,14 @@ def _quarantined(path: Path) -> set[tuple]:
         if isinstance(record, dict):
             found.add(_identity(record))
     return found
+
+
+def _cut_torn_tail(fd: int, path: Path) -> None:
+    """Cut an unterminated last line off ``path``, open as ``fd`` (read once per session)."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        os.ftruncate(fd, data.rfind(b"\n") + 1)
+        os.fsync(fd)
 
 
 def _truncate(path: Path, size: int) -> None:
