@@ -108,13 +108,30 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
         raise click.UsageError(str(exc)) from exc
     except ExportError as exc:
         raise click.ClickException(str(exc)) from exc
+    tampered = _tamper_verdicts(run_dirs)
     if as_json:
-        click.echo(json.dumps(summary.model_dump(), indent=2))
+        click.echo(json.dumps({**summary.model_dump(), "tampered": tampered}, indent=2))
         return
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(summary.skipped.items())) or "none"
     click.echo(f"wrote {summary.kept} of {summary.episodes} episode(s) to {summary.out} "
                f"({summary.format}; {summary.rebuilt} rebuilt from trajectories); "
                f"skipped: {skipped}")  # fmt: skip
+
+
+def _tamper_verdicts(run_dirs) -> dict[str, str | None]:
+    """Each run directory's tamper verdict (``None``: nothing wrong); a TAMPERED one is said on
+    stderr too, with the first line that disagrees."""
+    from travelgym.runner.integrity import verify_run
+
+    found = {}
+    for directory in run_dirs:
+        verdict = verify_run(directory)
+        found[str(directory)] = verdict.tampered
+        if verdict.tampered:
+            click.echo(f"warning: TAMPERED {directory}: {verdict.tampered}", err=True)
+        for note in verdict.notes:
+            click.echo(f"note: {directory}: {note}", err=True)
+    return found
 
 
 @export.command("dataset", cls=RuledCommand)
@@ -151,8 +168,10 @@ def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path 
     meta = export_dataset(chosen, options, out, db_seed=db_seed, data_dir=data_dir,
                           ground_truth=ground_truth, run_dir=run_dir, command=command,
                           selection=tuple(flags))  # fmt: skip
+    tampered = _tamper_verdicts([run_dir] if run_dir is not None else [])
     if as_json:
-        click.echo(json.dumps(meta, indent=2, ensure_ascii=False))
+        extra = {"tampered": tampered} if run_dir is not None else {}
+        click.echo(json.dumps({**meta, **extra}, indent=2, ensure_ascii=False))
         return
     counts = ", ".join(f"{name} {s['rows']}" for name, s in meta["splits"].items())
     click.echo(f"wrote {chosen.title} tasks ({counts}) to {out} "

@@ -94,7 +94,7 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
     from travelgym.cli.common import suite_options
     from travelgym.core.summary import ACCOUNTING
     from travelgym.core.summary_table import outcome_table, warnings
-    from travelgym.runner.integrity import tampering
+    from travelgym.runner.integrity import verify_run
     from travelgym.runner.store import read_manifest
 
     ctx = click.get_current_context()
@@ -107,9 +107,12 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
         owners = " and ".join(s.name for s in all_suites() if flag in s.Options.model_fields)
         raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
     chosen, options = suite_options(name, **given)
-    tampered = tampering(answers) if answers.is_dir() else None
+    verdict = verify_run(answers) if answers.is_dir() else None
+    tampered = verdict.tampered if verdict is not None else None
     if tampered:
         click.echo(f"warning: TAMPERED run: {tampered}", err=True)
+    for note in verdict.notes if verdict is not None else ():
+        click.echo(f"note: {note}", err=True)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
     if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them
@@ -125,7 +128,9 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
     for line in warnings({label: result}):
         click.echo(line, err=True)
     if as_json:
-        emit_json({**result, "tampered": tampered, **({"tasks_from": source} if source else {})})
+        emit_json({**result, "tampered": tampered,
+                   "integrity": verdict.as_json() if verdict is not None else None,
+                   **({"tasks_from": source} if source else {})})  # fmt: skip
         return
     click.echo(chosen.format_score(result))
     if "outcomes" in result:

@@ -93,8 +93,13 @@ def document(*, suite: str, title: str, generated: str, runs: list[ReportRun],
     viewer = _viewer(body.viewer) if body.viewer is not None else ""
     script = viewer_script(body.js) if body.viewer is not None else NO_VIEWER_JS
     note_html = ""
+    tampered = [n for n in notes if n.startswith("TAMPERED ")]
+    if tampered:  # the first thing a reader sees: these figures may not be what was run
+        note_html += ('<div class="tampered" id="report-tampered" role="alert" style="border:3px '
+                      'solid #b00;padding:.5em 1em;color:#b00"><strong>TAMPERED</strong><ul>'
+                      + "".join(f"<li>{esc(n)}</li>" for n in tampered) + "</ul></div>")  # fmt: skip
     if notes:
-        note_html = ('<ul class="notes" id="report-notes">'
+        note_html += ('<ul class="notes" id="report-notes">'
                      + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")  # fmt: skip
     sections = "\n".join(_section(s) for s in body.sections)
     episodes = sum(len(r.episodes) for r in runs)
