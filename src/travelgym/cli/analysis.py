@@ -54,11 +54,11 @@ def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episo
     from travelgym.report.shell import suite_of_runs
     from travelgym.runner.integrity import verify_run
 
-    suite = require(suite_of_runs(list(run_dirs)), "analyze")
-    verdicts = {str(d): verify_run(d) for d in run_dirs}
+    verdicts = {str(d): verify_run(d) for d in run_dirs}  # before anything is read
     for directory, verdict in verdicts.items():
         if verdict.tampered:
             click.echo(f"warning: TAMPERED run {directory}: {verdict.tampered}", err=True)
+    suite = require(suite_of_runs(list(run_dirs)), "analyze")
     try:
         result = suite.analyze(list(run_dirs), resamples=resamples, seed=seed,
                                allow_mixed=allow_mixed, plots=plots)  # fmt: skip
@@ -134,7 +134,7 @@ def report(run_dirs: tuple[Path, ...], out: Path, max_result_chars: int, no_anal
         result = write_report(list(run_dirs), out, data_dir=data_dir,
                               max_result_chars=max_result_chars,
                               include_analysis=not no_analysis, title=title)  # fmt: skip
-    except (ValueError, RunDirError) as exc:  # a run that cannot be read: say first whether it was edited
+    except (ValueError, RunDirError) as exc:  # unreadable: say first whether it was edited
         tampered = [f"TAMPERED {d}: {v.tampered}; " for d in run_dirs
                     if (v := verify_run(d)).tampered]  # fmt: skip
         raise click.ClickException("".join(tampered) + str(exc)) from exc

@@ -100,6 +100,12 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
     ctx = click.get_current_context()
     if is_used(ctx, "base_url") and not is_used(ctx, "judge"):
         raise click.UsageError("--base-url needs --judge (score calls no model otherwise)", ctx)
+    verdict = verify_run(answers) if answers.is_dir() else None  # before anything is read
+    tampered = verdict.tampered if verdict is not None else None
+    if tampered:
+        click.echo(f"warning: TAMPERED run: {tampered}", err=True)
+    for note in verdict.notes if verdict is not None else ():
+        click.echo(f"note: {note}", err=True)
     name = chosen_suite(answers, suite)
     given = {k: v for k, v in flags.items() if is_used(ctx, k)}
     fields = get_suite(name).Options.model_fields
@@ -107,12 +113,6 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
         owners = " and ".join(s.name for s in all_suites() if flag in s.Options.model_fields)
         raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
     chosen, options = suite_options(name, **given)
-    verdict = verify_run(answers) if answers.is_dir() else None
-    tampered = verdict.tampered if verdict is not None else None
-    if tampered:
-        click.echo(f"warning: TAMPERED run: {tampered}", err=True)
-    for note in verdict.notes if verdict is not None else ():
-        click.echo(f"note: {note}", err=True)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
     if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them

@@ -65,6 +65,7 @@ class ChainState:
 
     heads: dict[int, str] = field(default_factory=lambda: {0: genesis().hex()})
     closed: bool = False  # the last session ended normally: nothing may be missing
+    in_session: bool = False  # an open entry came and no close since: lines may follow
     manifest_sha256: str | None = None
     entries: int = 0  # chain entries read
     problem: str | None = None  # the first inconsistency inside integrity.jsonl itself
@@ -89,13 +90,13 @@ class ChainState:
         kind, where = item.get("chain"), f"integrity.jsonl line {number}"
         if kind == "line":
             n = item.get("n")
-            if n != self.lines + 1 or not isinstance(item.get("head"), str):
+            if not self.in_session or n != self.lines + 1 or not isinstance(item.get("head"), str):
                 self.problem = self.problem or f"{where} is out of sequence"
                 return
             self.heads[n] = item["head"]
             self.closed = False
         elif kind == "open":
-            self.closed = False
+            self.closed, self.in_session = False, True
             self.manifest_sha256 = item.get("manifest_sha256")
             if item.get("prior") and self.prior is None:
                 self.prior, self.prior_line = item["prior"], item.get("prior_line")
@@ -109,6 +110,6 @@ class ChainState:
             self._cut(item.get("lines"), item.get("head"), where)
         elif kind == "close":
             if self._cut(item.get("lines"), item.get("head"), where):
-                self.closed = True
+                self.closed, self.in_session = True, False
         else:
             self.problem = self.problem or f"{where} is of no known kind"
