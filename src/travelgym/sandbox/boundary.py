@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from travelgym.sandbox import seccomp
 from travelgym.sandbox.config import SandboxLimits, SandboxUnavailable
 
 INSIDE = Path(__file__).resolve().parent / "inside"
@@ -128,11 +129,11 @@ def _bubblewrap() -> Boundary | str:
     try:
         mounts = tuple(_mounts(python))
         boundary = Boundary("bubblewrap", python, str(runtime_dir()), bwrap, mounts)
-        with uid_slot() as uid:
-            argv = command(
-                boundary, uid, [python, "-I", "-S", "-c", "print('ok')"], SandboxLimits()
-            )
-            probe = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=base_env())
+        with uid_slot() as uid, seccomp_filter() as filter_fd:
+            program = [python, "-I", "-S", "-c", "print('ok')"]
+            argv = command(boundary, uid, program, SandboxLimits(), seccomp_fd=filter_fd)
+            probe = subprocess.run(argv, capture_output=True, text=True, timeout=30,
+                                   env=base_env(), pass_fds=[filter_fd] if filter_fd else [])  # fmt: skip
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         return f"the sandbox could not be prepared ({exc})"
     if probe.returncode != 0 or probe.stdout.strip() != "ok":
@@ -289,6 +290,18 @@ def uid_slot() -> Iterator[int | None]:
             _slots.discard(slot)
 
 
+@contextlib.contextmanager
+def seccomp_filter() -> Iterator[int | None]:
+    """A descriptor holding the sandbox's seccomp filter for one start (None where this machine
+    has no filter table), closed afterwards."""
+    fd = seccomp.filter_fd()
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 def base_env() -> dict[str, str]:
     """The environment of the sandbox's launcher: nothing of the parent's (API keys!)."""
     return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -301,7 +314,7 @@ def boot_program(boundary: Boundary, channel_fd: int) -> list[str]:
 
 
 def command(boundary: Boundary, uid: int | None, program: list[str], limits: SandboxLimits,
-            info_fd: int | None = None) -> list[str]:  # fmt: skip
+            info_fd: int | None = None, seccomp_fd: int | None = None) -> list[str]:  # fmt: skip
     """The argv that runs ``program`` behind the boundary (as it is in unsafe mode).
 
     ``prlimit`` sets the resource limits before anything of the sandbox runs (the CPU limit
@@ -328,4 +341,6 @@ def command(boundary: Boundary, uid: int | None, program: list[str], limits: San
         argv += ["--setenv", key, value]
     if info_fd is not None:
         argv += ["--info-fd", str(info_fd)]
+    if seccomp_fd is not None:  # see travelgym.sandbox.seccomp: memory no rlimit counts
+        argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, *program]

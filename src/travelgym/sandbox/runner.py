@@ -239,15 +239,18 @@ def run_code(
     info_r, info_w = os.pipe() if boundary.kind == "bubblewrap" else (None, None)
     keep = limits.output_chars * 4 + 4
     try:
-        with boundaries.uid_slot() as uid:
+        with boundaries.uid_slot() as uid, contextlib.ExitStack() as stack:
+            filter_fd = (stack.enter_context(boundaries.seccomp_filter())
+                         if boundary.kind == "bubblewrap" else None)  # fmt: skip
             program = boundaries.boot_program(boundary, child_sock.fileno())
-            argv = boundaries.command(boundary, uid, program, limits, info_w)
+            argv = boundaries.command(boundary, uid, program, limits, info_w, filter_fd)
             start = time.monotonic()
             try:
+                fds = (child_sock.fileno(), info_w, filter_fd)
                 proc = subprocess.Popen(argv, cwd=host_dir or "/", env=boundaries.base_env(),
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, start_new_session=True,
-                                        pass_fds=[fd for fd in (child_sock.fileno(), info_w) if fd is not None])  # fmt: skip
+                                        pass_fds=[fd for fd in fds if fd is not None])  # fmt: skip
             finally:
                 child_sock.close()
                 if info_w is not None:
