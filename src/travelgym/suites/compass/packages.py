@@ -78,19 +78,26 @@ class PermitPackage:
 
 Package = HotelPackage | FlightPackage | PermitPackage
 
+# ASCII digits only: ``\d`` and ``int()`` also take Arabic-Indic, fullwidth, Devanagari... digits,
+# which would make a look-alike of an id name the same package
 _PATTERNS = {
-    "pkg": re.compile(r"^pkg_(\d{1,9})_(\d{1,2})_(\d{1,2})_(\d{1,2})$"),
-    "flight": re.compile(r"^flight_(\d{1,9})_(\d{1,2})_(\d{1,2})$"),
-    "permit": re.compile(r"^permit_(\d{1,9})_(\d{1,2})_(\d{1,2})$"),
+    "pkg": re.compile(r"pkg_([0-9]{1,9})_([0-9]{1,2})_([0-9]{1,2})_([0-9]{1,2})", re.ASCII),
+    "flight": re.compile(r"flight_([0-9]{1,9})_([0-9]{1,2})_([0-9]{1,2})", re.ASCII),
+    "permit": re.compile(r"permit_([0-9]{1,9})_([0-9]{1,2})_([0-9]{1,2})", re.ASCII),
 }
+_ASCII_SPACE = " \t\r\n"  # around an id, as the tools always allowed; other spaces are not
 _EXAMPLES = {"pkg": "pkg_123_5_8_1", "flight": "flight_42_5_8", "permit": "permit_7_6_1"}
 
 
 def parse_package_id(package_id: object, kind: str | None = None) -> Package:
-    """Parse a package ID, checking its format and day ranges; ``kind`` is pkg/flight/permit."""
+    """Parse a package ID, checking its format and day ranges; ``kind`` is pkg/flight/permit.
+
+    Only the id exactly as the tools write it is accepted (ASCII digits, no leading zeros,
+    nothing but ASCII spaces around it): any other spelling of the same numbers is refused
+    like an unknown id, so a look-alike can never name, and score as, a real package."""
     if not isinstance(package_id, str):
         raise PackageIdError(f"package id must be a string, got {type(package_id).__name__}")
-    text = package_id.strip()
+    text = package_id.strip(_ASCII_SPACE)
     prefix = text.split("_", 1)[0]
     if prefix not in _PATTERNS:
         raise PackageIdError(
@@ -99,8 +106,8 @@ def parse_package_id(package_id: object, kind: str | None = None) -> Package:
         )
     if kind is not None and prefix != kind:
         raise PackageIdError(f"{package_id!r} is not a {kind} package id (e.g. {_EXAMPLES[kind]})")
-    match = _PATTERNS[prefix].match(text)
-    if not match:
+    match = _PATTERNS[prefix].fullmatch(text)
+    if not match or any(len(g) > 1 and g.startswith("0") for g in match.groups()):
         raise PackageIdError(
             f"malformed {prefix} package id {package_id!r} (e.g. {_EXAMPLES[prefix]})"
         )
