@@ -36,6 +36,12 @@ def same_name(a: str, b: str) -> bool:
     return fuzz.WRatio(a, b) >= SAME_NAME_SCORE
 
 
+# a POI id exactly as the tools write it (any case, ASCII spaces around it): ``\d`` would also
+# take Arabic-Indic or fullwidth digits, ``str.strip`` no-break and ideographic spaces
+POI_ID = re.compile(r"[HRAE][0-9]{5}", re.ASCII)
+ASCII_SPACE = " \t\r\n"
+
+
 class PlanDB:
     """A read-only connection to a Behavior2Trip database with cached look-ups."""
 
@@ -89,11 +95,11 @@ class PlanDB:
 
     def poi(self, poi_id: str | None) -> tuple[str, dict[str, Any]] | None:
         """``(table, row)`` of a POI id (``H00012``, any case), or ``None``."""
-        key = (poi_id or "").strip().upper()
+        key = (poi_id or "").strip(ASCII_SPACE).upper()
         if key not in self._poi:
             table = TABLE_OF_PREFIX.get(key[:1])
             row = None
-            if table and re.fullmatch(r"[HRAE]\d{5}", key):
+            if table and POI_ID.fullmatch(key):
                 found = self.rows(f"SELECT * FROM {table} WHERE {POI_TABLES[table]} = ?", (key,))
                 row = found[0] if found else None
             self._poi[key] = (table, row) if row else None
