@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +41,43 @@ class Loc:
         return IngestError(f"{self.file}: {self.path or '(root)'}: {message}")
 
 
+MAX_MAGNITUDE = 10**12  # above any price, count, distance or id of the raw responses
+OUT_OF_RANGE = f"is out of range (at most {MAX_MAGNITUDE:.0e} in size)"
+
+
+class BadNumber:
+    """A number of a raw file that is no finite number of a sane size (``NaN``, ``Infinity``,
+    an integer of thousands of digits): kept as its text when the file is parsed, so that the
+    field reading it (:func:`check`) names the file and the field."""
+
+    def __init__(self, text: str, problem: str = "is not a finite number") -> None:
+        self.text, self.problem = _shown(text), problem
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
+def _parse_int(text: str) -> int | BadNumber:
+    """A JSON integer; one longer than any sane value is a :class:`BadNumber` (Python refuses
+    to convert more than 4,300 digits, with an error that names neither file nor field)."""
+    if len(text.lstrip("-")) > len(str(MAX_MAGNITUDE)):
+        return BadNumber(text, OUT_OF_RANGE)
+    return int(text)
+
+
+def _bounded(value: int | float, loc: Loc) -> int | float:
+    """``value`` when finite and within :data:`MAX_MAGNITUDE`, else an error naming ``loc``."""
+    if not (isinstance(value, int) or math.isfinite(value)):
+        raise loc.error(f"{value!r} is not a finite number")
+    if abs(value) > MAX_MAGNITUDE:
+        raise loc.error(f"{_shown(str(value))} {OUT_OF_RANGE}")
+    return value
+
+
 _KIND_NAMES = {
     "str": "a string",
     "int": "an integer",
@@ -63,20 +101,25 @@ def check(value: Any, loc: Loc, kind: str) -> Any:
         if not value.strip():
             raise loc.error("empty string")
         return value.strip()
+    if isinstance(value, BadNumber):
+        raise loc.error(f"{value.text} {value.problem}")
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad
-        return value
+        return _bounded(value, loc)
     if kind == "number":
         # The Booking.com API sends some numbers as strings ("distance": "1.25").
         if isinstance(value, str):
             try:
-                return float(value)
+                number = float(value)
             except ValueError:
                 raise bad from None
+            if not math.isfinite(number):
+                raise loc.error(f"{_shown(value)} is not a finite number")
+            return _bounded(number, loc)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise bad
-        return float(value)
+        return float(_bounded(value, loc))
     if kind == "flag":
         if isinstance(value, bool):
             return value
@@ -179,11 +222,13 @@ def load_json(root: Path, rel: str) -> Any:
     except OSError as exc:
         raise IngestError(f"{rel}: unreadable: {exc.strerror}") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_parse_int, parse_constant=BadNumber)
     except json.JSONDecodeError as exc:
         raise IngestError(
             f"{rel}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise IngestError(f"{rel}: invalid JSON: nested too deeply") from None
 
 
 def scan(
