@@ -97,6 +97,9 @@ def read_database(path: str | os.PathLike[str]) -> DatabaseRecords:
     return out
 
 
+MAX_NUMBER = 1e12  # larger than any price, rating, count or coordinate of the database
+
+
 class Cells:
     """One CSV row's cells, with converters that name the file, row and column on error."""
 
@@ -110,11 +113,17 @@ class Cells:
     def number(self, column: str) -> float:
         """The cell as a number (``"1,030"`` and ``"$30"`` read as 1030 and 30)."""
         text = self.text(column).replace(",", "").lstrip("$")
+        where = f"{self.path}: row {self.row_number}: column {column!r}"
+        shown = self.text(column)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
-            raise DatabaseError(f"{self.path}: row {self.row_number}: column {column!r}: expected "
-                                f"a number, got {self.text(column)!r}") from None  # fmt: skip
+            raise DatabaseError(f"{where}: expected a number, got {shown!r}") from None
+        if not abs(value) <= MAX_NUMBER:  # also refuses NaN and the infinities
+            raise DatabaseError(f"{where}: expected a finite number of at most {MAX_NUMBER:g}, "
+                                f"got {shown!r}")  # fmt: skip
+        return value
 
     def optional_number(self, column: str) -> float | None:
         """The cell as a number, ``None`` when empty."""
@@ -191,6 +200,11 @@ def parse_km(text: str, cells: Cells | None = None) -> float | None:
         raise DatabaseError(f"{cells.path}: row {cells.row_number}: column 'distance': expected "
                             f"a distance such as '1,234 km', got {text!r}")  # fmt: skip
     value = float(match.group(1).replace(",", ""))
+    if value > MAX_NUMBER:  # also the infinity that thousands of digits read as
+        if cells is None:
+            return None
+        raise DatabaseError(f"{cells.path}: row {cells.row_number}: column 'distance': "
+                            f"{text[:40]!r}... is out of range")  # fmt: skip
     return value / 1000 if match.group(2) == "m" else value
 
 

@@ -21,6 +21,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
+from travelgym.bounded_parquet import ParquetBudgetError, read_parquet_rows
 from travelgym.core.errors import UserError
 from travelgym.suites.travelplanner.records import Level, LocalConstraint, Query, Split
 
@@ -32,6 +33,11 @@ COLUMNS = ("org", "dest", "days", "visiting_city_number", "date", "people_number
 OPTIONAL = frozenset({"annotated_plan"})  # the test split has no annotated plans
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 PARQUET_EXTRA = "travelplanner"  # the pyproject extra that carries pyarrow
+# the largest value a number field may hold (TravelPlanner's trips last 3, 5 or 7 days, visit
+# up to 3 cities with up to 8 people and budgets of at most tens of thousands of dollars)
+MAX_WHOLE = {"days": 366, "visiting_city_number": 100, "people_number": 1_000}
+MAX_NUMBER = 1e12
+MAX_ROWS = 100_000  # rows of one Parquet file (TravelPlanner's largest split has 1,000)
 
 
 class DatasetError(UserError, ValueError):
@@ -163,11 +169,15 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                            f"'travelgym[{PARQUET_EXTRA}]'); or export the dataset as CSV or "
                            f"JSONL") from None  # fmt: skip
     try:
-        table = pq.read_table(path)
+        _check_columns(path, pq.ParquetFile(path).schema_arrow.names)
+        rows = read_parquet_rows(path, max_rows=MAX_ROWS)
+    except DatasetError:
+        raise
+    except ParquetBudgetError as exc:
+        raise DatasetError(f"{path}: refused: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several unrelated types
         raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
-    _check_columns(path, table.column_names)
-    yield from enumerate(table.to_pylist(), 1)
+    yield from enumerate(rows, 1)
 
 
 def parse_row(row: dict[str, Any], split: str, idx: int, loc: Loc) -> Query:
@@ -209,7 +219,7 @@ def _text(row: dict[str, Any], field: str, loc: Loc) -> str:
     return value
 
 
-def _number(row: dict[str, Any], field: str, loc: Loc) -> float:
+def _number(row: dict[str, Any], field: str, loc: Loc, most: float = MAX_NUMBER) -> float:
     value = row[field]
     if isinstance(value, str):
         try:
@@ -219,12 +229,14 @@ def _number(row: dict[str, Any], field: str, loc: Loc) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise loc.error(field, f"expected a number, got {_show(value)}")
     if value < 0 or value in (float("inf"), float("-inf")):
-        raise loc.error(field, f"expected a non-negative finite number, got {value}")
+        raise loc.error(field, f"expected a non-negative finite number, got {_show(value)}")
+    if value > most:
+        raise loc.error(field, f"{_show(row[field])} is out of range (at most {most:g})")
     return float(value)
 
 
 def _integer(row: dict[str, Any], field: str, loc: Loc) -> int:
-    value = _number(row, field, loc)
+    value = _number(row, field, loc, most=MAX_WHOLE[field])
     if not value.is_integer() or value < 1:
         raise loc.error(field, f"expected a positive whole number, got {_show(row[field])}")
     return int(value)
