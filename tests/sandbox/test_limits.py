@@ -3,10 +3,18 @@ memory held outside the address space, and the bytes a run stores."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
 import time
 
+import pytest
+
 from tests.sandbox.support import run
-from travelgym.sandbox import SandboxError, SandboxLimits, ToolBridge
+from travelgym.agents.code_exec import run_python_call
+from travelgym.sandbox import SandboxError, SandboxLimits, ToolBridge, Workspace
+from travelgym.sandbox.storage import cut_text, json_size
+from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.tools import CompassContext, compass_registry
 
 # the code's end of the channel, and a call frame written on it without waiting for the reply
@@ -111,3 +119,64 @@ def test_posix_shared_memory_has_nowhere_to_live():
     )
     result = run(source, limits=_SMALL_MEMORY, audit=False)
     assert result.stdout.strip() in ("30", "13"), result  # read-only /dev/shm (or no access)
+
+
+def _size(value) -> int:
+    """Bytes as stored: a cut value is its text (JSON escapes aside)."""
+    return len(value.encode()) if isinstance(value, str) else json_size(value)
+
+
+def _stored_bytes(calls) -> int:
+    return sum(_size(c.arguments) + _size(c.result) for c in calls)
+
+
+def _run_python(compass_db, code: str, limits: SandboxLimits):
+    env = CompassToolSession(CompassContext.from_path(compass_db).conn)
+    arguments = json.dumps({"code": code})
+    content = asyncio.run(run_python_call(env, "call_1", "run_python", arguments, limits,
+                                          Workspace()))  # fmt: skip
+    return env, json.loads(content)
+
+
+_BUDGET = SandboxLimits(20, 10, result_bytes=64 << 10, stored_bytes=1 << 20)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the issue's attack: a short loop writing large notes (stored as each call's arguments)
+        "from tools import notebook\nfor i in range(200):\n    notebook('write', 'x' * 100_000)",
+        # variant: small calls whose results are large (the whole notebook, again and again)
+        "from tools import notebook\nfor i in range(20):\n    notebook('write', 'y' * 10_000)\n"
+        "for i in range(100):\n    notebook('list_all')",
+    ],
+    ids=["arguments", "results"],
+)
+def test_tool_calls_from_code_store_a_bounded_number_of_bytes(compass_db, code):
+    env, _ = _run_python(compass_db, code, _BUDGET)
+    assert len(env.calls) > 100  # the container and the calls its code made
+    assert _stored_bytes(env.calls) < _BUDGET.stored_bytes + (64 << 10)  # before: 20 MB
+    cut = [c for c in env.calls if "...[cut: " in json.dumps([c.arguments, c.result])]
+    assert cut and all(_size(c.arguments) <= _BUDGET.result_bytes for c in env.calls)
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])  # stderr: the variant
+def test_an_output_flood_is_stored_cut_with_a_marker(compass_db, stream):
+    code = (
+        f"import sys\nchunk = 'z' * (1 << 20)\nfor _ in range(50):\n    sys.{stream}.write(chunk)"
+    )
+    env, payload = _run_python(compass_db, code, _BUDGET)
+    (container,) = env.calls
+    stored = container.result[stream]
+    assert payload[stream] == stored and len(stored.encode()) <= _BUDGET.result_bytes
+    cut = re.findall(r"\.\.\.\[cut: (\d+) bytes\]", stored)
+    assert cut and int(cut[-1]) >= (50 << 20) - _BUDGET.output_chars
+
+
+def test_cut_text_keeps_whole_characters_within_the_limit():
+    text = "é" * 1000
+    kept = cut_text(text, 100)
+    assert len(kept.encode()) <= 100 and kept.endswith(
+        f"...[cut: {2000 - 2 * kept.count('é')} bytes]"
+    )
+    assert cut_text(text, 2000) == text

@@ -13,6 +13,7 @@ from travelgym.agents.tool_session import ToolSession
 from travelgym.core.outcomes import InfraError
 from travelgym.core.records import ToolCallRecord
 from travelgym.sandbox import SandboxLimits, SandboxUnavailable, Workspace, run_code
+from travelgym.sandbox.storage import MARKER
 
 RUN_PYTHON = "run_python"
 MAX_OUTPUT_CHARS = 12_000
@@ -53,11 +54,12 @@ async def run_python_call(session: ToolSession, call_id: str, name: str, argumen
                                          limits=limits, workspace=workspace)  # fmt: skip
     except SandboxUnavailable as exc:  # no fault of the model's: the episode cannot be measured
         raise InfraError("sandbox", str(exc)) from None
-    payload = {"ok": result.ok, "stdout": result.stdout[-MAX_OUTPUT_CHARS:],
-               "stderr": result.stderr[-MAX_ERROR_CHARS:],
+    store = workspace.store  # the episode's byte budget, shared with the bridge's records
+    payload = {"ok": result.ok, "stdout": store.text(_tail(result.stdout, MAX_OUTPUT_CHARS)),
+               "stderr": store.text(_tail(result.stderr, MAX_ERROR_CHARS)),
                "error": result.error.value if result.error else None}  # fmt: skip
     if result.traceback:
-        payload["traceback"] = result.traceback[-MAX_ERROR_CHARS:]
+        payload["traceback"] = store.text(_tail(result.traceback, MAX_ERROR_CHARS))
     session.calls.insert(position, ToolCallRecord(
         id=call_id, name=name, arguments={"code": code}, ok=result.ok, result=payload,
         result_chars=len(result.stdout), error_category=None if result.ok else "sandbox",
@@ -65,3 +67,10 @@ async def run_python_call(session: ToolSession, call_id: str, name: str, argumen
         duration_ms=round(result.wall_seconds * 1000, 1), container=True,
     ))  # fmt: skip
     return json.dumps(payload)
+
+
+def _tail(text: str, chars: int) -> str:
+    """The last ``chars`` characters of ``text``, after a marker of what was cut before them."""
+    if len(text) <= chars:
+        return text
+    return MARKER.format(len(text[:-chars].encode("utf-8", "surrogatepass"))) + "\n" + text[-chars:]

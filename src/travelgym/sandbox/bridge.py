@@ -12,6 +12,7 @@ from typing import Any
 
 from travelgym.llm.protocol import Repair
 from travelgym.llm.text import clean_value
+from travelgym.sandbox.storage import StoreBudget
 from travelgym.toolkit import codegen
 from travelgym.toolkit.errors import ErrorCategory, ToolResult
 from travelgym.toolkit.registry import ToolContext, ToolRegistry
@@ -28,6 +29,7 @@ class ToolBridge:
                  record: Recorder | None = None, module: str = "tools") -> None:  # fmt: skip
         self.registry, self.context, self.record, self.module = registry, context, record, module
         self.calls = 0
+        self.store = StoreBudget()  # what is recorded; run_code hands it the episode's budget
 
     def specs(self) -> list[dict[str, Any]]:
         """The binding specs the sandbox builds its ``tools`` module from."""
@@ -37,9 +39,12 @@ class ToolBridge:
         """Answer one request frame with a reply frame's payload (never raises)."""
         start = time.perf_counter()
         name, arguments, result, repairs = self._serve(request, max_calls)
-        if result is not None and self.record is not None:
-            self.record(name, arguments, result, (time.perf_counter() - start) * 1000, repairs)
         payload = result.payload() if result is not None else _limit_payload(max_calls)
+        if result is not None and self.record is not None:
+            # the code sees the whole result; the record keeps what the byte budget allows
+            kept = self.store.value(arguments)
+            self.record(name, kept, self._stored(result),
+                        (time.perf_counter() - start) * 1000, repairs)  # fmt: skip
         # what the code sees: the payload as JSON data (as a native caller reads it), marshalled
         return marshal.dumps({"payload": json.loads(json.dumps(payload, default=str))})
 
@@ -74,6 +79,17 @@ class ToolBridge:
         if isinstance(arguments, str):
             return name, {"*args": args, **kwargs}, codegen.invalid_call(tool, arguments), repairs
         return name, arguments, self.registry.call(name, arguments, self.context), repairs
+
+    def _stored(self, result: ToolResult) -> ToolResult:
+        """``result`` as recorded: its content (or error message) cut to the byte budget."""
+        if result.ok:
+            content = self.store.value(result.content)
+            return result if content is result.content else ToolResult.success(result.tool, content)
+        assert result.error is not None
+        message = self.store.text(result.error.message)
+        if message == result.error.message:
+            return result
+        return ToolResult.failure(result.tool, result.error.category, message)
 
 
 def _limit_payload(max_calls: int) -> dict[str, Any]:

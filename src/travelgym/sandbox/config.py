@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from travelgym.sandbox.storage import EPISODE_BYTES, RESULT_BYTES
+
 
 @dataclass(frozen=True)
 class SandboxLimits:
@@ -19,13 +21,21 @@ class SandboxLimits:
     processes: int = 16  # RLIMIT_NPROC of the sandbox's own unprivileged user
     output_chars: int = 20_000  # stdout and stderr are each cut to this many characters
     tool_calls: int = 1_000  # tool calls one run may make; later ones are answered with an error
+    result_bytes: int = RESULT_BYTES  # stored of one value (a tool call's arguments or result)
+    stored_bytes: int = EPISODE_BYTES  # stored of all the calls of one episode (one Workspace)
 
     def __post_init__(self) -> None:
         if self.wall_seconds <= 0 or self.cpu_seconds < 1 or self.output_chars < 0:
             raise ValueError(f"invalid sandbox limits: {self}")
         if self.memory_bytes < 64 << 20 or self.open_files < 16 or self.file_bytes < 0:
             raise ValueError(f"sandbox limits too small to start Python: {self}")
-        if self.disk_bytes < 1 << 20 or self.processes < 4 or self.tool_calls < 0:
+        if (
+            self.disk_bytes < 1 << 20
+            or self.processes < 4
+            or self.tool_calls < 0
+            or self.result_bytes < 1 << 10
+            or self.stored_bytes < self.result_bytes
+        ):
             raise ValueError(f"invalid sandbox limits: {self}")
 
 

@@ -23,6 +23,7 @@ from travelgym.sandbox.bridge import ToolBridge
 from travelgym.sandbox.config import SandboxError, SandboxLimits, SandboxResult
 from travelgym.sandbox.inside import channel
 from travelgym.sandbox.inside import workspace as archives
+from travelgym.sandbox.storage import MARKER, StoreBudget
 
 _MEMORY_HINTS = ("MemoryError", "Cannot allocate memory", "out of memory", "bad_alloc")
 _OUTCOMES = {
@@ -46,6 +47,7 @@ class Workspace:
 
     def __init__(self) -> None:
         self.archive = b""
+        self.store = StoreBudget()  # the bytes the episode's calls may still have recorded
 
     def files(self) -> dict[str, bytes]:
         """The regular files of the workspace by relative path."""
@@ -73,7 +75,9 @@ class _Capture(threading.Thread):
         text = self.data.decode("utf-8", errors="replace")
         truncated = self.total > len(self.data) or len(text) > chars
         if truncated:
-            text = text[:chars] + f"\n[... output truncated after {chars} characters]"
+            text = text[:chars]
+            cut = max(0, self.total - len(text.encode("utf-8", "surrogatepass")))
+            text += "\n" + MARKER.format(cut)
         return text, truncated
 
 
@@ -229,6 +233,12 @@ def run_code(
     """
     boundary = boundaries.current()
     workspace = workspace if workspace is not None else Workspace()
+    workspace.store.per_value, workspace.store.per_episode = (
+        limits.result_bytes,
+        limits.stored_bytes,
+    )
+    if tools is not None:
+        tools.store = workspace.store
     host_dir = None if boundary.kind == "bubblewrap" else tempfile.mkdtemp(prefix="travelgym-work-")
     job = {"source": source, "workdir": boundary.workdir or host_dir, "limits": asdict(limits),
            "tools": tools.specs() if tools else None, "module": tools.module if tools else "tools",
