@@ -17,6 +17,7 @@ the kind) sit in ``integrity.jsonl`` beside the database's session lines:
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -71,6 +72,9 @@ class ChainState:
     problem: str | None = None  # the first inconsistency inside integrity.jsonl itself
     prior: str | None = None  # the first tampering a session recorded before rewriting
     prior_line: int | None = None
+    # the files as they were before the last open entry: what a kill between that entry and
+    # the changes it describes leaves; valid until a line or close entry follows it
+    fallback: ChainState | None = None
 
     @property
     def lines(self) -> int:
@@ -94,8 +98,11 @@ class ChainState:
                 self.problem = self.problem or f"{where} is out of sequence"
                 return
             self.heads[n] = item["head"]
-            self.closed = False
+            self.closed, self.fallback = False, None
         elif kind == "open":
+            self.fallback = copy.copy(self)
+            self.fallback.heads = dict(self.heads)
+            self.fallback.fallback = None
             self.closed, self.in_session = False, True
             self.manifest_sha256 = item.get("manifest_sha256")
             if item.get("prior") and self.prior is None:
@@ -110,6 +117,6 @@ class ChainState:
             self._cut(item.get("lines"), item.get("head"), where)
         elif kind == "close":
             if self._cut(item.get("lines"), item.get("head"), where):
-                self.closed, self.in_session = True, False
+                self.closed, self.in_session, self.fallback = True, False, None
         else:
             self.problem = self.problem or f"{where} is of no known kind"

@@ -193,6 +193,21 @@ def _check_file(state: chain.ChainState, run_dir: Path) -> tuple[str | None, int
     return None, None, notes
 
 
+def _compare(state: chain.ChainState, run_dir: Path,
+             raw_manifest: bytes | None) -> tuple[str | None, int | None, list[str]]:  # fmt: skip
+    """The first disagreement of the files with ``state``: (reason, line, notes)."""
+    reason, line, notes = _check_file(state, run_dir)
+    if reason is not None:
+        return reason, line, notes
+    if state.manifest_sha256 is None:  # the files before the first chained session
+        return None, None, notes
+    if raw_manifest is None:
+        return f"{MANIFEST} is missing", None, notes
+    if hashlib.sha256(raw_manifest).hexdigest() != state.manifest_sha256:
+        return f"{MANIFEST} differs from the digest recorded when the run was written", None, notes
+    return None, None, notes
+
+
 def verify_run(run_dir: str | os.PathLike[str]) -> Verdict:
     """Check a run directory against its ``integrity.jsonl``: the digest chain over every line
     of ``episodes.jsonl``, the manifest's digest, the database's hashes; and whether its code
@@ -219,19 +234,19 @@ def verify_run(run_dir: str | os.PathLike[str]) -> Verdict:
             verdict.status = "unchained"
             verdict.notes.append("no chain (written before tamper evidence)")
         return verdict
-    problems = [
-        state.prior and f"tampered before a resume: {state.prior}",
-        unreadable,
-        state.problem,
-        raw_manifest is None and f"{MANIFEST} is missing",
-    ]
+    problems = [state.prior and f"tampered before a resume: {state.prior}", unreadable,
+                state.problem]  # fmt: skip
     reason = next((p for p in problems if p), None)
     line = state.prior_line if state.prior else None
     if reason is None:
-        reason, line, verdict.notes = _check_file(state, run_dir)
-    if reason is None and hashlib.sha256(raw_manifest or b"").hexdigest() != state.manifest_sha256:
-        reason = f"{MANIFEST} differs from the digest recorded when the run was written"
-    if reason is None and not writes_chain:
+        reason, line, verdict.notes = _compare(state, run_dir, raw_manifest)
+        # killed after the session's open entry, before the changes it describes
+        fallback = state.fallback
+        if reason is not None and fallback and _compare(fallback, run_dir, raw_manifest)[0] is None:
+            reason, line, writes_chain = None, None, True
+            verdict.notes = ["a session was killed as it started (the next resume completes "
+                             "what it began)"]  # fmt: skip
+    if reason is None and not writes_chain and raw_manifest is not None:
         reason = f"{MANIFEST} lost its {MANIFEST_KEY} entry"
     if reason is not None:
         verdict.status, verdict.reason, verdict.line = "tampered", reason, line

@@ -93,7 +93,6 @@ class RunStore:
         try:
             done = self._prepare(manifest, resume, retry_errors, repair, identity or {})
             self._open_for_append()
-            self._start_chain()
         except BaseException:
             self.close()
             raise
@@ -117,9 +116,6 @@ class RunStore:
         self._prior = verify_run(self.dir)  # before anything here changes the files
         manifest = {**manifest, chain.MANIFEST_KEY: chain.FORMAT}
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-        self._write(
-            self.manifest_path, lambda: replace_atomically(self.manifest_path, text.encode())
-        )
         self._manifest_sha256 = hashlib.sha256(text.encode()).hexdigest()
         suite = manifest.get("suite") if manifest.get("suite") in known_suites() else None
         lines = scan_episodes(self.episodes_path, suite)
@@ -131,10 +127,21 @@ class RunStore:
             removed += _error_lines(lines, self.episodes_path)
         if removed:
             self._quarantine(removed)
-        if len(removed) > bool(lines.torn):  # lines in the middle go: rewrite the file
-            self._rewrite_without({b.number for b in removed}, lines.good_end)
+        rewrite = len(removed) > bool(lines.torn)  # lines in the middle go: rewrite the file
+        data = self.episodes_path.read_bytes()[: lines.good_end] if lines.good_end else b""
+        kept = _without(data, {b.number for b in removed})
+        if rewrite:
             why = "--retry-errors" if retry_errors else "--repair"
             self._rewrote = f"{why} took out line(s) {sorted(b.number for b in removed)}"
+        # the chain's open entry first, then the changes it describes: a kill in between leaves
+        # the files as they were, which the entry still accepts until a line follows it
+        self._start_chain(kept)
+        self._write(
+            self.manifest_path, lambda: replace_atomically(self.manifest_path, text.encode())
+        )
+        if rewrite:
+            self._write(self.episodes_path,
+                        lambda: replace_atomically(self.episodes_path, b"".join(kept)))  # fmt: skip
         elif lines.torn:
             self._write(self.episodes_path, lambda: _truncate(self.episodes_path, lines.good_end))
         gone = {b.number for b in removed}
@@ -182,13 +189,6 @@ class RunStore:
         data = "".join(records).encode("utf-8")
         self._write(self.quarantine_path, lambda: append_file(self.quarantine_path, data))
 
-    def _rewrite_without(self, numbers: set[int], good_end: int) -> None:
-        data = self.episodes_path.read_bytes()[:good_end]
-        kept = [raw + b"\n" for n, raw in enumerate(data.split(b"\n")[:-1], start=1)
-                if n not in numbers]  # fmt: skip
-        self._write(self.episodes_path,
-                    lambda: replace_atomically(self.episodes_path, b"".join(kept)))  # fmt: skip
-
     def _write(self, path: Path, action) -> None:
         try:
             action()
@@ -203,15 +203,18 @@ class RunStore:
             raise StoreWriteError(f"cannot open {self.episodes_path}: {exc.strerror}") from None
         fsync_dir(self.dir)
 
-    def _start_chain(self) -> None:
+    def _start_chain(self, lines: list[bytes] | None = None) -> None:
         """Open ``integrity.jsonl`` for the chain and write this session's ``open`` entry: the
-        file's lines and head now, the manifest's digest, what the check before found, and
-        every line's head where this session rewrote the file or adopts unchained lines."""
+        file's ``lines`` as this session leaves them (default: as they are), the manifest's
+        digest, what the check before found, and every line's head where this session rewrites
+        the file or adopts unchained lines."""
         if self._prior is None:
             self._prior = verify_run(self.dir)
         if self._manifest_sha256 is None and self.manifest_path.exists():
             self._manifest_sha256 = hashlib.sha256(self.manifest_path.read_bytes()).hexdigest()
-        lines, _ = chain.split_lines(self.episodes_path.read_bytes())
+        if lines is None:
+            data = self.episodes_path.read_bytes() if self.episodes_path.exists() else b""
+            lines, _ = chain.split_lines(data)
         heads = chain.heads_of(lines)
         self._lines, self._head = len(lines), heads[-1] if heads else chain.genesis()
         prior = self._prior.reason if self._prior.status == "tampered" else None
@@ -326,6 +329,12 @@ def _quarantined(path: Path) -> set[tuple]:
         if isinstance(record, dict):
             found.add(_identity(record))
     return found
+
+
+def _without(data: bytes, numbers: set[int]) -> list[bytes]:
+    """The complete lines of ``data`` (with their newlines) but those numbered ``numbers``."""
+    return [raw + b"\n" for n, raw in enumerate(data.split(b"\n")[:-1], start=1)
+            if n not in numbers]  # fmt: skip
 
 
 def _cut_torn_tail(fd: int, path: Path) -> None:
