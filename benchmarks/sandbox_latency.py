@@ -8,6 +8,10 @@ same machine state. Two cases: a trivial call (``print(1)``) and one that makes 
 (``get_weekday`` x5, ``search_location_name`` x3, ``search_airports`` x2).
 
     python benchmarks/sandbox_latency.py [--rounds 10] [--batch 5] [--before REV] [--json]
+    python benchmarks/sandbox_latency.py --reference REV  # before: REV's bubblewrap sandbox
+
+``--reference REV`` compares with a revision that already has the bubblewrap sandbox (driven by
+the same worker as this checkout), e.g. the commit before a change to the sandbox's limits.
 
 Prints a markdown table of median and p95 in ms (with ``--json``, the JSON first). Exits 1 when
 the trivial call's median after the change is over 50 ms (the aim of issue 14), 0 otherwise.
@@ -97,6 +101,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--batch", type=int, default=5)
     parser.add_argument("--before", default="2719a54", help="git revision of the old sandbox")
+    parser.add_argument("--reference", default=None,
+                        help="git revision with the bubblewrap sandbox to compare with instead")  # fmt: skip
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -106,10 +112,12 @@ def main() -> int:
 
     db = ensure_database(seed=0, data_dir=args.data_dir).path
     with tempfile.TemporaryDirectory() as old_tree:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, "src"],
+        before = args.reference or args.before
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", before, "src"],
                                  check=True, capture_output=True).stdout  # fmt: skip
         subprocess.run(["tar", "-x", "-C", old_tree], input=archive, check=True)
-        workers = {"before": Worker(OLD_WORKER, Path(old_tree) / "src", db),
+        old_script = NEW_WORKER if args.reference else OLD_WORKER
+        workers = {"before": Worker(old_script, Path(old_tree) / "src", db),
                    "after": Worker(NEW_WORKER, ROOT / "src", db)}  # fmt: skip
         cases = {"trivial": TRIVIAL, "ten_calls": TEN_CALLS}
         times = {(w, c): [] for w in workers for c in cases}
