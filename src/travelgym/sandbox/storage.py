@@ -25,9 +25,16 @@ def cut_text(text: str, limit: int) -> str:
     return head + MARKER.format(len(data) - len(head.encode("utf-8", "surrogatepass")))
 
 
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False)
+    except (ValueError, RecursionError, TypeError):  # nested too deeply, a circular reference
+        return '"<a value JSON cannot hold>"'
+
+
 def json_size(value: Any) -> int:
     """The UTF-8 bytes of ``value`` as stored JSON."""
-    return len(json.dumps(value, default=str, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return len(_json(value).encode("utf-8", "surrogatepass"))
 
 
 class StoreBudget:
@@ -50,8 +57,9 @@ class StoreBudget:
     def value(self, value: Any) -> Any:
         """A JSON value as stored: itself when within the allowance, else its JSON text cut
         (a string ending in the marker); charged to the episode."""
-        size, allowance = json_size(value), self.allowance()
-        if size <= allowance:
+        text = _json(value)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= self.allowance() and not text.startswith('"<a value JSON'):
             self.used += size
             return value
-        return self.text(json.dumps(value, default=str, ensure_ascii=False))
+        return self.text(text)
