@@ -13,7 +13,7 @@ import pytest
 from tests.sandbox.support import run
 from travelgym.agents.code_exec import run_python_call
 from travelgym.sandbox import SandboxError, SandboxLimits, ToolBridge, Workspace
-from travelgym.sandbox.storage import cut_text, json_size
+from travelgym.sandbox.storage import StoreBudget, cut_text, json_size
 from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.tools import CompassContext, compass_registry
 
@@ -180,3 +180,15 @@ def test_cut_text_keeps_whole_characters_within_the_limit():
         f"...[cut: {2000 - 2 * kept.count('é')} bytes]"
     )
     assert cut_text(text, 2000) == text
+
+
+def test_a_value_json_cannot_hold_is_stored_as_a_marker():
+    nested: list = []
+    for _ in range(5000):  # deeper than json.dumps recurses
+        nested = [nested]
+    store = StoreBudget(1 << 10, 4 << 10)
+    assert store.value(nested) == '"<a value JSON cannot hold>"'
+    assert store.value({"a": 1}) == {"a": 1}
+    for _ in range(4):  # a KiB each, at most
+        store.value("x" * (8 << 10))
+    assert store.value("y" * 100) == "...[cut: 102 bytes]"  # the episode's budget is spent
