@@ -34,7 +34,10 @@ MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
                   "clarify_turns": {"behavior2trip": None},
                   # issue 32: how infra errors are counted, the prices of the run's models
                   "count_errors_as_failures": {"compass": False, "behavior2trip": False},
-                  "pricing": {"compass": {}, "behavior2trip": {}}}  # fmt: skip
+                  "pricing": {"compass": {}, "behavior2trip": {}},
+                  # issue 34: the run writes a digest chain (integrity.jsonl)
+                  "tamper_evidence": {s: {"chain": "sha256-episodes-lines", "version": 1}
+                                      for s in ("compass", "behavior2trip")}}  # fmt: skip
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)
@@ -88,8 +91,11 @@ def test_checked_in_manifest_matches_a_fresh_one(golden, suite):
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_integrity_line(golden, suite):
-    lines = read_jsonl(golden.fresh(suite).run_dir / "integrity.jsonl")
+    entries = read_jsonl(golden.fresh(suite).run_dir / "integrity.jsonl")
+    lines = [x for x in entries if "chain" not in x]  # the digest chain's entries aside
     assert len(lines) == 1  # one line per session
+    kinds = [x["chain"] for x in entries if "chain" in x]
+    assert kinds == ["open", "line", "line", "line", "close"]
     line = lines[0]
     assert line["sha256_start"] == line["sha256_end"]
     line["sandbox"] = _sandbox_entry(line["sandbox"])

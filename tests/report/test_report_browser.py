@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.chain_helpers import reseal
 from travelgym.core.registry import get_suite
 from travelgym.report.markup import embed_json
 from travelgym.report.page import error_hook_js
@@ -179,6 +180,7 @@ def report(tmp_path_factory, compass_db):
                     error_message="start_date: not a date")  # fmt: skip
     lines[0] = json.dumps(first)
     (dirs[0] / EPISODES).write_text("\n".join(lines) + "\n")
+    reseal(dirs[0])  # the edit stands for an LLM agent's run, not for tampering
     out = root / "report.html"
     result = write_report(dirs, out, data_dir=data_dir, max_result_chars=MAX_RESULT)
     return {"path": out, "dirs": dirs, "result": result, "data_dir": data_dir,

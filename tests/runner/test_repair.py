@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.runner.chain_helpers import reseal
 from tests.runner.faults import FaultyDisk, injected, normalise, raw_episodes
 from travelgym.cli import main
 from travelgym.runner.episode_file import TORN
@@ -167,6 +168,7 @@ def test_retry_errors_rewrites_atomically_and_keeps_what_it_takes_out(finished, 
 def test_score_reads_a_killed_run_and_says_what_is_missing(finished, tmp_path):
     good = _lines(finished[1])
     args, run_dir = _copy(finished, tmp_path, good[:2] + [good[2][:100]], end=b"")
+    reseal(run_dir)  # as a kill leaves the digest chain: open, two lines
     data_dir = args[args.index("--data-dir") + 1]
     scored = CliRunner().invoke(main, ["score", str(run_dir), "--json", "--data-dir", data_dir])
     assert scored.exit_code == 0, scored.output

@@ -52,30 +52,30 @@ def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episo
     """Compute the analysis metrics of RUN_DIRS (one agent each) and compare them."""
     from travelgym.core.summary_table import outcome_table, warnings
     from travelgym.report.shell import suite_of_runs
-    from travelgym.runner.integrity import verify_run
+    from travelgym.runner.integrity import tamper_suffix, verify_run
 
     verdicts = {str(d): verify_run(d) for d in run_dirs}  # before anything is read
-    for directory, verdict in verdicts.items():
-        if verdict.tampered:
-            click.echo(f"warning: TAMPERED run {directory}: {verdict.tampered}", err=True)
-    suite = require(suite_of_runs(list(run_dirs)), "analyze")
-    try:
-        result = suite.analyze(list(run_dirs), resamples=resamples, seed=seed,
-                               allow_mixed=allow_mixed, plots=plots)  # fmt: skip
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
+    tampered = "; ".join(f"{d}: {v.tampered}" for d, v in verdicts.items() if v.tampered)
+    with tamper_suffix(tampered or None):
+        suite = require(suite_of_runs(list(run_dirs)), "analyze")
+        try:
+            result = suite.analyze(list(run_dirs), resamples=resamples, seed=seed,
+                                   allow_mixed=allow_mixed, plots=plots)  # fmt: skip
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+        accounting = run_accounting(suite, run_dirs)  # the analysis counted no infra error
     if not episodes:
         for run in result["runs"].values():
             run.pop("episodes", None)
-    accounting = run_accounting(suite, run_dirs)  # the analysis counted no infra error
     result["outcomes"] = {str(d): a for d, a in zip(run_dirs, accounting.values(), strict=True)}
     result["tampered"] = {d: v.tampered for d, v in verdicts.items()}
-    result["integrity"] = {d: v.as_json() for d, v in verdicts.items()}
     for line in warnings(accounting):
         click.echo(line, err=True)
     for directory, verdict in verdicts.items():
-        for note in verdict.notes:
-            click.echo(f"note: {directory}: {note}", err=True)
+        if verdict.tampered:
+            click.echo(f"warning: TAMPERED run {directory}: {verdict.tampered}", err=True)
+        if verdict.status == "unchained":
+            click.echo(f"note: {directory}: no chain (written before tamper evidence)", err=True)
     if as_json:
         emit_json(result)
         return
@@ -127,17 +127,16 @@ def report(run_dirs: tuple[Path, ...], out: Path, max_result_chars: int, no_anal
     """Write one self-contained HTML report of RUN_DIRS: score tables, analysis, figures and a
     trajectory viewer with per-turn verdicts."""
     from travelgym.report.shell import write_report
-    from travelgym.runner.errors import RunDirError
-    from travelgym.runner.integrity import verify_run
+    from travelgym.runner.integrity import tamper_suffix, verify_run
 
-    try:
-        result = write_report(list(run_dirs), out, data_dir=data_dir,
-                              max_result_chars=max_result_chars,
-                              include_analysis=not no_analysis, title=title)  # fmt: skip
-    except (ValueError, RunDirError) as exc:  # unreadable: say first whether it was edited
-        tampered = [f"TAMPERED {d}: {v.tampered}; " for d in run_dirs
-                    if (v := verify_run(d)).tampered]  # fmt: skip
-        raise click.ClickException("".join(tampered) + str(exc)) from exc
+    tampered = "; ".join(f"{d}: {v.tampered}" for d in run_dirs if (v := verify_run(d)).tampered)
+    with tamper_suffix(tampered or None):
+        try:
+            result = write_report(list(run_dirs), out, data_dir=data_dir,
+                                  max_result_chars=max_result_chars,
+                                  include_analysis=not no_analysis, title=title)  # fmt: skip
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     seconds = sum(result.timings.values())

@@ -110,7 +110,9 @@ def export_sft_cmd(run_dirs: tuple[Path, ...], chain_files: tuple[Path, ...], ou
         raise click.ClickException(str(exc)) from exc
     tampered = _tamper_verdicts(run_dirs)
     if as_json:
-        click.echo(json.dumps({**summary.model_dump(), "tampered": tampered}, indent=2))
+        flagged = {d: t for d, t in tampered.items() if t}  # only when some run is: the field
+        click.echo(json.dumps({**summary.model_dump(), **({"tampered": flagged} if flagged else {})},
+                              indent=2))  # fmt: skip
         return
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(summary.skipped.items())) or "none"
     click.echo(f"wrote {summary.kept} of {summary.episodes} episode(s) to {summary.out} "
@@ -129,8 +131,6 @@ def _tamper_verdicts(run_dirs) -> dict[str, str | None]:
         found[str(directory)] = verdict.tampered
         if verdict.tampered:
             click.echo(f"warning: TAMPERED {directory}: {verdict.tampered}", err=True)
-        for note in verdict.notes:
-            click.echo(f"note: {directory}: {note}", err=True)
     return found
 
 
@@ -170,7 +170,7 @@ def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path 
                           selection=tuple(flags))  # fmt: skip
     tampered = _tamper_verdicts([run_dir] if run_dir is not None else [])
     if as_json:
-        extra = {"tampered": tampered} if run_dir is not None else {}
+        extra = {"tampered": tampered} if any(tampered.values()) else {}
         click.echo(json.dumps({**meta, **extra}, indent=2, ensure_ascii=False))
         return
     counts = ", ".join(f"{name} {s['rows']}" for name, s in meta["splits"].items())

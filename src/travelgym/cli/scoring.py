@@ -91,21 +91,25 @@ def chosen_suite(answers: Path, suite: str | None) -> str:
 def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: BaseURL,
           data_dir: Path | None, **flags) -> None:  # fmt: skip
     """Score ANSWERS (a JSONL file of answers, or a run directory) against the benchmark."""
-    from travelgym.cli.common import suite_options
-    from travelgym.core.summary import ACCOUNTING
-    from travelgym.core.summary_table import outcome_table, warnings
-    from travelgym.runner.integrity import verify_run
-    from travelgym.runner.store import read_manifest
+    from travelgym.runner.integrity import tamper_suffix, verify_run
 
     ctx = click.get_current_context()
     if is_used(ctx, "base_url") and not is_used(ctx, "judge"):
         raise click.UsageError("--base-url needs --judge (score calls no model otherwise)", ctx)
     verdict = verify_run(answers) if answers.is_dir() else None  # before anything is read
     tampered = verdict.tampered if verdict is not None else None
-    if tampered:
-        click.echo(f"warning: TAMPERED run: {tampered}", err=True)
-    for note in verdict.notes if verdict is not None else ():
-        click.echo(f"note: {note}", err=True)
+    with tamper_suffix(tampered):
+        _score(answers, as_json, suite, seed, base_url, data_dir, tampered, verdict, flags)
+
+
+def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: BaseURL,
+           data_dir: Path | None, tampered: str | None, verdict, flags) -> None:  # fmt: skip
+    from travelgym.cli.common import suite_options
+    from travelgym.core.summary import ACCOUNTING
+    from travelgym.core.summary_table import outcome_table, warnings
+    from travelgym.runner.store import read_manifest
+
+    ctx = click.get_current_context()
     name = chosen_suite(answers, suite)
     given = {k: v for k, v in flags.items() if is_used(ctx, k)}
     fields = get_suite(name).Options.model_fields
@@ -128,9 +132,7 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
     for line in warnings({label: result}):
         click.echo(line, err=True)
     if as_json:
-        emit_json({**result, "tampered": tampered,
-                   "integrity": verdict.as_json() if verdict is not None else None,
-                   **({"tasks_from": source} if source else {})})  # fmt: skip
+        emit_json({**result, "tampered": tampered, **({"tasks_from": source} if source else {})})
         return
     click.echo(chosen.format_score(result))
     if "outcomes" in result:

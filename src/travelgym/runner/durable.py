@@ -25,14 +25,15 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append_durably(fd: int, data: bytes) -> None:
-    """Append ``data`` to the end of the ``O_APPEND`` file ``fd`` and ``fsync`` it. On failure
-    the file is cut back to its size before the call (best effort) and the error raised (an
-    interrupt, e.g. Ctrl-C, mid-write too)."""
+def append_durably(fd: int, data: bytes, *, data_only: bool = False) -> None:
+    """Append ``data`` to the end of the ``O_APPEND`` file ``fd`` and ``fsync`` it
+    (``data_only``: ``fdatasync``, enough for an append-only log whose other metadata does not
+    matter, and cheaper). On failure the file is cut back to its size before the call (best
+    effort) and the error raised (an interrupt, e.g. Ctrl-C, mid-write too)."""
     start = os.fstat(fd).st_size
     try:
         write_all(fd, data)
-        os.fsync(fd)
+        (os.fdatasync if data_only else os.fsync)(fd)
     except BaseException:
         try:
             os.ftruncate(fd, start)

@@ -16,6 +16,8 @@ import datetime as dt
 import hashlib
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from travelgym import sandbox
 from travelgym.runner import chain
 from travelgym.runner.chain import MANIFEST_KEY
 from travelgym.runner.durable import append_file
+from travelgym.runner.errors import RunDirError
 from travelgym.safe_open import read_regular_bytes
 
 INTEGRITY = "integrity.jsonl"
@@ -270,3 +273,19 @@ def tamper_notes(runs: list[Any]) -> list[str]:
         if verdict.status == "unchained":
             notes.append(f"{run.label}: no chain (written before tamper evidence)")
     return notes
+
+
+@contextmanager
+def tamper_suffix(tampered: str | None) -> Iterator[None]:
+    """Name the tampering in the one-line error of a command that then cannot read the run
+    (a run directory error, or a click error's message)."""
+    try:
+        yield
+    except RunDirError as exc:
+        if tampered:
+            raise type(exc)(f"{exc} (TAMPERED run: {tampered})") from None
+        raise
+    except Exception as exc:
+        if tampered and isinstance(getattr(exc, "message", None), str):
+            exc.message = f"{exc.message} (TAMPERED run: {tampered})"
+        raise

@@ -252,7 +252,8 @@ class RunStore:
         try:
             # the line's head first: a kill between the two leaves the chain one line ahead,
             # which the next session accepts; never a line the chain does not cover
-            append_durably(self._chain_fd, chain.entry("line", n=self._lines + 1, head=head.hex()))
+            entry = chain.entry("line", n=self._lines + 1, head=head.hex())
+            append_durably(self._chain_fd, entry, data_only=True)
             append_durably(self._fd, line)
         except OSError as exc:
             what = f"{getattr(episode, 'task_id', '?')} trial {getattr(episode, 'trial', 0)}"
