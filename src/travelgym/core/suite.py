@@ -175,10 +175,24 @@ class Suite(ABC):
     # CJK), for integrations whose spaces list their characters (Gymnasium's Text)
     text_ranges: ClassVar[tuple[tuple[int, int], ...]] = ()
 
-    # datasets (travelgym.integrations.hf_dataset): fields of a run's task records that are an
-    # answer key (a witness plan, an annotated plan), kept out of an exported dataset's tasks
+    # the task fields hidden from the agent: an answer key (a witness plan, an annotated plan)
+    # and what it must find out itself (a profile it infers). Declared once here, they are kept
+    # out of every task record handed out (exported datasets without --ground-truth, Gymnasium
+    # info, inspect metadata, MCP) by public_task, and make up hidden_task
     answer_key_fields: ClassVar[tuple[str, ...]] = ()
     dataset_column_help: ClassVar[dict[str, str]] = {}  # what its dataset_columns mean
+
+    def public_task(self, task: Any) -> dict[str, Any]:
+        """``task``'s record as JSON with nothing hidden from the agent at its start: by
+        default without :attr:`answer_key_fields` (a suite whose tasks hide parts of a field,
+        e.g. constraints revealed later, narrows it further)."""
+        return task.model_dump(mode="json", exclude=set(self.answer_key_fields))
+
+    def hidden_task(self, task: Any) -> dict[str, Any]:
+        """What :meth:`public_task` leaves out of ``task``, as JSON by name (an export's
+        ground truth): by default the :attr:`answer_key_fields`."""
+        dump = task.model_dump(mode="json", include=set(self.answer_key_fields))
+        return {name: dump.get(name) for name in self.answer_key_fields}
 
     def dataset_splits(self, options: SuiteOptions,
                        data_dir: Path | None = None) -> dict[str, SuiteOptions]:  # fmt: skip
@@ -189,7 +203,7 @@ class Suite(ABC):
     def dataset_columns(self, task: Any) -> dict[str, Any]:
         """The columns a person browses of ``task`` in an exported dataset (level, city...):
         by default its record's top-level text, number and flag fields, answer key left out."""
-        dump = task.model_dump(mode="json", exclude=set(self.answer_key_fields))
+        dump = self.public_task(task)
         return {k: v for k, v in dump.items() if isinstance(v, str | int | float | bool)}
 
     def dataset_ground_truth(self, run: SuiteRun) -> dict[str, dict[str, Any]]:

@@ -3,8 +3,9 @@ Hub's ``data/{split}-00000-of-00001.parquet`` layout, so ``datasets.load_dataset
 data_dir=DIR)`` gives one split each), optional ground-truth and run-result files beside it,
 and a dataset card ``README.md`` whose YAML front matter records what the data is (versions,
 content hashes, the command that made it). Written once against the Suite protocol: the tasks
-come from :meth:`Suite.open_run`, the answer key from :attr:`Suite.answer_key_fields` and
-:meth:`Suite.dataset_ground_truth`. pyarrow is imported here only when a dataset is written."""
+come from :meth:`Suite.open_run` as :meth:`Suite.public_task` gives them (nothing hidden from
+the agent), the answer key from :meth:`Suite.hidden_task` and :meth:`Suite.dataset_ground_truth`
+(written only with ``--ground-truth``). pyarrow is imported here only when a dataset is written."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from travelgym.core.suite import Suite, SuiteOptions
 from travelgym.integrations.hf_dataset_card import CARD, canonical, content_sha256, render_card
 
 FORMAT = "1"  # the layout and card format of an exported dataset
-TASK_JSON = "task_json"  # the column holding each task's full record (answer key left out)
+TASK_JSON = "task_json"  # the column holding each task's record (hidden fields left out)
 SHARD = "-00000-of-00001.parquet"
 
 
@@ -31,9 +32,9 @@ def data_file(folder: str, split: str) -> str:
 
 
 def task_record(suite: Suite, task: Any) -> dict[str, Any]:
-    """``task`` as JSON without its answer-key fields: what the dataset stores and what
-    ``run --tasks-from`` compares with the suite's own task."""
-    return task.model_dump(mode="json", exclude=set(suite.answer_key_fields))
+    """``task`` as JSON without what is hidden from the agent (:meth:`Suite.public_task`):
+    what the dataset stores and what ``run --tasks-from`` compares with the suite's own task."""
+    return suite.public_task(task)
 
 
 def rows_sha256(rows: list[dict[str, Any]]) -> str:
@@ -91,11 +92,11 @@ def task_rows(suite: Suite, tasks: list[Any]) -> list[dict[str, Any]]:
 
 def truth_rows(suite: Suite, run: Any) -> list[dict[str, Any]]:
     """One row per task of ``run``: ``task_id`` and one ``NAME_json`` column per part of its
-    answer key (the task's answer-key fields and the suite's ground truth)."""
+    answer key (what the task hides from the agent and the suite's ground truth)."""
     extra = suite.dataset_ground_truth(run)
     rows = []
     for task in run.tasks:
-        key = {f: getattr(task, f) for f in suite.answer_key_fields}
+        key = suite.hidden_task(task)
         key.update(extra.get(task.task_id, {}))
         rows.append({"task_id": task.task_id,
                      **{f"{name}_json": canonical(value) for name, value in key.items()}})  # fmt: skip

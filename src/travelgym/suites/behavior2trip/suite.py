@@ -55,7 +55,8 @@ class Behavior2TripSuite(
     summary_details = ("instances",)
     tools_run_code = True  # the Python tool
 
-    answer_key_fields = ("witness",)  # a plan passing every check: kept out of datasets
+    # a plan passing every check, and the hidden profile the agent infers from the behaviour
+    answer_key_fields = ("witness", "profile")
 
     def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
         return TripOptions(scale=manifest.get("db_scale") or "small",

@@ -171,6 +171,28 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         "story": "the simulated user's opening story",
     }
 
+    # hidden from the agent: the constraints the user reveals later (progressive ones, and
+    # the final version of a revised one) and the revisions themselves
+    answer_key_fields = ("constraints", "revisions")
+
+    def public_task(self, task: Any) -> dict[str, Any]:
+        """The task as the agent may know it at the start: its constraints the user states
+        from the start, revised ones in the version stated first; no progressive constraint
+        and no revision."""
+        from travelgym.suites.compass.revisions import stated_constraints
+
+        dump = super().public_task(task)
+        stated = zip(stated_constraints(task), task.constraints, strict=True)
+        dump["constraints"] = [first.model_dump(mode="json") for first, final in stated
+                               if final.revelation == "initial"]  # fmt: skip
+        return dump
+
+    def hidden_task(self, task: Any) -> dict[str, Any]:
+        """The task's scored constraints (progressive and final versions included) and its
+        revisions."""
+        dump = task.model_dump(mode="json")
+        return {"constraints": dump["constraints"], "revisions": dump.get("revisions", [])}
+
     def dataset_columns(self, task: Any) -> dict[str, Any]:
         objective = getattr(task.objective, "metric", None) or "weighted features"
         return {"level": task.level, "objective": f"{task.objective.type}: {objective}",
