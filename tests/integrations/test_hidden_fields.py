@@ -1,12 +1,13 @@
 """What a task hides from the agent (a Behavior2Trip instance's profile and witness, a COMPASS
-task's progressive constraints, revised constraints' final versions and its revisions) is
-declared once by the suite (``answer_key_fields``, ``public_task`` / ``hidden_task``) and stays
-out of everything handed out without ``--ground-truth``: the exported Parquet files (every
-cell searched) and, a variant the issue does not list, the Gymnasium ``info`` and the inspect
-samples."""
+task's progressive constraints, revised constraints' final versions and its revisions, a
+TravelPlanner query's annotated plan) is declared once by the suite (``answer_key_fields``,
+``public_task`` / ``hidden_task``) and stays out of everything handed out without
+``--ground-truth``: the exported Parquet files (every cell searched) and, a variant the issue
+does not list, the Gymnasium ``info`` and the inspect samples."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,23 @@ def test_inspect_samples_hold_nothing_hidden(compass_db, compass_tasks):
     for sample in task.dataset:
         for secret in compass_hidden(by_id[sample.id]):
             assert not contains({"input": sample.input, "metadata": sample.metadata}, secret)
+
+
+def test_a_travelplanner_export_holds_no_annotated_plan(tmp_path):
+    from tests.suites.travelplanner.conftest import write_database, write_dataset
+    from travelgym.suites.travelplanner.ingest import ingest
+
+    data = tmp_path / "data"
+    ingest(write_dataset(tmp_path / "dataset"), write_database(tmp_path / "database"), data)
+    suite = get_suite("travelplanner")
+    run = suite.open_run(suite.options(split="validation"), None, None, 0, data)
+    tasks = run.tasks
+    asyncio.run(run.aclose())
+    plans = [t.annotated_plan for t in tasks if t.annotated_plan]
+    assert plans
+    rows = export("travelplanner", data, tmp_path / "out", split="validation")
+    assert len(rows) == len(tasks)
+    for row in rows:
+        assert "annotated_plan" not in json.loads(row["task_json"])
+        for plan in plans:
+            assert not contains(row, plan)
