@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
+from travelgym.integrations.hf_dataset_card_yaml import CardDumper, CardLoader
+from travelgym.safe_open import open_regular
 
 CARD = "README.md"
 LICENSE = "apache-2.0"  # the generated data is travelgym's own
+MAX_CARD_BYTES = 4 << 20  # a card is kilobytes; the front matter is read whole
 
 
 def canonical(value: Any) -> str:
@@ -69,7 +72,7 @@ def _yaml(suite: Any, meta: dict[str, Any]) -> str:
     front = {"pretty_name": f"travelgym {suite.title}", "license": LICENSE,
              "tags": ["travelgym", suite.name, "travel-planning", "agents", "benchmark"],
              "configs": configs, "travelgym": meta}  # fmt: skip
-    return yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000)
+    return yaml.dump(front, Dumper=CardDumper, sort_keys=False, allow_unicode=True, width=1000)
 
 
 def render_card(suite: Any, meta: dict[str, Any], tables: list[Any]) -> str:
@@ -112,6 +115,15 @@ def render_card(suite: Any, meta: dict[str, Any], tables: list[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _yaml_problem(exc: Exception) -> str:
+    """A YAML error as one short phrase: the problem and where it is."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or problem is None:
+        return str(exc)
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+
+
 def read_card(directory: Path) -> dict[str, Any]:
     """The ``travelgym`` block of ``directory``'s card; a one-line error when the directory is
     missing or no travelgym dataset."""
@@ -121,17 +133,22 @@ def read_card(directory: Path) -> dict[str, Any]:
         raise UserError(f"--tasks-from {directory}: no such directory")
     path = directory / CARD
     try:
-        text = path.read_text(encoding="utf-8")
+        with open_regular(path) as handle:
+            data = handle.read(MAX_CARD_BYTES + 1)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"--tasks-from {directory}: not a travelgym dataset (no {CARD})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
+    if len(data) > MAX_CARD_BYTES:
+        raise UserError(f"{path}: larger than the {MAX_CARD_BYTES} bytes a card may have")
     parts = text.split("\n---", 1) if text.startswith("---\n") else []
     try:
-        front = yaml.safe_load(parts[0][4:]) if len(parts) == 2 else None
-    except yaml.YAMLError as exc:
+        front = yaml.load(parts[0][4:], Loader=CardLoader) if len(parts) == 2 else None
+    except (yaml.YAMLError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else _yaml_problem(exc)
         raise UserError(
-            f"{path}: front matter is not valid YAML ({exc})".replace("\n", " ")
+            f"{path}: front matter is not valid YAML ({reason})".replace("\n", " ")
         ) from None
     meta = front.get("travelgym") if isinstance(front, dict) else None
     if not isinstance(meta, dict) or not isinstance(meta.get("splits"), dict):

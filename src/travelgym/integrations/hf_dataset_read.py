@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from travelgym.bounded_parquet import ParquetBudgetError, read_parquet_rows
 from travelgym.core.errors import UserError
 from travelgym.core.options import FLAG_KEY
 from travelgym.core.suite import Suite, SuiteRun
@@ -97,16 +98,23 @@ def _flags(options: dict[str, Any]) -> str:
 
 
 def read_rows(directory: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows of one of the card's files, refused unless they hash to the card's value."""
-    pq = need_pyarrow()
+    """The rows of one of the card's files, refused unless they hash to the card's value; at most
+    the card's row count is read, and a file that would decode to more than its byte budget
+    (:mod:`travelgym.bounded_parquet`) is refused before its rows are built."""
+    need_pyarrow()
     file = entry.get("file")
     path = directory / str(file)
     if not isinstance(file, str) or Path(file).is_absolute() or ".." in Path(file).parts:
         raise UserError(f"{directory}: the card names a file outside the dataset: {file!r}")
+    rows_given = entry.get("rows")
+    if isinstance(rows_given, bool) or not isinstance(rows_given, int) or rows_given < 0:
+        raise UserError(f"{directory}: the card gives no row count for {file}")
     try:
-        rows = pq.read_table(path).to_pylist()
+        rows = read_parquet_rows(path, max_rows=rows_given)
     except FileNotFoundError:
         raise UserError(f"--tasks-from {directory}: {file} is missing") from None
+    except ParquetBudgetError as exc:
+        raise UserError(f"{path}: refused: {exc} (the card gives {rows_given} rows)") from None
     except Exception as exc:  # pyarrow's errors for a damaged file share no base class
         raise UserError(f"{path}: not a readable Parquet file ({exc})".replace("\n", " ")) from None
     if rows_sha256(rows) != entry.get("rows_sha256"):
