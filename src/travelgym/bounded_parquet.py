@@ -82,10 +82,11 @@ def read_parquet_rows(path: str | os.PathLike[str], max_rows: int) -> list[dict[
 
     path = Path(path)
     max_bytes = byte_budget(path.stat().st_size)
-    probe = pq.ParquetFile(path)
-    check_metadata(probe.metadata, max_rows, max_bytes)
-    texts = [column.path for column in probe.schema if column.physical_type == "BYTE_ARRAY"]
-    table = pq.ParquetFile(path, read_dictionary=texts).read()
+    with pq.ParquetFile(path) as probe:
+        check_metadata(probe.metadata, max_rows, max_bytes)
+        texts = [column.path for column in probe.schema if column.physical_type == "BYTE_ARRAY"]
+    with pq.ParquetFile(path, read_dictionary=texts) as source:
+        table = source.read()
     total = 0
     for column in table.columns:
         for chunk in column.chunks:
