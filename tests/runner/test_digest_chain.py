@@ -107,7 +107,7 @@ def test_a_clean_run_verifies(clean_run):
     scored = _invoke("score", clean_run, "--json")
     assert scored.exit_code == 0, scored.output
     result = json.loads(scored.stdout)
-    assert result["tampered"] is None and result["integrity"]["status"] == "verified"
+    assert result["tampered"] is None and "TAMPERED" not in scored.output
 
 
 def _shown_by_the_commands(run: Path, tmp_path: Path) -> dict[str, str]:
@@ -149,7 +149,7 @@ def test_the_listed_attack_is_tampered_in_score_and_analyze(clean_run, tmp_path,
     scored = _invoke("score", run, "--json")
     assert scored.exit_code == 0, scored.output
     result = json.loads(scored.stdout)
-    assert result["integrity"]["line"] == 2
+    assert verify_run(run).line == 2
     assert result["tampered"] == "episodes.jsonl line 2 differs from the digest chain"
     assert "TAMPERED: episodes.jsonl line 2" in _invoke("score", run).stdout
     analyzed = _invoke("analyze", run, "--json")
@@ -216,7 +216,7 @@ def test_a_run_written_before_the_chain_is_unchained_not_tampered(clean_run, tmp
     assert verdict.notes == ["no chain (written before tamper evidence)"]
     scored = _invoke("score", run, "--json")
     assert json.loads(scored.stdout)["tampered"] is None
-    assert "no chain (written before tamper evidence)" in scored.output
+    assert "no chain (written before tamper evidence)" in scored.stderr
     # resuming it adopts its lines into a chain: from then on edits show
     resumed = _invoke("run", "compass", "--agent", "scripted:greedy", "--limit", 3, "--out",
                       run.parent, "--resume", "--no-progress")  # fmt: skip

@@ -128,6 +128,10 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
                      f"sha256 {source.get('content_sha256')}, split {source.get('split')})")  # fmt: skip
     for note in notes:
         click.echo(f"note: {note}", err=True)
+    if tampered:
+        click.echo(f"warning: TAMPERED run: {tampered}", err=True)
+    if verdict is not None and verdict.status == "unchained":
+        click.echo(f"note: {answers}: no chain (written before tamper evidence)", err=True)
     label = (read_manifest(answers).get("agent") or name) if answers.is_dir() else name
     for line in warnings({label: result}):
         click.echo(line, err=True)

@@ -26,7 +26,6 @@ from travelgym import sandbox
 from travelgym.runner import chain
 from travelgym.runner.chain import MANIFEST_KEY
 from travelgym.runner.durable import append_file
-from travelgym.runner.errors import RunDirError
 from travelgym.safe_open import read_regular_bytes
 
 INTEGRITY = "integrity.jsonl"
@@ -278,14 +277,14 @@ def tamper_notes(runs: list[Any]) -> list[str]:
 @contextmanager
 def tamper_suffix(tampered: str | None) -> Iterator[None]:
     """Name the tampering in the one-line error of a command that then cannot read the run
-    (a run directory error, or a click error's message)."""
+    (a click error's message, or another error's message argument)."""
     try:
         yield
-    except RunDirError as exc:
-        if tampered:
-            raise type(exc)(f"{exc} (TAMPERED run: {tampered})") from None
-        raise
     except Exception as exc:
-        if tampered and isinstance(getattr(exc, "message", None), str):
-            exc.message = f"{exc.message} (TAMPERED run: {tampered})"
+        if tampered:
+            suffix = f" (TAMPERED run: {tampered})"
+            if isinstance(getattr(exc, "message", None), str):
+                exc.message += suffix
+            elif exc.args and isinstance(exc.args[0], str):
+                exc.args = (exc.args[0] + suffix, *exc.args[1:])
         raise
