@@ -26,13 +26,13 @@ _KINDS = (
 
 
 class NotRegularFileError(OSError):
-    """A path that is not a regular file; ``str()`` is one line naming the path and its kind."""
+    """A path that is not a regular file; ``str()`` says what it is (``filename``: the path)."""
 
     def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
         super().__init__(errno.EINVAL, f"not a regular file ({kind})", os.fspath(path))
 
     def __str__(self) -> str:
-        return f"{self.filename}: {self.strerror}"
+        return str(self.strerror)  # readers put the path before it
 
 
 def _kind(mode: int) -> str:

@@ -112,8 +112,11 @@ def test_a_json_lines_file_given_as_a_fifo_is_refused(tmp_path):
 
 
 def test_a_directory_and_a_missing_file(tmp_path):
-    with pytest.raises(NotRegularFileError, match=f"{tmp_path}: not a regular file \\(a dir"):
+    with pytest.raises(
+        NotRegularFileError, match="^not a regular file \\(a directory\\)$"
+    ) as caught:
         open_regular(tmp_path)
+    assert caught.value.filename == str(tmp_path)
     with pytest.raises(FileNotFoundError):
         open_regular(tmp_path / "missing")
 
