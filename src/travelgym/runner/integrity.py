@@ -121,11 +121,6 @@ class Verdict:
         parts += [self.unsafe] if self.unsafe else []
         return "; ".join(parts) or None
 
-    def as_json(self) -> dict[str, Any]:
-        """The ``--json`` field of a run's verdict."""
-        return {"status": self.status, "reason": self.reason, "line": self.line,
-                "database": self.database, "unsafe": self.unsafe, "notes": self.notes}  # fmt: skip
-
 
 def _read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], str | None, bool]:
     """The JSON objects of ``integrity.jsonl``; the first unreadable line's problem; whether it
