@@ -17,7 +17,9 @@ from travelgym.suites.compass.trajectory import Episode
 
 ERROR_CATEGORIES = ("tool_name", "parameter", "content", "internal", "sandbox")
 HALLUCINATION_CATEGORIES = ("tool_name", "parameter", "content")  # the paper's Table 4
-PACKAGE_ID = re.compile(r"^(?:pkg_\d+_\d+_\d+_\d+|flight_\d+_\d+_\d+|permit_\d+_\d+_\d+)$")
+PACKAGE_ID = re.compile(
+    r"^(?:pkg_[0-9]+_[0-9]+_[0-9]+_[0-9]+|flight_[0-9]+_[0-9]+_[0-9]+|permit_[0-9]+_[0-9]+_[0-9]+)$"
+)
 PLAN_COMPONENTS = ("hotel", "flight", "permit")
 _PREFIXES = ("pkg_", "flight_", "permit_")
 
