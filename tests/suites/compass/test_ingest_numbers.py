@@ -5,6 +5,8 @@ the file and the field, never a traceback and never a stored value."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,22 @@ def test_ordinary_numbers_still_read(tmp_path):
     _put(raw, PERMITS, ["permits", 0, "max_party_size"], "999999999999")
     ingest_raw(raw, tmp_path / "ok.sqlite")
     assert (tmp_path / "ok.sqlite").is_file()
+
+
+def test_a_raw_file_that_is_a_fifo_is_refused(tmp_path):
+    # a special file among the raw responses: refused, not waited on
+    raw = make_raw(tmp_path / "raw")
+    (raw / AVAILABILITY).unlink()
+    os.mkfifo(raw / AVAILABILITY)
+
+    def blocked(signum, frame):
+        raise TimeoutError("ingest waited on the FIFO")
+
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(10)  # a reader blocked on the FIFO fails the test instead of hanging it
+    try:
+        with pytest.raises(IngestError, match=f"^{AVAILABILITY}: unreadable: not a regular"):
+            ingest_raw(raw, tmp_path / "x.sqlite")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
+from travelgym.safe_open import read_regular_bytes
 from travelgym.suites.compass.calibration import NIGHTS
 
 
@@ -214,7 +215,7 @@ def parse_datetime(text: str, loc: Loc) -> dt.datetime:
 def load_json(root: Path, rel: str) -> Any:
     """Parse the raw file ``root/rel``; any read or syntax error names the file."""
     try:
-        text = (root / rel).read_text(encoding="utf-8")
+        text = read_regular_bytes(root / rel).decode("utf-8")  # a FIFO would block forever
     except FileNotFoundError:
         raise IngestError(f"{rel}: missing file") from None
     except UnicodeDecodeError:
