@@ -3,7 +3,8 @@
 A line that is not UTF-8, not JSON, nested beyond what the parser can follow, or holding a
 number too long to convert raises :class:`JsonLinesError` instead of an exception that names
 neither file nor line (or, for deep nesting, a bare ``RecursionError``). Lines are read one at a
-time, so a large file is never held whole in memory.
+time, so a large file is never held whole in memory; a path that is not a regular file (a FIFO,
+a device) is refused before anything is read (:mod:`travelgym.safe_open`).
 """
 
 from __future__ import annotations
