@@ -19,6 +19,7 @@ from tests.report.test_report_browser import (  # noqa: F401 - chromium is a fix
     dump_dom,
     parse,
 )
+from tests.runner.chain_helpers import reseal
 from travelgym.cli import main
 from travelgym.report.shell import write_report
 from travelgym.runner.store import EPISODES, RunDirError
@@ -51,6 +52,7 @@ def trips_run(tmp_path_factory, trips_database):
     first["steps"][1]["tool_calls"][0].update(result={"items": ["<b>hotel</b>"]}, result_chars=30)
     lines[0] = json.dumps(first)
     (run_dir / EPISODES).write_text("\n".join(lines) + "\n")
+    reseal(run_dir)  # the edit stands for an LLM agent's run, not for tampering
     out = root / "report.html"
     result = write_report([run_dir], out, data_dir=data_dir)
     episodes = [json.loads(x) for x in lines]
