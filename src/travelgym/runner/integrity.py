@@ -224,6 +224,7 @@ def verify_run(run_dir: str | os.PathLike[str]) -> Verdict:
             state.read(number, item)
     writes_chain = MANIFEST_KEY in manifest
     if not state.entries:
+        verdict.database += [unreadable] if unreadable else []
         if writes_chain:
             what = "is missing" if missing else "holds no digest chain"
             verdict.status, verdict.reason = "tampered", f"{INTEGRITY} {what}"

@@ -415,7 +415,9 @@ def test_analyze_cli_json_and_text(greedy_run, tmp_path):
                                "--plots", str(tmp_path / "p")])  # fmt: skip
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert set(data) == {"format_version", "runs", "comparisons", "stability", "plots", "outcomes"}
+    assert set(data) == {"format_version", "runs", "comparisons", "stability", "plots", "outcomes",
+                         "tampered"}  # fmt: skip
+    assert set(data["tampered"].values()) == {None}
     assert list(data["runs"]) == ["scripted:greedy", "scripted:greedy#2"]
     run = data["runs"]["scripted:greedy"]
     assert {"run_dir", "agent", "manifest", "warnings", "n_episodes", "n_tasks", "trials",
