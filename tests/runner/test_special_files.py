@@ -99,6 +99,12 @@ def test_a_special_manifest_is_refused(run_dir, special):
         _within(lambda: read_manifest(run_dir), fifo)
     with pytest.raises(RunDirError, match="not a regular file"):
         _within(lambda: read_run(run_dir), fifo)
+    for args in (["score", str(run_dir)], ["analyze", str(run_dir)]):  # neither waits on it
+        result = _within(lambda args=args: CliRunner().invoke(main, args), fifo)
+        assert result.exit_code == 1 and "not a regular file" in result.output, (
+            args,
+            result.output,
+        )
 
 
 def test_a_json_lines_file_given_as_a_fifo_is_refused(tmp_path):

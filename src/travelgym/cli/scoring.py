@@ -24,15 +24,23 @@ if TYPE_CHECKING:
     from travelgym.llm.endpoints import BaseURL
 
 
+def _manifest(run_dir: Path) -> object:
+    """The JSON of a run directory's manifest, ``None`` when it cannot be read (its reader names
+    the problem later); never waits on a FIFO or reads a device (a regular file only)."""
+    from travelgym.safe_open import read_regular_text
+
+    try:
+        return json.loads(read_regular_text(run_dir / "manifest.json"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
 def detect_suite(answers: Path) -> str | None:
     """The suite of an answers file or run directory: the run manifest's ``suite``, else the
     suite whose answer keys (``Suite.answer_markers``) the first entry carries; ``None`` when
     unknown."""
     if answers.is_dir():
-        try:
-            manifest = json.loads((answers / "manifest.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            manifest = None
+        manifest = _manifest(answers)
         if isinstance(manifest, dict) and manifest.get("suite") in suite_names():
             return manifest["suite"]
         answers = answers / "episodes.jsonl"
@@ -55,10 +63,7 @@ def tasks_source(answers: Path) -> dict | None:
     dataset's content hash, split and directory (``None`` otherwise)."""
     if not answers.is_dir():
         return None
-    try:
-        manifest = json.loads((answers / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
+    manifest = _manifest(answers)
     source = manifest.get("tasks_from") if isinstance(manifest, dict) else None
     if not isinstance(source, dict):
         return None
