@@ -180,8 +180,8 @@ def test_suite_training_flags_come_from_the_suites():
     import importlib
     from pathlib import Path
 
-    from travelgym.core.registry import all_suites
     from travelgym.core.options import declared_flags
+    from travelgym.core.registry import all_suites
 
     declared = {name: suite.name for suite in all_suites()
                 if suite.TrainingOptions is not None
