@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.core.agent_kinds import model_kinds, rule_kinds
+from travelgym.core.answers import delivered_answer
 from travelgym.core.capabilities import ChainAnnotation, QualityControl, RunAnalysis
 from travelgym.core.suite import (
     BuiltData,
@@ -26,6 +27,15 @@ from travelgym.suites.behavior2trip.options import (
 )
 from travelgym.suites.behavior2trip.run import Behavior2TripRun
 from travelgym.suites.behavior2trip.trip_episode import TripEpisode
+
+
+class _ChecksVersion:
+    """The checks' CHECKS_VERSION, read when asked (the checks are not imported with the suite)."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> str:
+        from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
+
+        return CHECKS_VERSION
 
 
 class Behavior2TripSuite(
@@ -135,6 +145,27 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.scoring import format_score_table
 
         return format_score_table(result)
+
+    # re-deriving a run's answers and scores (travelgym.runner.recheck): a stored score means
+    # what the 32 checks of its checks_version say (runs before the key existed: version 1)
+    scorer_version = _ChecksVersion()  # type: ignore[assignment]
+    scorer_version_key = "checks_version"
+
+    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
+        """The plan the episode's last step delivered, with its tags (as ``final_answer``)."""
+        return delivered_answer(episode)
+
+    def rescorer(self, run_dir, seed, data_dir, options):
+        """See :func:`~travelgym.suites.behavior2trip.rescore.trip_rescorer`."""
+        from travelgym.suites.behavior2trip.rescore import trip_rescorer
+
+        return trip_rescorer(run_dir, seed, data_dir, options)
+
+    def answer_ids(self, answer: Any) -> set[str]:
+        """See :func:`~travelgym.suites.behavior2trip.rescore.plan_ids`."""
+        from travelgym.suites.behavior2trip.rescore import plan_ids
+
+        return plan_ids(answer)
 
     analysis_functions = {
         "analyze_runs": "travelgym.suites.behavior2trip.analysis:analyze_runs",

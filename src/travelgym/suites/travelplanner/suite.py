@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from travelgym.core.agent_kinds import model_kinds, rule_kinds
+from travelgym.core.answers import delivered_answer
 from travelgym.core.capabilities import RawIngest
 from travelgym.core.suite import (
     BuiltData,
@@ -60,6 +61,15 @@ def _data(options: PlannerOptions, data_dir: Path | None):
     from travelgym.suites.travelplanner.source import PlannerData
 
     return PlannerData.open(options.data, options.database, data_dir, options.split)
+
+
+class _EvaluationVersion:
+    """The run module's EVALUATION_VERSION, read when asked (not imported with the suite)."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> str:
+        from travelgym.suites.travelplanner.run import EVALUATION_VERSION
+
+        return EVALUATION_VERSION
 
 
 class TravelPlannerSuite(Suite, RawIngest):
@@ -224,6 +234,24 @@ class TravelPlannerSuite(Suite, RawIngest):
         from travelgym.suites.travelplanner.scoring import format_score
 
         return format_score(result)
+
+    # re-deriving a run's answers and scores (travelgym.runner.recheck): a stored score means
+    # what the evaluation of the run's evaluation_version says
+    scorer_version = _EvaluationVersion()  # type: ignore[assignment]
+    scorer_version_key = "evaluation_version"
+
+    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
+        """The plan text the episode's last step delivered (as ``final_answer``)."""
+        return delivered_answer(episode)
+
+    def rescorer(self, run_dir, seed, data_dir, options):
+        """See :func:`~travelgym.suites.travelplanner.rescore.planner_rescorer`."""
+        from travelgym.suites.travelplanner.rescore import planner_rescorer
+
+        return planner_rescorer(run_dir, seed, data_dir, options)
+
+    # answer_ids stays the default: a plan names places by name, and its flight numbers are
+    # no tool result's in sole-planning mode (the reference information is in the prompt)
 
     def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):
         """A summary table of the runs."""
