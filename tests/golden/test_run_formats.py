@@ -37,7 +37,9 @@ MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
                   "pricing": {"compass": {}, "behavior2trip": {}},
                   # issue 34: the run writes a digest chain (integrity.jsonl)
                   "tamper_evidence": {s: {"chain": "sha256-episodes-lines", "version": 1}
-                                      for s in ("compass", "behavior2trip")}}  # fmt: skip
+                                      for s in ("compass", "behavior2trip")},
+                  # issue 34: the version of the scorer (Behavior2Trip's checks_version already)
+                  "scorer_version": {"compass": "1"}}  # fmt: skip
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from travelgym.core.errors import UserError
+
+#: :meth:`~travelgym.core.suite.Suite.answer_from_turns` of an episode whose turns do not
+#: record its answers (written before they did)
+NOT_RECORDED: Any = type("NotRecorded", (), {"__repr__": lambda self: "NOT_RECORDED"})()
 
 
 def is_trial_number(value: object) -> bool:
@@ -33,3 +38,16 @@ def refuse_nothing_known(answers: Path, entries: list[dict], known: set[str], ke
         shown = ", ".join(map(repr, dict.fromkeys(unknown[:5])))
         raise UserError(f"{answers}: none of its {len(entries)} answer(s) names a "
                         f"known {key.replace('_', ' ')} (e.g. {shown})")  # fmt: skip
+
+
+def delivered_answer(episode: dict[str, Any]) -> Any:
+    """The final answer of an answer-once episode line (Behavior2Trip, TravelPlanner) as its
+    steps give it: what its last step delivered (``delivered``), ``None`` when that step
+    delivered nothing, :data:`NOT_RECORDED` for steps written before they kept it."""
+    steps = episode.get("steps")
+    if not isinstance(steps, list) or not steps or not isinstance(steps[-1], dict):
+        return None
+    last = steps[-1]
+    if not last.get("answer"):
+        return None
+    return last.get("delivered", NOT_RECORDED)

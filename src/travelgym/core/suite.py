@@ -12,14 +12,21 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from travelgym.core.answers import NOT_RECORDED
 from travelgym.core.episode import EPISODE_FORMAT, EpisodeBase
 from travelgym.core.options import SuiteOptions as SuiteOptions
 from travelgym.core.options import suite_flag as suite_flag
 from travelgym.core.outcomes import add_outcome
+
+#: the scorer version of a run whose manifest records none (made before versions were recorded)
+FIRST_SCORER_VERSION = "1"
+#: :meth:`Suite.rescorer`'s function: ``(episode line, answer) -> the score the run stores``
+Rescore = Callable[[dict[str, Any], Any], "dict[str, Any] | None"]
 
 
 @dataclass(frozen=True)
@@ -362,6 +369,30 @@ class Suite(ABC):
             raise UserError(f"{self.name} scores run directories only, not answers files "
                             f"({answers})")  # fmt: skip
         return None
+
+    # re-deriving a run's answers and scores from its own turns (``score`` of a run directory:
+    # travelgym.runner.recheck). A change of what a stored score means is a new scorer_version
+    scorer_version: ClassVar[str] = "1"
+    scorer_version_key: ClassVar[str] = "scorer_version"  # its key in a run's manifest
+    answer_field: ClassVar[str] = "final_answer"  # where an episode line keeps its final answer
+
+    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
+        """The final answer of an episode line as its own turns give it: the last answer the
+        agent made (``None``: it made none); :data:`NOT_RECORDED` where its turns do not record
+        answers (a run written before they did, or a suite that cannot say)."""
+        return NOT_RECORDED
+
+    def rescorer(self, run_dir: Path, seed: int, data_dir: Path | None,
+                 options: SuiteOptions) -> AbstractContextManager[Rescore | None]:  # fmt: skip
+        """A context giving a function that scores one episode line's answer as the run
+        scored it (the stored ``score`` the run would have written for that answer), or
+        ``None`` where this suite cannot re-score a run (the default)."""
+        return nullcontext(None)
+
+    def answer_ids(self, answer: Any) -> set[str]:
+        """The ids an answer names (the tools' ids of hotels, places, ...), for the warning
+        about ids that no tool result of the episode showed; default none."""
+        return set()
 
     def format_score(self, result: dict[str, Any]) -> str:
         """:meth:`score` as text (default: its :meth:`headline_metrics`)."""

@@ -16,7 +16,7 @@ from typing import Any
 from travelgym.core.errors import UserError
 from travelgym.core.outcomes import is_infra_error
 from travelgym.core.registry import get_suite
-from travelgym.core.suite import Suite, SuiteRun
+from travelgym.core.suite import FIRST_SCORER_VERSION, Suite, SuiteRun
 from travelgym.core.summary import COUNT_ERRORS_KEY
 from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
@@ -107,6 +107,8 @@ def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
         "task_ids": [t.task_id for t in run.tasks],
         "db_content_hash": run.db_hash,
         "tasks_sha256": run.tasks_sha256,
+        # what scored its episodes: ``score`` re-derives them with it (runner.recheck)
+        suite.scorer_version_key: suite.scorer_version,
         **run.manifest(),
         # an agent without a model sends none: its runs do not differ by them
         "generation": dict(cfg.generation) if spec.calls_llm else {},
@@ -188,7 +190,8 @@ async def _run_into_store(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Su
     yet into it and return their wall time; ``cfg.finished``: the episodes it then holds."""
     with RunStore(cfg.out) as store:
         done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair,
-                          identity={**run.identity_keys, "tasks_from": None})  # fmt: skip
+                          identity={suite.scorer_version_key: FIRST_SCORER_VERSION,
+                                    **run.identity_keys, "tasks_from": None})  # fmt: skip
         for note in store.notes:
             print(f"note: {note}", file=sys.stderr)
         integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])

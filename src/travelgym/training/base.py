@@ -179,8 +179,14 @@ class AnswerEnv(SyncAPI):
         raise NotImplementedError
 
     def _record_answer(self, answer: str) -> None:
-        """Keep a delivered answer (the text inside the tags)."""
+        """Keep a delivered answer (the text inside the tags) and record it in the step that
+        delivered it: the episode's own steps then give its final answer, which ``score``
+        re-derives (:mod:`travelgym.runner.recheck`)."""
         self.answer, self.termination = answer, "answered"
+        steps = self.tools.steps
+        if not steps or not steps[-1].answer:  # a solver that wrote no step of its own for it
+            self.tools.close_step([], answer=True)
+        steps[-1].delivered = answer
 
     def _take_for_solver(self) -> None:
         """A solver takes the open episode: its chat is the one it writes."""

@@ -227,7 +227,7 @@ class TripTrainingEnv(AnswerEnv):
 
     def _record_answer(self, answer: str) -> None:
         """A Behavior2Trip episode keeps its answer with the tags, as the agent wrote it."""
-        self.answer, self.termination = f"{self.ANSWER_OPEN}{answer}{self.ANSWER_CLOSE}", "answered"
+        super()._record_answer(f"{self.ANSWER_OPEN}{answer}{self.ANSWER_CLOSE}")
 
     def _end(self) -> float:
         """Score the episode's answer (or its absence) and set its reward."""

@@ -63,6 +63,7 @@ class PlannerStep(BaseModel):
     invalid_actions: list[dict[str, Any]] = Field(default_factory=list)
     observation: str | None = None
     answer: bool = False
+    delivered: str | None = None  # the answer it delivered, as the episode keeps it
     usage: Usage = Field(default_factory=Usage)
     duration_s: float = 0.0
     repairs: list[Repair] = Field(default_factory=list)

@@ -75,6 +75,7 @@ class TripStep(BaseModel):
     invalid_actions: list[InvalidAction] = Field(default_factory=list)
     observation: str | None = None  # the next user message (responses)
     answer: bool = False  # this step delivered the final answer
+    delivered: str | None = None  # the answer it delivered, as the episode keeps it
     usage: Usage = Field(default_factory=Usage)
     duration_s: float = 0.0
     repairs: list[Repair] = Field(default_factory=list)  # what was repaired in the model's reply
