@@ -67,6 +67,20 @@ def test_pipelined_calls_are_not_answered_past_the_wall_clock(compass_db):
     assert result.error == SandboxError.TIMEOUT and bridge.calls < 100
 
 
+def test_calls_pipelined_in_bursts_are_not_answered_past_the_wall_clock(compass_db):
+    # variant: 30 bursts of 10 calls, 5 ms apart, so that calls keep arriving while earlier
+    # ones are answered (each read holds a few frames, not the whole batch)
+    source = _CHANNEL + (
+        "import time\nfor _ in range(30):\n    os.write(fd, frame * 10)\n    time.sleep(0.005)\n"
+        "time.sleep(60)\n"
+    )
+    bridge = _slow_bridge(compass_db)
+    start = time.monotonic()
+    result = run(source, tools=bridge, limits=SandboxLimits(1.5, 2))
+    assert time.monotonic() - start < 1.5 + 1.0
+    assert result.error == SandboxError.TIMEOUT and bridge.calls < 100
+
+
 def test_calls_through_the_tools_module_stop_at_the_wall_clock(compass_db):
     # variant: ordinary blocking calls in a loop, each answered before the next is sent
     source = "from tools import get_weekday\nwhile True:\n    get_weekday('2025-08-01')\n"
