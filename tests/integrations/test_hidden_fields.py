@@ -108,6 +108,21 @@ def test_a_compass_export_holds_no_constraint_revealed_later(compass_tasks, tmp_
                 "revelation": "initial"} in record["constraints"]  # fmt: skip
 
 
+def test_a_compass_export_holds_no_revision(compass_tasks, tmp_path):
+    """Variant the issue does not list: a constraint stated from the start and changed later;
+    the row holds neither the revision nor the changed (final) version."""
+    data, tasks = compass_tasks
+    revised = [t for t in tasks if t.revisions]
+    assert len(revised) > 10
+    rows = {r["task_id"]: r for r in export("compass", data, tmp_path / "out")}
+    for task in revised:
+        row = rows[task.task_id]
+        assert "revisions" not in json.loads(row["task_json"]), task.task_id
+        for revision in task.revisions:
+            final = task.constraints[revision.constraint_index].model_dump(mode="json")
+            assert not contains(row, final), (task.task_id, final)
+
+
 def test_a_trips_export_holds_no_hidden_profile(trips_tasks, tmp_path):
     data, instances = trips_tasks
     rows = {r["task_id"]: r for r in export("behavior2trip", data, tmp_path / "out", split="test")}
