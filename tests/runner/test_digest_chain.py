@@ -150,7 +150,9 @@ def test_the_listed_attack_is_tampered_in_score_and_analyze(clean_run, tmp_path,
     assert scored.exit_code == 0, scored.output
     result = json.loads(scored.stdout)
     assert verify_run(run).line == 2
-    assert result["tampered"] == "episodes.jsonl line 2 differs from the digest chain"
+    # the chain's verdict first, then what re-deriving the episode from its turns found
+    assert result["tampered"].startswith("episodes.jsonl line 2 differs from the digest chain; ")
+    assert "line 2 (compass-002#0): its stored final answer is not" in result["tampered"]
     assert "TAMPERED: episodes.jsonl line 2" in _invoke("score", run).stdout
     analyzed = _invoke("analyze", run, "--json")
     assert analyzed.exit_code == 0, analyzed.output

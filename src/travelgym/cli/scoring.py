@@ -112,6 +112,7 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
     from travelgym.cli.common import suite_options
     from travelgym.core.summary import ACCOUNTING
     from travelgym.core.summary_table import outcome_table, warnings
+    from travelgym.runner.recheck import recheck_run
     from travelgym.runner.store import read_manifest
 
     ctx = click.get_current_context()
@@ -123,7 +124,16 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
         raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
     chosen, options = suite_options(name, **given)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
-    result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
+    # each episode's answer and score re-derived from its own turns (before scoring: a run of
+    # another scorer version keeps its stored scores, which the digest chain alone vouches for)
+    check = recheck_run(chosen, answers, seed, data_dir, options) if answers.is_dir() else None
+    if check is not None and check.version_gone:
+        result = summarize_run(chosen, answers)
+    else:
+        result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
+    if check is not None:
+        notes += check.notes
+        tampered = "; ".join(p for p in (tampered, check.tampered) if p) or None
     if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them
         summary = summarize_run(chosen, answers)
         result.update({k: summary[k] for k in ACCOUNTING if k in summary})
@@ -138,10 +148,12 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
     if verdict is not None and verdict.status == "unchained":
         click.echo(f"note: {answers}: no chain (written before tamper evidence)", err=True)
     label = (read_manifest(answers).get("agent") or name) if answers.is_dir() else name
-    for line in warnings({label: result}):
+    rechecked = check.warnings if check is not None else []
+    for line in warnings({label: result}) + [f"warning: {w}" for w in rechecked]:
         click.echo(line, err=True)
     if as_json:
-        emit_json({**result, "tampered": tampered, **({"tasks_from": source} if source else {})})
+        emit_json({**result, "tampered": tampered, **({"tasks_from": source} if source else {}),
+                   **({"recheck": check.as_json()} if check is not None else {})})  # fmt: skip
         return
     click.echo(chosen.format_score(result))
     if "outcomes" in result:

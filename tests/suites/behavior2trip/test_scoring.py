@@ -18,6 +18,7 @@ from tests.suites.behavior2trip.test_checks import (
     build_case,
 )
 from travelgym.llm import OpenAIChatClient
+from travelgym.suites.behavior2trip.agents.base import TripStep
 from travelgym.suites.behavior2trip.checks import C_IDS, CHECKS, UPC_IDS, CheckResult, PlanDB
 from travelgym.suites.behavior2trip.checks.context import Context
 from travelgym.suites.behavior2trip.checks.personalization import trip_cost
@@ -191,8 +192,9 @@ def test_read_answers_file_and_run_directory(scenario, tmp_path, trips_db):
     run.mkdir()
 
     def episode(iid, trial, answer):  # a run directory holds whole (strictly read) episodes
+        step = TripStep(index=0, answer=answer is not None, delivered=answer)  # as it delivered
         return TripEpisode(episode_id=f"{iid}#{trial}", task_id=iid, instance_id=iid, trial=trial,
-                           split="test", difficulty="easy", agent="scripted",
+                           split="test", difficulty="easy", agent="scripted", steps=[step],
                            final_answer=answer).model_dump(mode="json")  # fmt: skip
 
     episodes = [episode("b2t-a", 0, answers[0]["answer"]), episode("b2t-a", 1, None),

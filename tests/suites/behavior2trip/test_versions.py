@@ -59,11 +59,27 @@ def test_a_current_run_scores_again(run_dir):
     assert done.exit_code == 0, done.output
 
 
+@pytest.mark.parametrize("changes", [{"checks_version": "1"}, {"checks_version": None}])
+def test_a_run_of_other_checks_keeps_its_stored_scores(run_dir, tmp_path, changes):
+    """Checks this install does not ship: the run's stored scores are shown, not re-derived,
+    and ``score`` says the digest chain alone vouches for them (a run from before versions
+    were recorded used checks version 1)."""
+    edited = _edited(run_dir[0], tmp_path, **changes)
+    done = CliRunner().invoke(main, ["score", str(edited), "--data-dir", str(run_dir[1]),
+                                     "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout)
+    assert result["recheck"]["version_gone"] is True
+    assert result["recheck"]["scorer_version"] == "1"
+    assert result["recheck"]["scores_rederived"] == 0
+    assert "scorer version 1" in done.stderr and "digest chain only" in done.stderr
+    stored = [json.loads(x)["score"]["final"] for x in (edited / "episodes.jsonl").open()]
+    assert result["overall"]["n"] == len(stored)
+
+
 @pytest.mark.parametrize(
     "changes, named",
     [
-        ({"checks_version": "1"}, "checks version 1"),
-        ({"checks_version": None}, "checks version 1"),  # a run from before versions
         ({"instances_version": "0/0.9.0"}, "instances version 0/0.9.0"),
         ({"db_content_hash": "0" * 64}, "another database (content hash 000000000000"),
     ],

@@ -65,8 +65,13 @@ def test_run_sole_planning_with_data(tp_suite_data, tmp_path, with_database):
     assert manifest["suite"] == "travelplanner" and manifest["split"] == "validation"
     assert manifest["checked_against"] == ("database" if with_database else "reference")
     assert all(e["tool_calls"] == 0 for e in episodes(run_dir))  # no tools in sole planning
-    scored = json.loads(cli("score", str(run_dir), "--json").output)
+    scored = json.loads(cli("score", str(run_dir), "--json").stdout)
     assert scored["metrics"] == summary["metrics"]
+    # with the data directory the run's data was ingested into, its scores are re-derived
+    scored = json.loads(cli("score", str(run_dir), "--data-dir", str(tmp_path / "data"),
+                            "--json").stdout)  # fmt: skip
+    assert scored["recheck"]["scores_rederived"] == len(episodes(run_dir))
+    assert scored["recheck"]["disagreements"] == [] and scored["tampered"] is None
 
 
 def test_run_two_stage_through_the_tools_after_ingest(tp_suite_data, tmp_path):

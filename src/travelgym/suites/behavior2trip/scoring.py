@@ -209,11 +209,20 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any
     entries = []
     for e in counted:
         entries.append({"instance_id": e["instance_id"], "trial": e.get("trial", 0),
-                        "answer": e.get(RUN_ANSWER_FIELD),
+                        "answer": _own_answer(e),
                         "judge": (e.get("score") or {}).get("judge")})  # fmt: skip
         if episode_turns(e) is not None:  # RQ1 runs only: other entries keep their shape
             entries[-1][TURNS] = episode_turns(e)
     return entries
+
+
+def _own_answer(episode: dict[str, Any]) -> Any:
+    """The answer an episode's own steps delivered (``score`` checks the stored one against
+    it); the stored one for steps written before they recorded it."""
+    from travelgym.core.answers import NOT_RECORDED, delivered_answer
+
+    answer = delivered_answer(episode)
+    return episode.get(RUN_ANSWER_FIELD) if answer is NOT_RECORDED else answer
 
 
 def score_answers(answers: Iterable[dict[str, Any]],

@@ -44,13 +44,15 @@ def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
     from travelgym.runner.store import RunDirError, counted_run_episodes
+    from travelgym.suites.compass.rescore import last_recommendation
 
     try:
         counted = counted_run_episodes(directory, "compass", notes)  # infra errors left out
     except RunDirError as exc:
         raise AnswerFileError(str(exc)) from None
+    # the answer the agent's own turns give (score checks the stored one against it)
     return [{"task_id": e["task_id"], "trial": e.get("trial", 0),
-             "recommendation": e.get("final_recommendation")} for e in counted]  # fmt: skip
+             "recommendation": last_recommendation(e)} for e in counted]  # fmt: skip
 
 
 def refuse_other_task_version(answers: Path, tasks_path: Path, db_seed: int) -> None:

@@ -162,6 +162,28 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
         return format_score_table(result)
 
+    # re-deriving a run's answers and scores (travelgym.runner.recheck)
+    answer_field = "final_recommendation"
+
+    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
+        """The last recommendation the agent made in its turns."""
+        from travelgym.suites.compass.rescore import last_recommendation
+
+        return last_recommendation(episode)
+
+    def rescorer(self, run_dir, seed, data_dir, options):
+        """See :func:`~travelgym.suites.compass.rescore.compass_rescorer` (the run's own
+        database seed: ``seed`` is not needed)."""
+        from travelgym.suites.compass.rescore import compass_rescorer
+
+        return compass_rescorer(run_dir, data_dir)
+
+    def answer_ids(self, answer: Any) -> set[str]:
+        """See :func:`~travelgym.suites.compass.rescore.package_ids`."""
+        from travelgym.suites.compass.rescore import package_ids
+
+        return package_ids(answer)
+
     # datasets (export dataset)
     dataset_column_help = {
         "level": "1: hotel only; 2: hotel + flight; 3: hotel + flight + permit",

@@ -1,0 +1,84 @@
+"""Re-deriving a COMPASS run's answers and scores (``score`` of a run directory,
+:mod:`travelgym.runner.recheck`): the final recommendation is the last one the agent made in its
+turns, and its score is the plan's score on the run's database, tasks and ground truth, ranked
+only where the run ranked it (evaluation episodes are scored unranked)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from travelgym.core.errors import UserError
+
+# the ids of the tools' packages: a hotel offer, a flight offer, a permit
+PACKAGE_ID = re.compile(r"(?:pkg|flight|permit)(?:_[0-9]+)+")
+
+
+def last_recommendation(episode: dict[str, Any]) -> dict[str, Any] | None:
+    """The last formal recommendation of the agent's turns (``None``: it made none)."""
+    turns = episode.get("turns")
+    for turn in reversed(turns if isinstance(turns, list) else []):
+        if isinstance(turn, dict) and turn.get("role") == "agent" and turn.get("recommendation"):
+            return turn["recommendation"]
+    return None
+
+
+def package_ids(answer: Any) -> set[str]:
+    """The package ids a recommendation names (hotel, flight, permit; a list of hotels at level
+    I), exactly as written; nothing for anything else."""
+    if not isinstance(answer, dict):
+        return set()
+    values = [
+        v for value in answer.values() for v in (value if isinstance(value, list) else [value])
+    ]
+    return {v for v in values if isinstance(v, str) and PACKAGE_ID.fullmatch(v)}
+
+
+@contextmanager
+def compass_rescorer(run_dir: Path, data_dir: Path | None) -> Iterator[Callable[[dict, Any], dict]]:
+    """A function scoring an episode line's recommendation as the run did
+    (:func:`~travelgym.suites.compass.scoring.score_plan` on the run's database seed, task file
+    and ground truth); a UserError when this install's database or task file is not the run's."""
+    from travelgym.db import connect_readonly
+    from travelgym.runner.store import read_manifest
+    from travelgym.suites.compass.build import ensure_database
+    from travelgym.suites.compass.ground_truth import ensure_ground_truth
+    from travelgym.suites.compass.scoring import score_plan
+    from travelgym.suites.compass.solver import Ranking, build_components
+    from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
+    from travelgym.suites.compass.tasks import load_tasks
+
+    manifest = read_manifest(Path(run_dir))
+    db_seed = manifest.get("db_seed", 0)
+    if not isinstance(db_seed, int) or isinstance(db_seed, bool):
+        raise UserError(f"{run_dir}: its manifest's db_seed is not a whole number")
+    db = ensure_database(seed=db_seed, data_dir=data_dir)
+    if manifest.get("db_content_hash") not in (None, db.metadata.get("content_hash")):
+        raise UserError("the run was made on another database")
+    tasks_path = task_file_for(db_seed, data_dir)
+    if manifest.get("tasks_sha256") not in (None, task_file_identity(tasks_path)["tasks_sha256"]):
+        raise UserError("the run's tasks are not this install's task file")
+    tasks = {t.task_id: t for t in load_tasks(tasks_path)}
+    wanted = sorted({t for t in manifest.get("task_ids") or () if t in tasks})
+    _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
+                                    task_ids=wanted)  # fmt: skip
+    conn = connect_readonly(db.path)
+
+    def rescore(line: dict[str, Any], answer: Any) -> dict[str, Any] | None:
+        """The score the run would have stored for ``answer`` on ``line``'s task."""
+        task, truth = tasks.get(line.get("task_id")), truths.get(line.get("task_id"))  # type: ignore[arg-type]
+        if task is None or truth is None:
+            return None
+        stored = line.get("score")
+        ranked = isinstance(stored, dict) and stored.get("rank") is not None
+        ranking = Ranking(task, build_components(conn, task)) if ranked else None
+        plan = answer if isinstance(answer, dict) else {}
+        return score_plan(conn, task, truth, plan, ranking).model_dump(mode="json")
+
+    try:
+        yield rescore
+    finally:
+        conn.close()
