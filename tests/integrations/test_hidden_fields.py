@@ -209,3 +209,25 @@ def test_a_travelplanner_export_holds_no_annotated_plan(tmp_path):
         assert "annotated_plan" not in json.loads(row["task_json"])
         for plan in plans:
             assert not contains(row, plan)
+
+
+def test_the_tasks_listing_holds_nothing_hidden_without_ground_truth(compass_tasks):
+    """``tasks --json`` lists what an agent is told at the start; ``--ground-truth`` adds what
+    the tasks hide (the one declaration, Suite.public_task)."""
+    from click.testing import CliRunner
+
+    from travelgym.cli import main
+
+    data, tasks = compass_tasks
+    argv = ["tasks", "compass", "--json", "--data-dir", str(data)]
+    listed = CliRunner().invoke(main, argv)
+    assert listed.exit_code == 0, listed.output
+    records = {r["task_id"]: r for r in json.loads(listed.stdout)}
+    for task in tasks:
+        for secret in compass_hidden(task):
+            assert not contains(records[task.task_id], secret), (task.task_id, secret)
+    full = CliRunner().invoke(main, [*argv, "--ground-truth"])
+    assert full.exit_code == 0, full.output
+    assert json.loads(full.stdout) == [t.model_dump(mode="json") for t in tasks]
+    alone = CliRunner().invoke(main, ["tasks", "compass", "--ground-truth"])
+    assert alone.exit_code == 2 and "--ground-truth needs --json" in alone.output

@@ -168,14 +168,21 @@ def serve_mcp(suite: str, seed: int, db: Path | None, data_dir: Path | None,
 @click.command("tasks", cls=RuledCommand)
 @suite_flags("tasks")
 @suite_argument()
-@json_option("Print a JSON array of full task objects.")
+@json_option("Print a JSON array of task objects (what an agent is told at the start).")
+@click.option("--ground-truth", is_flag=True,
+              help="With --json: the whole task objects, hidden fields included (constraints "
+                   "revealed later, a hidden profile, an answer key).")  # fmt: skip
 @data_dir_option
-def list_tasks(suite: str, as_json: bool, data_dir: Path | None, **flags) -> None:
+def list_tasks(suite: str, as_json: bool, ground_truth: bool, data_dir: Path | None,
+               **flags) -> None:  # fmt: skip
     """List SUITE's tasks."""
+    if ground_truth and not as_json:
+        raise click.UsageError("--ground-truth needs --json")
     chosen, options = suite_options(suite, **flags)
     tasks = chosen.list_tasks(options, data_dir)
-    if as_json:
-        emit_json([t.model_dump(mode="json") for t in tasks])
+    if as_json:  # the suite's one declaration of what is hidden (Suite.public_task)
+        emit_json([t.model_dump(mode="json") if ground_truth else chosen.public_task(t)
+                   for t in tasks])  # fmt: skip
         return
     click.echo(chosen.format_tasks(tasks))
 

@@ -112,7 +112,7 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
     from travelgym.cli.common import suite_options
     from travelgym.core.summary import ACCOUNTING
     from travelgym.core.summary_table import outcome_table, warnings
-    from travelgym.runner.recheck import recheck_run
+    from travelgym.runner.recheck import recheck_run, run_scorer_version
     from travelgym.runner.store import read_manifest
 
     ctx = click.get_current_context()
@@ -124,13 +124,13 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
         raise click.UsageError(f"--{flag} applies to {owners} only, not to {name}", ctx)
     chosen, options = suite_options(name, **given)
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
-    # each episode's answer and score re-derived from its own turns (before scoring: a run of
-    # another scorer version keeps its stored scores, which the digest chain alone vouches for)
-    check = recheck_run(chosen, answers, seed, data_dir, options) if answers.is_dir() else None
-    if check is not None and check.version_gone:
+    # a run of another scorer version keeps its stored scores (the digest chain alone vouches
+    # for them); any other has each episode's answer and score re-derived from its own turns
+    if answers.is_dir() and run_scorer_version(chosen, answers) != chosen.scorer_version:
         result = summarize_run(chosen, answers)
     else:
         result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
+    check = recheck_run(chosen, answers, seed, data_dir, options) if answers.is_dir() else None
     if check is not None:
         notes += check.notes
         tampered = "; ".join(p for p in (tampered, check.tampered) if p) or None

@@ -114,6 +114,12 @@ def _first_difference(stored: Any, rescored: Any) -> str:
     return "it is not its answer's"
 
 
+def run_scorer_version(suite: Any, run_dir: Path) -> str:
+    """The scorer version a run directory's manifest records (a run made before versions were
+    recorded: the first)."""
+    return str(read_manifest(run_dir).get(suite.scorer_version_key, FIRST_SCORER_VERSION))
+
+
 def recheck_run(suite: Any, run_dir: Path, seed: int, data_dir: Path | None,
                 options: Any) -> Recheck:  # fmt: skip
     """Re-derive every episode line of ``run_dir``: its final answer from its turns
@@ -122,10 +128,11 @@ def recheck_run(suite: Any, run_dir: Path, seed: int, data_dir: Path | None,
     answer (:meth:`~travelgym.core.suite.Suite.rescorer`, compared with its ``score``). Lines
     that are not episode objects are left to the run's reader; infrastructure errors were never
     scored and are not re-scored."""
-    manifest = read_manifest(run_dir)
-    version = str(manifest.get(suite.scorer_version_key, FIRST_SCORER_VERSION))
+    version = run_scorer_version(suite, run_dir)
     check = Recheck(version)
     lines = _episode_lines(Path(run_dir) / EPISODES)
+    if not lines:
+        return check
     answers: dict[int, Any] = {}
     unrecorded = 0
     for number, episode in lines:
