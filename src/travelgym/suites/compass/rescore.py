@@ -5,16 +5,12 @@ only where the run ranked it (evaluation episodes are scored unranked)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from travelgym.core.errors import UserError
-
-# the ids of the tools' packages: a hotel offer, a flight offer, a permit
-PACKAGE_ID = re.compile(r"(?:pkg|flight|permit)(?:_[0-9]+)+")
 
 
 def last_recommendation(episode: dict[str, Any]) -> dict[str, Any] | None:
@@ -28,13 +24,23 @@ def last_recommendation(episode: dict[str, Any]) -> dict[str, Any] | None:
 
 def package_ids(answer: Any) -> set[str]:
     """The package ids a recommendation names (hotel, flight, permit; a list of hotels at level
-    I), exactly as written; nothing for anything else."""
+    I) that are well-formed ids (:func:`~travelgym.suites.compass.packages.parse_package_id`);
+    nothing for anything else."""
+    from travelgym.suites.compass.packages import PackageIdError, parse_package_id
+
     if not isinstance(answer, dict):
         return set()
     values = [
         v for value in answer.values() for v in (value if isinstance(value, list) else [value])
     ]
-    return {v for v in values if isinstance(v, str) and PACKAGE_ID.fullmatch(v)}
+    found = set()
+    for value in values:
+        try:
+            parse_package_id(value)
+        except PackageIdError:
+            continue
+        found.add(value.strip(" \t\r\n"))
+    return found
 
 
 @contextmanager
