@@ -10,10 +10,11 @@ the registry which suites support it (:func:`travelgym.core.registry.capable`).
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +23,22 @@ from travelgym.core.episode import EPISODE_FORMAT, EpisodeBase
 from travelgym.core.options import SuiteOptions as SuiteOptions
 from travelgym.core.options import suite_flag as suite_flag
 from travelgym.core.outcomes import add_outcome
+from travelgym.core.suite_run import AgentFactory as AgentFactory
+from travelgym.core.suite_run import ProgressTally as ProgressTally
+from travelgym.core.suite_run import SuiteRun
+
+
+class Imported:
+    """A suite's class attribute read from a module when first asked (``"package.module:NAME"``),
+    so that listing suites never imports their heavy modules (a scorer's version, ...)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        module, name = self.target.split(":")
+        return getattr(importlib.import_module(module), name)
+
 
 #: the scorer version of a run whose manifest records none (made before versions were recorded)
 FIRST_SCORER_VERSION = "1"
@@ -62,87 +79,6 @@ class BuiltData:
     path: Path
     metadata: dict[str, str]
     built: bool
-
-
-@dataclass
-class AgentFactory:
-    """Makes a fresh agent per episode; ``clients`` are closed by the runner at the end."""
-
-    make: Callable[[], Any]
-    clients: list[Any] = field(default_factory=list)
-
-
-@dataclass
-class ProgressTally:
-    """Running figures for the progress bar: a suite adds ``(label, test)`` pairs and the tally
-    shows the share of episodes passing each test (infra errors left out, as in the summaries,
-    and counted), plus tokens when ``show_tokens``."""
-
-    tests: Sequence[tuple[str, Callable[[dict[str, Any]], bool], int]]
-    show_tokens: bool = False
-    n: int = 0
-    tokens: int = 0
-    infra_errors: int = 0
-    passed: dict[str, int] = field(default_factory=dict)
-
-    def add(self, score: dict[str, Any] | None, tokens: int = 0, infra_error: bool = False) -> None:
-        """Count one finished episode (its score dict, ``None`` when unscored)."""
-        self.tokens += tokens
-        if infra_error:
-            self.infra_errors += 1
-            return
-        self.n += 1
-        for label, test, _ in self.tests:
-            self.passed[label] = self.passed.get(label, 0) + bool(test(score or {}))
-
-    def postfix(self) -> dict[str, Any]:
-        """The progress bar's postfix (percentages so far)."""
-        out: dict[str, Any] = {}
-        for label, _, digits in self.tests:
-            out[label] = f"{100 * self.passed.get(label, 0) / max(1, self.n):.{digits}f}%"
-        if self.infra_errors:
-            out["infra errors"] = self.infra_errors
-        if self.show_tokens:
-            out["tokens"] = self.tokens
-        return out
-
-
-class SuiteRun(ABC):
-    """One run's prepared data (database, tasks, what scoring needs), opened by
-    :meth:`Suite.open_run` and closed by the runner."""
-
-    db_path: Path
-    db_hash: str
-    tasks_sha256: str
-    tasks: list[Any]  # the selected tasks, each with a ``task_id``
-    trials: int = 1
-    # the suite's own manifest fields that must match for a run to be resumed, each with the
-    # value a manifest written before the field existed stands for
-    identity_keys: ClassVar[dict[str, Any]] = {}
-
-    @abstractmethod
-    def manifest(self) -> dict[str, Any]:
-        """The suite's own fields of the run's ``manifest.json`` (options that change results)."""
-
-    @abstractmethod
-    def agent_factory(self, spec: Any, base_url: str | None, client_options: dict[str, Any],
-                      seed: int = 0) -> AgentFactory:  # fmt: skip
-        """A factory of fresh agents for ``spec`` (:class:`~travelgym.runner.specs.AgentSpec`);
-        ``seed``: the run seed (scripted agents that sample draw from it)."""
-
-    @abstractmethod
-    async def episode(self, task: Any, agent: Any, trial: int, seed: int) -> EpisodeBase:
-        """Run one episode of ``agent`` on ``task`` and score it. Never raises for an agent's,
-        a tool's or a model's failure: the episode records it."""
-
-    async def aclose(self) -> None:  # noqa: B027 - optional: most runs hold nothing to release
-        """Release what the run opened (connections, a simulated user's client)."""
-
-    def data_identity(self) -> dict[str, Any]:
-        """The versions of the run's data besides :attr:`db_hash` and :attr:`tasks_sha256`
-        (generator and format versions, the instance set): what an exported dataset records
-        and ``run --tasks-from`` checks; none by default."""
-        return {}
 
 
 # what the shell adds to a suite's summary (counts, usage, pass^k, the session's wall time)

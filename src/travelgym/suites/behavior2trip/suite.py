@@ -12,6 +12,7 @@ from travelgym.core.answers import delivered_answer
 from travelgym.core.capabilities import ChainAnnotation, QualityControl, RunAnalysis
 from travelgym.core.suite import (
     BuiltData,
+    Imported,
     ProgressTally,
     SftFilter,
     Suite,
@@ -27,15 +28,6 @@ from travelgym.suites.behavior2trip.options import (
 )
 from travelgym.suites.behavior2trip.run import Behavior2TripRun
 from travelgym.suites.behavior2trip.trip_episode import TripEpisode
-
-
-class _ChecksVersion:
-    """The checks' CHECKS_VERSION, read when asked (the checks are not imported with the suite)."""
-
-    def __get__(self, obj: Any, owner: Any = None) -> str:
-        from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
-
-        return CHECKS_VERSION
 
 
 class Behavior2TripSuite(
@@ -148,7 +140,7 @@ class Behavior2TripSuite(
 
     # re-deriving a run's answers and scores (travelgym.runner.recheck): a stored score means
     # what the 32 checks of its checks_version say (runs before the key existed: version 1)
-    scorer_version = _ChecksVersion()  # type: ignore[assignment]
+    scorer_version = Imported("travelgym.suites.behavior2trip.checks:CHECKS_VERSION")  # type: ignore[assignment]
     scorer_version_key = "checks_version"
 
     def answer_from_turns(self, episode: dict[str, Any]) -> Any:

@@ -13,6 +13,7 @@ from travelgym.core.answers import delivered_answer
 from travelgym.core.capabilities import RawIngest
 from travelgym.core.suite import (
     BuiltData,
+    Imported,
     ProgressTally,
     Suite,
     SuiteOptions,
@@ -61,15 +62,6 @@ def _data(options: PlannerOptions, data_dir: Path | None):
     from travelgym.suites.travelplanner.source import PlannerData
 
     return PlannerData.open(options.data, options.database, data_dir, options.split)
-
-
-class _EvaluationVersion:
-    """The run module's EVALUATION_VERSION, read when asked (not imported with the suite)."""
-
-    def __get__(self, obj: Any, owner: Any = None) -> str:
-        from travelgym.suites.travelplanner.run import EVALUATION_VERSION
-
-        return EVALUATION_VERSION
 
 
 class TravelPlannerSuite(Suite, RawIngest):
@@ -237,7 +229,7 @@ class TravelPlannerSuite(Suite, RawIngest):
 
     # re-deriving a run's answers and scores (travelgym.runner.recheck): a stored score means
     # what the evaluation of the run's evaluation_version says
-    scorer_version = _EvaluationVersion()  # type: ignore[assignment]
+    scorer_version = Imported("travelgym.suites.travelplanner.run:EVALUATION_VERSION")  # type: ignore[assignment]
     scorer_version_key = "evaluation_version"
 
     def answer_from_turns(self, episode: dict[str, Any]) -> Any:
