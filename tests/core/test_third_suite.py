@@ -91,6 +91,12 @@ def test_run_score_and_report_end_to_end(toy_env, tmp_path):
                                                                     "tampered": None}  # fmt: skip
     # the shell's own accounting, which the suite never wrote: every episode completed
     assert result["outcomes"]["n"] == 4 and result["outcomes"]["completed"] == 4
+    # a suite that gives no re-derivation hooks: its run is vouched for by the chain, and
+    # score says so (never that its episodes are old)
+    assert result["recheck"]["answers_rederived"] == result["recheck"]["scores_rederived"] == 0
+    assert result["recheck"]["disagreements"] == []
+    assert "toy does not re-derive answers" in scored.stderr
+    assert "toy cannot re-derive this run's scores" in scored.stderr
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"task_id": "toy-1", "sum": 11}\n{"task_id": "toy-2", "sum": 3}\n')
     scored = cli(toy_env, "score", str(answers))

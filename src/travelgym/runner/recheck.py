@@ -22,7 +22,7 @@ from typing import Any
 from travelgym.core.answers import NOT_RECORDED
 from travelgym.core.errors import UserError
 from travelgym.core.outcomes import is_infra_error
-from travelgym.core.suite import FIRST_SCORER_VERSION
+from travelgym.core.suite import FIRST_SCORER_VERSION, Suite
 from travelgym.runner.chain import split_lines
 from travelgym.runner.store import EPISODES, read_manifest
 from travelgym.safe_open import read_regular_bytes
@@ -151,7 +151,10 @@ def recheck_run(suite: Any, run_dir: Path, seed: int, data_dir: Path | None,
         if missing:
             check.warnings.append(f"{name!s:.80}: id(s) {', '.join(missing[:5])} in its answer "
                                   "appeared in no tool result of the episode")  # fmt: skip
-    if unrecorded:
+    if unrecorded and type(suite).answer_from_turns is Suite.answer_from_turns:
+        check.notes.append(f"{suite.name} does not re-derive answers from turns: the stored "
+                           "answers stand, vouched for by the digest chain only")  # fmt: skip
+    elif unrecorded:
         check.notes.append(f"{unrecorded} episode(s) do not record their answers in their turns "
                            "(written before they did): their stored answers were not re-derived")  # fmt: skip
     if version != suite.scorer_version:
