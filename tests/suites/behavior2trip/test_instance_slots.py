@@ -146,3 +146,31 @@ def test_the_catalog_is_loaded_once_whether_its_path_is_text_or_a_path(
     assert catalog_for(link) is first  # the same file through a link
     monkeypatch.chdir(path.parent)
     assert catalog_for(path.name) is first  # and named relatively
+
+
+def test_a_slot_is_the_same_whenever_the_cyclic_collector_runs(trips_database, monkeypatch):
+    """Building a slot collects cycles less often and puts the collector's settings back; the
+    slot does not depend on when cycles are collected (the search's memos keyed by ids hold
+    the objects those ids name)."""
+    import gc
+
+    from travelgym.suites.behavior2trip import instance_slots
+
+    db_path, key = str(trips_database.path), ("test", "hard", 3)
+    build, during = instance_slots._build_slot, []
+
+    def watched(*args):
+        during.append(gc.get_threshold()[0])
+        return build(*args)
+
+    monkeypatch.setattr(instance_slots, "_build_slot", watched)
+    before = gc.get_threshold()
+    relaxed = instance_slots.build_slot(db_path, 2024, key)
+    assert gc.get_threshold() == before and during == [max(before[0], instance_slots.GC_YOUNG)]
+    monkeypatch.setattr(instance_slots, "GC_YOUNG", 1)  # the collector's own setting
+    try:
+        gc.set_threshold(50, 2, 2)  # cycles collected far more often than by default
+        eager = instance_slots.build_slot(db_path, 2024, key)
+    finally:
+        gc.set_threshold(*before)
+    assert during[-1] == 50 and eager.digest() == relaxed.digest()
