@@ -103,6 +103,45 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
         conn.close()
 
 
+def test_a_day_finds_the_first_item_of_a_name_as_items_are_added(pdb, fresh):
+    """:meth:`DayView.find` answers as a scan of the day's items in order: the first item
+    whose id or name is the text (normalised), items added later included."""
+    from travelgym.suites.behavior2trip.checks.context import Context, Item
+
+    x = next(i for i in fresh if i.witness)
+    ctx = Context(parse_plan(x.witness)[0], x, pdb)
+    view = next(d for d in ctx.days if len(d.items) >= 2)
+    first, second = view.items[0], view.items[1]
+
+    def scan(text):
+        key = normalize(text or "")
+        return next((i for i in view.items if key and key in i._names), None)
+
+    texts = [first.data.name, (first.data.name or "").upper() + " ", first.data.id, second.data.id,
+             "", None, "no such place"]  # fmt: skip
+    assert [view.find(t) for t in texts] == [scan(t) for t in texts]
+    assert view.find(first.data.name) is first
+    twin = Item(view.index, second.kind, second.data.model_copy(update={"id": "X99999"}))
+    view.items.append(twin)  # a later item of the same name does not win over the first
+    assert view.find(second.data.name) is scan(second.data.name) is second
+    assert view.find("X99999") is twin
+
+
+def test_a_plan_is_judged_as_the_answer_tag_holding_it(fresh, pdb):
+    """The checks judge a witness read whole (no "<" in it) as they judge it inside its
+    ``<answer>`` tag; a plan with a "<" in a value is read from inside the tag."""
+    for x in fresh:
+        assert parse_plan(x.witness)[0] == parse_plan(f"<answer>{x.witness}</answer>")[0]
+    x = fresh[0]
+    days = json.loads(x.witness)
+    days[0]["weather"] = "sunny <answer> all day"
+    tricky = json.dumps(days)
+    tagged = parse_plan(f"<answer>{tricky}</answer>")[0]
+    assert tagged is not None and tagged != parse_plan(tricky)[0]  # not what the whole says
+    expected = [f"{r.id}: {r.reason}" for r in run_checks(tagged, x, pdb) if r.passed is False]
+    assert witness.witness_failures(x, tricky, pdb) == expected
+
+
 def test_an_evicted_tool_answer_is_asked_again(trips_db):
     conn = connect_readonly(trips_db)
     try:

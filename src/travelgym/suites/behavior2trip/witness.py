@@ -41,7 +41,8 @@ def _open(path: str) -> tuple[sqlite3.Connection, Any, Any]:
     key = (os.getpid(), path)
     if key not in _CONNECTIONS:
         conn = connect_readonly(path)
-        _CONNECTIONS[key] = (conn, TripsContext(conn), PlanDB(conn))
+        context = TripsContext(conn)  # the oracle's tools and the checks share its caches
+        _CONNECTIONS[key] = (conn, context, PlanDB(conn, context))
     return _CONNECTIONS[key]
 
 
@@ -65,7 +66,11 @@ def witness_failures(instance: Any, plan: str | None, pdb: Any) -> list[str]:
     known = _VERIFIED.get(id(instance))
     if known is not None and known[0] is instance and known[1] == plan:
         return list(known[2])
-    parsed = parse_plan(f"<answer>{plan}</answer>")[0] if plan is not None else None
+    parsed = None
+    if plan is not None:
+        # text without a "<" is read whole, as the tag around it would give it (the scan for
+        # the closing tag costs more than the rest of the reading)
+        parsed = parse_plan(plan if "<" not in plan else f"<answer>{plan}</answer>")[0]
     return [f"{r.id}: {r.reason}" for r in run_checks(parsed, instance, pdb) if r.passed is False]
 
 

@@ -109,6 +109,8 @@ class DayView:
     locals: list[Local] = field(default_factory=list)
     # (len(items) when sorted, the visiting order): items are only ever appended
     _order: tuple[int, list[Item]] | None = field(default=None, repr=False, compare=False)
+    # (len(items) when indexed, normalised id or name -> the first item that has it)
+    _named: tuple[int, dict[str, Item]] | None = field(default=None, repr=False, compare=False)
 
     def meals(self) -> list[Item]:
         return [i for i in self.items if i.kind in MEALS]
@@ -128,8 +130,17 @@ class DayView:
         return list(self._order[1])
 
     def find(self, text: str | None) -> Item | None:
+        """The first item whose normalised id or name is ``text``'s."""
         key = normalize(text or "")
-        return next((i for i in self.items if key and key in i._names), None)
+        if not key:
+            return None
+        if self._named is None or self._named[0] != len(self.items):
+            index: dict[str, Item] = {}
+            for item in self.items:
+                for name in item._names:
+                    index.setdefault(name, item)
+            self._named = (len(self.items), index)
+        return self._named[1].get(key)
 
 
 class Context:

@@ -45,8 +45,10 @@ ASCII_SPACE = " \t\r\n"
 class PlanDB:
     """A read-only connection to a Behavior2Trip database with cached look-ups."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.ctx = TripsContext(conn)
+    def __init__(self, conn: sqlite3.Connection, ctx: TripsContext | None = None) -> None:
+        # ``ctx``: a tools context over ``conn`` whose read-only caches (cities, places, their
+        # name indexes) the look-ups share, e.g. the witness search's
+        self.ctx = ctx if ctx is not None else TripsContext(conn)
         self.conn = conn
         self._poi: dict[str, tuple[str, dict] | None] = {}
         self._names: dict[tuple[str, str], dict[str, dict]] = {}
