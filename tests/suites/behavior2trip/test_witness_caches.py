@@ -103,6 +103,25 @@ def test_the_cached_session_plans_as_the_recording_session(fresh, trips_db):
         conn.close()
 
 
+def test_planners_sharing_a_session_plan_as_alone(fresh, trips_db):
+    """The tables and distances one planner keeps in its session serve the next planners
+    (other preferences, other trips) without changing their plans: each instance is planned
+    by a fresh session and again after every other one warmed a shared session."""
+    conn = connect_readonly(trips_db)
+    try:
+        alone = [oracle.oracle_plan(x, conn, give_up=True,
+                                    session=tool_cache.CachedToolSession(TripsContext(conn)))
+                 for x in fresh]  # fmt: skip
+        shared = tool_cache.CachedToolSession(TripsContext(conn))
+        for x in fresh:
+            oracle.oracle_plan(x, conn, give_up=True, session=shared)
+        assert shared.memo.get(oracle.SHARED)  # the planners kept something to share
+        again = [oracle.oracle_plan(x, conn, give_up=True, session=shared) for x in fresh[::-1]]
+        assert again[::-1] == alone
+    finally:
+        conn.close()
+
+
 def test_a_day_finds_the_first_item_of_a_name_as_items_are_added(pdb, fresh):
     """:meth:`DayView.find` answers as a scan of the day's items in order: the first item
     whose id or name is the text (normalised), items added later included."""

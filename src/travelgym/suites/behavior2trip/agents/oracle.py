@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from travelgym.suites.behavior2trip.agents.base import TripRequest, TripToolSession
@@ -32,8 +33,8 @@ from travelgym.suites.behavior2trip.agents.oracle_distances import (
     SPREADS_KEPT,
     anchor_km,
     estimate,
-    hotel_spread,
     nearest,
+    pool_spread,
 )
 from travelgym.suites.behavior2trip.agents.schedule import (
     Stop,
@@ -79,6 +80,8 @@ def preferences_of(prefs: Preferences) -> Inferred:
 
 
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
+SHARED = ("planner tables",)  # the session memo's entry for OraclePlanner._shared
+SHARED_KEPT = 1 << 14  # tables and distance lists kept across planners (50 rows each at most)
 
 
 class Unplannable(Exception):
@@ -216,7 +219,19 @@ class OraclePlanner(Planner):
         return draft
 
     def _local_route(self, prev: Pick, pick: Pick) -> dict[str, Any]:
-        """The local leg :meth:`time` takes from ``prev`` to ``pick`` (in one city)."""
+        """The local leg :meth:`time` takes from ``prev`` to ``pick`` (in one city), remembered
+        per planner by the rows and legs the two stops stand for (the days tried ask the same
+        pairs again and again; a route is read, never changed)."""
+        key = (pick.city, id(prev.row), id(prev.leg), id(pick.row), id(pick.leg))
+        memo = self.__dict__.setdefault("_routes_of", {})
+        hit = memo.get(key)
+        if hit is None:
+            # the rows and legs are held with the route: their ids stay their own
+            hit = memo[key] = (prev.row, prev.leg, pick.row, pick.leg, self._route(prev, pick))
+        return hit[4]
+
+    def _route(self, prev: Pick, pick: Pick) -> dict[str, Any]:
+        """:meth:`_local_route` (no memo)."""
         a, b = self.coords(prev, out=True), self.coords(pick, out=False)
         if a is None or b is None:
             return self.box.route(pick.city, prev.place_out, pick.place_in)
@@ -275,13 +290,38 @@ class OraclePlanner(Planner):
         key = (id(pool), price, self.thrift)
         hit = memo.get(key)
         if hit is None or hit[0] is not pool:
-            rows = []
-            for i, r in enumerate(pool):
-                p2 = math.radians(r["lat"])
-                rows.append((r, r["id"], _hours(r), i, p2, math.cos(p2),
-                             self.thrift * (r.get(price) or 0) / PRICE_UNIT, r["rating"] / 10))  # fmt: skip
+            rows = self._shared(("table", price, self.thrift), pool,
+                                lambda: self._make_table(pool, price))  # fmt: skip
             hit = memo[key] = (pool, rows)  # the pool is held: its id stays its own
         return hit[1]
+
+    def _make_table(self, pool: list[dict], price: str) -> list[tuple]:
+        """:meth:`_table` (no memo)."""
+        rows = []
+        for i, r in enumerate(pool):
+            p2 = math.radians(r["lat"])
+            rows.append((r, r["id"], _hours(r), i, p2, math.cos(p2),
+                         self.thrift * (r.get(price) or 0) / PRICE_UNIT, r["rating"] / 10))  # fmt: skip
+        return rows
+
+    def _shared(self, key: tuple, pool: list[dict], make: Callable[[], Any]) -> Any:
+        """``make()`` remembered across the planners of a session that has a memo, by ``key``
+        and the ids of ``pool``'s rows in order: the tools answer every planner's search with
+        the same rows of a read-only database (a row of one id is the same, whichever search
+        found it), and planners of other preferences filter the same searches alike."""
+        memo = getattr(self.env, "memo", None)
+        if memo is None:
+            return make()
+        shared = memo.get(SHARED)
+        if shared is None:
+            shared = memo[SHARED] = {}
+        full = (*key, tuple([r["id"] for r in pool]))
+        hit = shared.get(full)
+        if hit is None:
+            if len(shared) >= SHARED_KEPT:
+                shared.clear()
+            hit = shared[full] = make()
+        return hit
 
     def _open_rows(self, table: list[tuple], lo: int, hi: int) -> list[tuple]:
         """The entries of ``table`` open from ``lo`` to ``hi`` (in order), kept per table and
@@ -296,12 +336,14 @@ class OraclePlanner(Planner):
 
     def _away_km(self, pool: list[dict], table: list[tuple], anchor: dict) -> list[float]:
         """:func:`anchor_km` of ``pool``'s rows, kept per pool and anchor (the same anchors
-        recur across pulls, templates and legs)."""
+        recur across pulls, templates, legs and planners)."""
         memo = self.__dict__.setdefault("_away_kms", {})
         key = (id(pool), anchor["lat"], anchor["lon"])
         hit = memo.get(key)
         if hit is None or hit[0] is not pool:
-            hit = memo[key] = (pool, anchor_km(table, anchor))
+            away = self._shared(("away", anchor["lat"], anchor["lon"]), pool,
+                                lambda: anchor_km(table, anchor))  # fmt: skip
+            hit = memo[key] = (pool, away)
         return hit[1]
 
     def _home_km(self, pool: list[dict], hotel: dict) -> list[float]:
@@ -310,7 +352,9 @@ class OraclePlanner(Planner):
         key = (id(pool), hotel["lat"], hotel["lon"])
         hit = memo.get(key)
         if hit is None or hit[0] is not pool:
-            hit = memo[key] = (pool, [km(hotel, r) for r in pool])
+            home = self._shared(("home", hotel["lat"], hotel["lon"]), pool,
+                                lambda: [km(hotel, r) for r in pool])  # fmt: skip
+            hit = memo[key] = (pool, home)
         return hit[1]
 
     def choose_hotel(self) -> dict[str, Any] | None:
@@ -324,17 +368,23 @@ class OraclePlanner(Planner):
         meals = self.meal_pools(self.dest)
         sights = self.sights[self.dest]
         pools = [meals["level"] or meals["any"], meals["breakfast"], sights[0] or sights[-1]]
-        where = tuple(tuple((r["lat"], r["lon"]) for r in p) for p in pools)
-        # the places are hashed once a call, not once a hotel
-        if len(SPREADS) >= SPREADS_KEPT and where not in SPREADS:
+        where = [tuple((r["lat"], r["lon"]) for r in p) for p in pools]
+        where = [p for p in where if p]
+        # the places are hashed once a call, not once a hotel; a pool's terms serve every
+        # planner whose hotel search meets it (other preferences share the breakfast places)
+        if len(SPREADS) >= SPREADS_KEPT and any(p not in SPREADS for p in where):
             SPREADS.clear()
-        known = SPREADS.setdefault(where, {})
+        known = [(p, SPREADS.setdefault(p, {})) for p in where]
 
         def spread(hotel: dict) -> float:
             key = (hotel["lat"], hotel["lon"])
-            if key not in known:
-                known[key] = hotel_spread(hotel, where)
-            return known[key]
+            terms = []
+            for places, terms_of in known:
+                term = terms_of.get(key)
+                if term is None:
+                    term = terms_of[key] = pool_spread(hotel, places)
+                terms.append(term)
+            return sum(terms)  # hotel_spread's sum: the same terms in the same order
 
         return min(by_price[:keep], key=spread)
 

@@ -25,16 +25,20 @@ def flat_km(a: dict, b: dict) -> float:
 def hotel_spread(hotel: dict, pools: list[tuple[tuple[float, float], ...]]) -> float:
     """A hotel's distance to the places its days need: over each pool (coordinates), the sum
     of the :data:`NEAREST` smallest :func:`flat_km` (the same floats, in the same order)."""
+    return sum([pool_spread(hotel, pool) for pool in pools if pool])
+
+
+def pool_spread(hotel: dict, pool: tuple[tuple[float, float], ...]) -> float:
+    """:func:`hotel_spread`'s term of one pool."""
     lat, lon = hotel["lat"], hotel["lon"]
     scale = math.cos(math.radians(lat))
     hypot = math.hypot
     # sorted()[:n] holds the floats heapq.nsmallest(n) returns, in the same order, sooner
-    return sum(sum(sorted([111.2 * hypot((lon - x) * scale, lat - y) for y, x in pool])[:NEAREST])
-               for pool in pools if pool)  # fmt: skip
+    return sum(sorted([111.2 * hypot((lon - x) * scale, lat - y) for y, x in pool])[:NEAREST])
 
 
-SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # places -> hotel -> spread
-SPREADS_KEPT = 1024  # sets of places whose hotels' spreads are remembered
+SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # a pool -> hotel -> its term
+SPREADS_KEPT = 3072  # pools of places whose terms of hotels' spreads are remembered
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
 ESTIMATES = BoundedMemo(None, MEMO_KEPT)  # local legs between two coordinates
 
