@@ -179,13 +179,16 @@ def test_score_reads_a_killed_run_and_says_what_is_missing(finished, tmp_path):
 
 
 def test_trip_answers_of_a_killed_run(tmp_path):
+    from travelgym.suites.behavior2trip.agents.base import TripStep
     from travelgym.suites.behavior2trip.episode import TripEpisode
     from travelgym.suites.behavior2trip.scoring import read_answers
 
     def line(iid):
+        answer = "<answer>[]</answer>"  # delivered by its last step, as a run records it
         return TripEpisode(episode_id=f"{iid}#0", task_id=iid, instance_id=iid, split="test",
-                           difficulty="easy", agent="scripted",
-                           final_answer="<answer>[]</answer>").model_dump_json()  # fmt: skip
+                           difficulty="easy", agent="scripted", final_answer=answer,
+                           steps=[TripStep(index=0, answer=True, delivered=answer)],
+                           ).model_dump_json()  # fmt: skip
 
     (tmp_path / MANIFEST).write_text(json.dumps({"suite": "behavior2trip", "trials": 1,
                                                  "task_ids": ["x", "y", "z"]}))  # fmt: skip

@@ -191,7 +191,10 @@ def _rescore_lines(suite: Any, run_dir: Path, seed: int, data_dir: Path | None, 
         for number, episode in lines:
             if is_infra_error(episode):
                 continue
-            rescored = rescore(episode, answers[number])
+            try:
+                rescored = rescore(episode, answers[number])
+            except Exception:  # noqa: BLE001 - as the run records an answer its scorer failed on
+                rescored = None
             count += 1
             if rescored != episode.get("score"):
                 name = episode.get("episode_id") or episode.get("task_id")

@@ -75,7 +75,9 @@ def compass_rescorer(run_dir: Path, data_dir: Path | None) -> Iterator[Callable[
 
     def rescore(line: dict[str, Any], answer: Any) -> dict[str, Any] | None:
         """The score the run would have stored for ``answer`` on ``line``'s task."""
-        task, truth = tasks.get(line.get("task_id")), truths.get(line.get("task_id"))  # type: ignore[arg-type]
+        task_id = line.get("task_id")
+        task = tasks.get(task_id) if isinstance(task_id, str) else None
+        truth = truths.get(task_id) if isinstance(task_id, str) else None
         if task is None or truth is None:
             return None
         stored = line.get("score")
