@@ -431,3 +431,37 @@ def test_analyze_cli_json_and_text(greedy_run, tmp_path):
     assert res.exit_code == 0 and "Scores" in res.output and "scripted:greedy all" in res.output
     res = runner.invoke(main, ["analyze", str(tmp_path)])
     assert res.exit_code != 0 and "not a run directory" in res.output
+
+
+def test_validation_of_the_final_recommendation():
+    """G.3: a final answer counts as validated only when every package it names went through
+    its own recommend_* tool in a call that succeeded (each hotel of a Level I list too)."""
+    from travelgym.suites.compass.analysis.features import validated_final
+    from travelgym.suites.compass.analysis.metrics import validation_metrics
+
+    final = {"hotel": "pkg_1_5_7_1", "flight": "flight_2_5_7", "permit": None}
+    both = [call("recommend_hotel", {"package_ids": ["pkg_1_5_7_1"], "reasoning": "r"}),
+            call("recommend_flight", {"flight_ids": ["flight_2_5_7"], "reasoning": "r"})]  # fmt: skip
+
+    def graded(calls, rec=final, feasible=True):
+        sc = score("t", 2, "single_metric", feasible, top=(feasible,) * 3)
+        made = episode("t", sc, conversation(2, calls), 1, persona(1, "trusting"))
+        made.final_recommendation = rec
+        return made
+
+    assert validated_final(graded(both)) is True
+    assert validated_final(graded(both[:1])) is False  # the flight never validated
+    failed = [both[0], call("recommend_flight", {"flight_ids": ["flight_2_5_7"]}, ok=False)]
+    assert validated_final(graded(failed)) is False  # a call that failed validates nothing
+    wrong_tool = [both[0], call("recommend_hotel", {"package_ids": ["flight_2_5_7"]})]
+    assert validated_final(graded(wrong_tool)) is False  # a flight checked as a hotel
+    hotels = {"hotel": ["pkg_1_5_7_1", "pkg_3_5_7_1"]}
+    assert validated_final(graded(both, rec=hotels)) is False  # one of the Level I options not
+    assert validated_final(graded(both, rec=None)) is None
+    rows = [extract(graded(both)), extract(graded(both[:1], feasible=False)),
+            extract(graded([], rec=None, feasible=False))]  # fmt: skip
+    metrics = validation_metrics(rows)
+    assert metrics["n"] == 2 and metrics["share_validated"] == 50.0
+    assert metrics["validated"]["FR"] == 100.0 and metrics["unvalidated"]["FR"] == 0.0
+    assert validation_metrics(rows[:1])["unvalidated"] == {"n": 0, **dict.fromkeys(
+        ("FR", "OR5", "OR10", "OR20", "optimal"))}  # fmt: skip

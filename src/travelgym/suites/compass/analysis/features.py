@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -21,6 +22,8 @@ PACKAGE_ID = re.compile(
     r"^(?:pkg_[0-9]+_[0-9]+_[0-9]+_[0-9]+|flight_[0-9]+_[0-9]+_[0-9]+|permit_[0-9]+_[0-9]+_[0-9]+)$"
 )
 PLAN_COMPONENTS = ("hotel", "flight", "permit")
+RECOMMEND_TOOLS = {"hotel": "recommend_hotel", "flight": "recommend_flight",
+                   "permit": "recommend_permit"}  # fmt: skip
 _PREFIXES = ("pkg_", "flight_", "permit_")
 
 
@@ -57,6 +60,9 @@ class EpisodeFeatures:
     trust: str | None = None
     reliability: str | None = None
     revelation_speed: str | None = None
+    # G.3: every component of the final recommendation passed, in an ok call, to its
+    # recommend_* validation tool (None: no final recommendation)
+    validated: bool | None = None
 
     def row(self) -> dict[str, Any]:
         out = asdict(self)
@@ -149,6 +155,27 @@ def search_effort_yield(episode: Episode) -> tuple[int, int, str]:
     if stored:
         return len(signatures), len(from_results), "results"
     return len(signatures), len(from_arguments), "arguments"
+
+
+def validated_final(episode: Episode) -> bool | None:
+    """Whether the episode's final recommendation was validated as the paper's protocol asks
+    (G.3: the recommend_* tools are mandatory): every package it names (each hotel of a Level I
+    list) was passed to the component's recommend_* tool in a call that succeeded. ``None``
+    without a final recommendation."""
+    final = episode.final_recommendation
+    if not final:
+        return None
+    checked: dict[str, set[str]] = defaultdict(set)
+    for turn in episode.turns:
+        for call in turn.tool_calls:
+            if call.ok and call.name in RECOMMEND_TOOLS.values():
+                package_ids_in(call.arguments, checked[call.name])
+    for component, tool in RECOMMEND_TOOLS.items():
+        value = final.get(component)
+        for package in value if isinstance(value, list) else [value] if value else []:
+            if not isinstance(package, str) or package.strip() not in checked[tool]:
+                return False
+    return True
 
 
 def turn_counts(episode: Episode) -> tuple[int, int, int | None]:
@@ -247,4 +274,5 @@ def extract(episode: Episode, task: Task | None = None) -> EpisodeFeatures:
         trust=persona.get("trust"),
         reliability=persona.get("reliability"),
         revelation_speed=persona.get("revelation_speed"),
+        validated=validated_final(episode),
     )

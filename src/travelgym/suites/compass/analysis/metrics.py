@@ -85,6 +85,22 @@ def rates(rows: Rows) -> dict[str, Any]:
     return {"n": len(rows), **{k: rate([getattr(r, FLAG_OF[k]) for r in rows]) for k in RATE_KEYS}}
 
 
+def validation_metrics(rows: Rows) -> dict[str, Any]:
+    """G.3's mandatory validation as measured: of the episodes with a final recommendation,
+    the share (%) whose every package went through its recommend_* tool, and FR/OR of the
+    validated and the unvalidated ones apart."""
+    answered = [r for r in rows if r.validated is not None]
+    validated = [r for r in answered if r.validated]
+    unvalidated = [r for r in answered if not r.validated]
+
+    def subset(part: list[EpisodeFeatures]) -> dict[str, Any]:  # no rate of nothing
+        return rates(part) if part else {"n": 0, **dict.fromkeys(RATE_KEYS)}
+
+    share = rate([bool(r.validated) for r in answered]) if answered else None
+    return {"n": len(answered), "share_validated": share, "validated": subset(validated),
+            "unvalidated": subset(unvalidated)}  # fmt: skip
+
+
 def grouped(rows: Rows, key: Callable[[EpisodeFeatures], Any]) -> dict[Any, list[EpisodeFeatures]]:
     groups: dict[Any, list[EpisodeFeatures]] = defaultdict(list)
     for r in rows:
@@ -384,6 +400,7 @@ def _analyze_rows(episodes: Sequence[Episode], rows: list[EpisodeFeatures],
         "efficiency": efficiency_metrics(rows),
         "revelation": revelation_bins(rows),
         "constraints": constraint_metrics(rows, task_map),
+        "validation": validation_metrics(rows),
         "styles": style_consistency(rows),
         "trust": trust_test(rows),
         "persona": persona_rates(rows),

@@ -91,6 +91,17 @@ def format_analysis(result: dict[str, Any]) -> str:
     ]
     lines += _table(["run"] + [f"{c} cons." for c in counts], rows)
 
+    section("Validation (G.3: final answers whose packages all went through recommend_*)")
+    rows = []
+    for name, run in runs.items():
+        va = run.get("validation")
+        if va is None:  # an analysis written before the key
+            continue
+        rows.append([name, va["n"], va["share_validated"], va["validated"]["FR"],
+                     va["validated"]["OR5"], va["unvalidated"]["FR"], va["unvalidated"]["OR5"]])  # fmt: skip
+    lines += _table(["run", "answers", "validated %", "FR val.", "OR-5 val.", "FR unval.",
+                     "OR-5 unval."], rows)  # fmt: skip
+
     section("User types, pooled over tasks (Table 6: CV of OR-5 across styles; Table 7: trust)")
     rows = []
     for name, run in runs.items():
