@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from travelgym.agents.actions import ActionError, ToolCallAction
 from travelgym.agents.b2t_format import parse_message
@@ -46,10 +47,10 @@ def test_native_tool_calls_are_answered_in_order():
     out = run_tool_calls(s, message)
     assert [m.tool_call_id for m in out] == ["a", "b"]
     assert out[0].content == '{"word": "hi"}' and '"tool_name"' in out[1].content
-    long = s.call("echo", {"word": "x" * 50})
-    assert tool_message_content(long, max_chars=10).endswith(
-        "...[truncated: narrow the search or page]"
-    )
+    long = s.call("echo", {"word": "x" * 500})
+    error = json.loads(tool_message_content(long, max_chars=300))["error"]  # complete JSON
+    assert error["category"] == "result_too_large"
+    assert error["chars"] == len(json.dumps({"word": "x" * 500}))
 
 
 def test_the_text_formats_take_the_registrys_names():

@@ -12,9 +12,11 @@ from typing import Any
 from travelgym.agents.tool_session import ToolSession
 from travelgym.core.records import ToolCallRecord
 from travelgym.llm.protocol import ChatMessage, Usage
+from travelgym.toolkit.budget import RESULT_BUDGET_CHARS, fit_json
 
-MAX_TOOL_RESULT_CHARS = 12_000
-TRUNCATION_NOTE = " ...[truncated: narrow the search or page]"
+MAX_TOOL_RESULT_CHARS = RESULT_BUDGET_CHARS  # the tools page by the same budget
+OVERSIZE_HINT = "narrow the search or ask for the next page"
+_UNSET = object()
 
 
 def run_tool_calls(session: ToolSession, message: ChatMessage,
@@ -23,19 +25,24 @@ def run_tool_calls(session: ToolSession, message: ChatMessage,
     out = []
     for call in message.tool_calls or ():
         record = session.call(call.name, call.arguments, call.id)
+        content = tool_message_content(record, max_chars, session.payload(record))
         out.append(ChatMessage(role="tool", tool_call_id=call.id, name=call.name,
-                               content=tool_message_content(record, max_chars)))  # fmt: skip
+                               content=content))  # fmt: skip
     return out
 
 
-def tool_message_content(record: ToolCallRecord, max_chars: int = MAX_TOOL_RESULT_CHARS) -> str:
+def tool_message_content(record: ToolCallRecord, max_chars: int = MAX_TOOL_RESULT_CHARS,
+                         payload: Any = _UNSET) -> str:  # fmt: skip
     """The text of the tool message answering a call: its result (or categorised error) as
-    JSON, cut at ``max_chars``."""
-    content = json.dumps(record.result if record.ok else {
-        "error": {"category": record.error_category, "message": record.error_message}})  # fmt: skip
-    if len(content) > max_chars:
-        content = content[:max_chars] + TRUNCATION_NOTE
-    return content
+    JSON, always a complete document of at most ``max_chars`` characters (the tools page
+    within that budget; a result that still exceeds it is shortened to whole items with a note,
+    or answered by a ``result_too_large`` error: :func:`~travelgym.toolkit.budget.fit_json`).
+    ``payload``: what the call returned, when the record does not keep it (the session's
+    :meth:`~travelgym.agents.tool_session.ToolSession.payload`)."""
+    if payload is _UNSET:
+        payload = record.result if record.ok else {
+            "error": {"category": record.error_category, "message": record.error_message}}  # fmt: skip
+    return fit_json(payload, max_chars, OVERSIZE_HINT)
 
 
 def step_limit_message(max_steps: int) -> str:
@@ -83,8 +90,9 @@ async def apply_native_message(env: Any, message: ChatMessage, usage: Usage | No
     replies = []
     for call in message.tool_calls:
         record = await env.acall(call.name, call.arguments, call.id)
+        content = tool_message_content(record, payload=env.payload(record))
         reply = ChatMessage(role="tool", tool_call_id=call.id, name=call.name,
-                            content=tool_message_content(record)).to_openai()  # fmt: skip
+                            content=content).to_openai()  # fmt: skip
         env.messages.append(reply)
         replies.append(reply)
     env.add_step(duration_s=round(time.perf_counter() - tick, 4), **step)

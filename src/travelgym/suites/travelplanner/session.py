@@ -15,9 +15,11 @@ from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.travelplanner.records import LocalConstraint, Query
 from travelgym.suites.travelplanner.sandbox import Sandbox
 from travelgym.suites.travelplanner.tools import PlannerContext, planner_registry
+from travelgym.toolkit.budget import RESULT_BUDGET_CHARS
 
 Mode = Literal["sole-planning", "two-stage"]
-MAX_RESULT_CHARS = 12_000
+MAX_RESULT_CHARS = RESULT_BUDGET_CHARS
+CUT_HINT = "NotebookWrite still records the whole listing"  # a listing shortened to fit
 
 
 class PlannerRequest(BaseModel):
@@ -90,8 +92,8 @@ class PlannerSession(StepSession):
         return self.call(name, arguments, call_id)
 
     def observation_text(self, record: ToolCallRecord) -> str:
-        """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
-        return observation_json(self.payload(record), self.max_result_chars, " ...[truncated]")
+        """The JSON text an agent reads for a call: complete, within ``max_result_chars``."""
+        return observation_json(self.payload(record), self.max_result_chars, CUT_HINT)
 
     def add_step(self, **fields: Any) -> PlannerStep:
         """Close a step with the tool calls made since the previous one (a failed call is an

@@ -18,10 +18,11 @@ from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.context import TripsContext
 from travelgym.suites.behavior2trip.instruction import Instruction
 from travelgym.suites.behavior2trip.tools import trips_registry
+from travelgym.toolkit.budget import RESULT_BUDGET_CHARS
 
 DEFAULT_MAX_STEPS = 25  # Figure 6: ReAct runs out at 25 turns
-MAX_RESULT_CHARS = 12_000
-CUT_NOTE = " ...[truncated: ask for fewer results]"  # ends a result cut at max_result_chars
+MAX_RESULT_CHARS = RESULT_BUDGET_CHARS
+CUT_NOTE = "ask for fewer results (a smaller n)"  # the hint of a result shortened to fit
 OFF_LOOP_TOOLS = frozenset({"Python"})
 
 
@@ -110,7 +111,7 @@ class TripToolSession(StepSession):
         return self.call(name, arguments, call_id)
 
     def observation_text(self, record: ToolCallRecord) -> str:
-        """The JSON text an agent reads for a call, cut at ``max_result_chars``."""
+        """The JSON text an agent reads for a call: complete, within ``max_result_chars``."""
         return observation_json(self.payload(record), self.max_result_chars, CUT_NOTE)
 
     def begin_step(self, think: str) -> None:

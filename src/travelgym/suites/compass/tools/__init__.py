@@ -31,13 +31,28 @@ from travelgym.suites.compass.tools.validation import (
     recommend_hotel,
     recommend_permit,
 )
+from travelgym.toolkit.budget import RESULT_BUDGET_CHARS
 from travelgym.toolkit.toolset import ToolSet
 
-TOOLS_INTRO = """The 18 tools of the COMPASS paper (Table 1, Appendix D) over the booking database.
+TOOLS_INTRO = f"""The 18 tools of the COMPASS paper (Table 1, Appendix D) over the booking database.
 Dates are in August 2025. Searches return package IDs (see `package_ids.md`) with totals for
-the requested stay and party; they are bounded to 20 results a page, ordered as each tool says,
-so an agent pages (`page`) or narrows its filters to see more. All database access is
-parameterised SQL on a read-only connection."""
+the requested stay and party; they are bounded to 20 results a page (fewer when 20 do not fit
+the result size, below), ordered as each tool says, so an agent pages (`page`) or narrows its
+filters to see more. All database access is parameterised SQL on a read-only connection.
+
+**Result size.** A tool result an agent reads is at most {RESULT_BUDGET_CHARS:,} characters
+of JSON (non-ASCII escaped, as a tool message carries it; `travelgym.toolkit.budget`). The tools
+page by that budget, so no result is ever cut mid-document: a page of `search_hotel` or
+`search_flights` holds up to 20 results and only as many whole results as fit (20 flight
+packages never do), and a page cut short by the budget adds `next_page`, the page that
+continues it; `pages` counts the pages so made, and following them visits every result once,
+in order. `notebook`'s `list_all` pages its notes the same way (`page`; `page`, `pages` and
+`next_page` appear when the notes take more than one page), and a note is kept up to
+10,000 characters of JSON. The other lists (a park's airports and permits, a permit's dates,
+a hotel's rooms, 5 place matches) are bounded by the database and always fit. A result that
+would still exceed the budget (an agent's own oversized argument echoed back) is answered by
+the agent layer with a complete JSON document: the leading whole items of its largest list and
+a `truncated` note, or a `result_too_large` error."""
 
 COMPASS_TOOLS = (
     search_hotel,

@@ -10,7 +10,7 @@ from pydantic import Field
 from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.packages import FlightPackage, PackageIdError, day_to_date
 from travelgym.suites.compass.resolver import PackageNotFound, resolve
-from travelgym.suites.compass.tools.common import Page, page_of, park_listing, parse_date, rows
+from travelgym.suites.compass.tools.common import Page, paged, park_listing, parse_date, rows
 from travelgym.toolkit import ContentError, tool
 
 BookingClass = Literal["economy", "premium_economy", "business"]
@@ -100,7 +100,9 @@ def search_flights(
     """Search round-trip flight packages between two airports on given dates (August 2025).
 
     Only packages with enough seats for all passengers on both legs are returned, sorted by
-    price per passenger (ascending), ties by package ID, 20 per page: use page to see more.
+    price per passenger (ascending), ties by package ID, up to 20 per page: use page to see
+    more. A page holds fewer when 20 would not fit the size of a tool result; it then gives
+    next_page, the page that continues it.
 
     Args:
         origin: Departure airport, 3-letter code (e.g. 'JFK').
@@ -128,18 +130,17 @@ def search_flights(
            direct_flights_only)  # fmt: skip
     # every page is a slice of the same full list: built once per search, not once per page
     results = ctx.cache.search(("search_flights", *key), lambda: _flight_results(ctx, *key))
-    page_items, info = page_of(results, page)
-    return {
+    head = {
         "origin": src["code"],
         "destination": dst["code"],
         "departure_date": day_to_date(dep).isoformat(),
         "return_date": day_to_date(ret).isoformat(),
         "passengers": passengers,
-        **info,
-        "results": [
-            {**r, "outbound": dict(r["outbound"]), "return": dict(r["return"])} for r in page_items
-        ],  # fmt: skip
     }
+    out = paged(ctx, ("search_flights", *key), head, results, page)
+    out["results"] = [{**r, "outbound": dict(r["outbound"]), "return": dict(r["return"])}
+                      for r in out["results"]]  # fmt: skip
+    return out
 
 
 def _flight_results(ctx: CompassContext, src: str, dst: str, dep: int, ret: int, passengers: int,

@@ -13,7 +13,7 @@ from travelgym.suites.compass.tools.common import (
     Page,
     PositiveCount,
     flags,
-    page_of,
+    paged,
     parse_date,
     rows,
 )
@@ -92,7 +92,8 @@ def search_hotel(
     given). Only packages with every night available for that many rooms are returned. Results
     are sorted by sort_by (price = total price ascending; review_score, review_count and
     star_rating descending; distance ascending), ties broken by total price then configuration,
-    20 per page: use page to see more, or narrow the filters.
+    up to 20 per page: use page to see more, or narrow the filters. A page holds fewer when 20
+    would not fit the size of a tool result; it then gives next_page, the page that continues it.
 
     Args:
         location: National park name, alias or gateway town (e.g. 'Yosemite', 'Zion').
@@ -128,17 +129,17 @@ def search_hotel(
     # every page is a slice of the same full list: built once per search, not once per page
     results = ctx.cache.search(("search_hotel", park["park_id"], start, end, *filters),
                                lambda: _hotel_results(ctx, park["park_id"], start, end, *filters))  # fmt: skip
-    page_items, info = page_of(results, page)
-    return {
+    head = {
         "park": park["name"],
         "check_in": day_to_date(start).isoformat(),
         "check_out": day_to_date(end).isoformat(),
         "nights": end - start,
         "num_guests": num_guests,
         "sort_by": sort_by,
-        **info,
-        "results": [dict(r) for r in page_items],
     }
+    out = paged(ctx, ("search_hotel", park["park_id"], start, end, *filters), head, results, page)
+    out["results"] = [dict(r) for r in out["results"]]
+    return out
 
 
 def _stay_totals(ctx: CompassContext, park_id: str, start: int, end: int) -> list[tuple]:

@@ -10,10 +10,12 @@ from pydantic import Field
 from travelgym.geo import KM_PER_MILE, driving_hours, driving_km, format_hours
 from travelgym.suites.compass.context import CompassContext
 from travelgym.toolkit import ContentError, tool
+from travelgym.toolkit.budget import json_chars, page_starts
 from travelgym.toolkit.calculator import CalculatorError, evaluate
 
 NOTEBOOK_MAX_ENTRIES = 200
-NOTEBOOK_MAX_CHARS = 10_000
+NOTEBOOK_MAX_CHARS = 10_000  # of a note as JSON text (escapes counted): any note fits a page
+NotebookPage = Annotated[int, Field(ge=1, le=NOTEBOOK_MAX_ENTRIES)]
 Latitude = Annotated[float, Field(ge=-90, le=90, allow_inf_nan=False)]
 Longitude = Annotated[float, Field(ge=-180, le=180, allow_inf_nan=False)]
 
@@ -81,6 +83,7 @@ def notebook(
     action: Literal["write", "read", "delete", "list_all"],
     input_data: str | None = None,
     index: Annotated[int, Field(ge=0)] | None = None,
+    page: NotebookPage = 1,
 ) -> dict:
     """The agent's scratch pad for notes that persist across the conversation.
 
@@ -88,9 +91,11 @@ def notebook(
         action: 'write' (needs input_data), 'read' or 'delete' (need index), 'list_all'.
         input_data: The note to write.
         index: 0-based index of the note to read or delete.
+        page: 1-based page of list_all, when the notes do not fit in one tool result.
 
     Returns:
-        A confirmation with the index written or deleted, the note read, or all notes.
+        A confirmation with the index written or deleted, the note read, or all notes (with
+        page, pages and next_page when they take more than one page).
     """
     notes = ctx.notebook
     if action == "write":
@@ -98,10 +103,14 @@ def notebook(
             raise ContentError("write needs input_data")
         if len(notes) >= NOTEBOOK_MAX_ENTRIES:
             raise ContentError(f"notebook is full ({NOTEBOOK_MAX_ENTRIES} notes); delete some")
-        notes.append(input_data[:NOTEBOOK_MAX_CHARS])
-        return {"status": "written", "index": len(notes) - 1}
+        kept = _note_prefix(input_data)
+        notes.append(kept)
+        written = {"status": "written", "index": len(notes) - 1}
+        if len(kept) < len(input_data):
+            written["kept_chars"] = len(kept)
+        return written
     if action == "list_all":
-        return {"notes": [{"index": i, "note": n} for i, n in enumerate(notes)]}
+        return _notes_page([{"index": i, "note": n} for i, n in enumerate(notes)], page)
     if index is None or index >= len(notes):
         raise ContentError(
             f"{action} needs an index between 0 and {len(notes) - 1}"
@@ -112,3 +121,37 @@ def notebook(
         return {"index": index, "note": notes[index]}
     removed = notes.pop(index)
     return {"status": "deleted", "index": index, "note": removed}
+
+
+def _note_prefix(text: str) -> str:
+    """The longest prefix of ``text`` that is at most :data:`NOTEBOOK_MAX_CHARS` characters as
+    JSON text with its escapes (a plain ASCII note: its first NOTEBOOK_MAX_CHARS characters)."""
+    limit = NOTEBOOK_MAX_CHARS + 2  # the quotes
+    if json_chars(text[:NOTEBOOK_MAX_CHARS]) <= limit:
+        return text[:NOTEBOOK_MAX_CHARS]
+    low, high = 0, NOTEBOOK_MAX_CHARS  # escapes only lengthen: bisect on the prefix length
+    while low < high:
+        middle = (low + high + 1) // 2
+        if json_chars(text[:middle]) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
+
+
+def _notes_page(entries: list[dict], page: int) -> dict:
+    """Page ``page`` of list_all: every note when they all fit in one tool result (the document
+    is then ``{"notes": [...]}`` alone), else as many whole notes as fit per page, with page,
+    pages and next_page."""
+    widest = len(entries) + 1
+    envelope = {"notes": [], "page": widest, "pages": widest, "next_page": widest}
+    starts = page_starts(json_chars(envelope), [json_chars(e) for e in entries])
+    if len(starts) == 1 and page == 1:
+        return {"notes": entries}
+    pages = len(starts)
+    start = starts[page - 1] if page <= pages else len(entries)
+    end = starts[page] if page < pages else len(entries)
+    out = {"notes": entries[start:end], "page": page, "pages": pages}
+    if page < pages:
+        out["next_page"] = page + 1
+    return out
