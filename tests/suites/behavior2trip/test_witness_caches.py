@@ -161,6 +161,28 @@ def test_a_plan_is_judged_as_the_answer_tag_holding_it(fresh, pdb):
     assert witness.witness_failures(x, tricky, pdb) == expected
 
 
+def test_a_local_leg_without_an_origin_leaves_from_the_stop_before_its_target(pdb, fresh):
+    """A local leg that names only where it goes starts at the item visited before that one
+    (none when the target is the day's first or unknown); one naming its origin keeps it."""
+    from travelgym.suites.behavior2trip.checks.context import Context
+
+    x = next(i for i in fresh if i.witness)
+    days = json.loads(x.witness)
+    for day in days:
+        for leg in day.get("local_transport", []):
+            del leg["from"]
+    ctx = Context(parse_plan(json.dumps(days))[0], x, pdb)
+    checked = 0
+    for view in ctx.days:
+        order = view.ordered()
+        for local in view.locals:
+            target = local.target_item
+            before = order[order.index(target) - 1] if target in order[1:] else None
+            assert local.origin_item is before
+            checked += before is not None
+    assert checked  # some legs took their origin from the stop before
+
+
 def test_an_evicted_tool_answer_is_asked_again(trips_db):
     conn = connect_readonly(trips_db)
     try:

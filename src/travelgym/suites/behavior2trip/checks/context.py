@@ -208,11 +208,12 @@ class Context:
 
     def _local(self, view: DayView, data: LocalLeg) -> Local:
         local = Local(view.index, data)
-        order = view.ordered()
         local.target_item = view.find(data.to)
         local.origin_item = view.find(data.from_)
-        if data.from_ is None and local.target_item in order and order.index(local.target_item) > 0:
-            local.origin_item = order[order.index(local.target_item) - 1]
+        if data.from_ is None and local.target_item is not None:  # from the stop before it
+            order = view.ordered()
+            if local.target_item in order and order.index(local.target_item) > 0:
+                local.origin_item = order[order.index(local.target_item) - 1]
         local.origin = self._place(view, local.origin_item, data.from_)
         local.target = self._place(view, local.target_item, data.to)
         if local.origin is not None and local.target is not None:
