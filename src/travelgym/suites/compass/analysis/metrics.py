@@ -24,6 +24,8 @@ from travelgym.suites.compass.analysis.features import (
 )
 from travelgym.suites.compass.analysis.persona_effects import persona_effects
 from travelgym.suites.compass.analysis.pooling import check_poolable, differences, run_identity
+from travelgym.suites.compass.analysis.rates import FLAG_OF, RATE_KEYS, Rows, grouped, rates
+from travelgym.suites.compass.analysis.rates import validation_metrics as validation_metrics
 from travelgym.suites.compass.analysis.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -42,14 +44,10 @@ from travelgym.suites.compass.tasks import STYLES, Task
 from travelgym.suites.compass.trajectory import Episode
 
 ANALYSIS_FORMAT_VERSION = "1"
-RATE_KEYS = ("FR", "OR5", "OR10", "OR20", "optimal")
-FLAG_OF = {"FR": "feasible", "OR5": "top5", "OR10": "top10", "OR20": "top20", "optimal": "optimal"}
 REVELATION_EDGES = (0, 2, 4, 6, 8)  # t* bins 0-1, 2-3, 4-5, 6-7, 8+ (Figure 7)
 EFFORT_BINS = 4
 MANIFEST_KEYS = ("suite", "user", "seed", "trials", "db_content_hash", "tasks_sha256", "max_turns",
                  "personas", "created")  # fmt: skip
-
-Rows = Sequence[EpisodeFeatures]
 
 
 # ------------------------------------------------------------------------ scores (Figs 2, 3, 8)
@@ -78,34 +76,6 @@ def score_rates(
     result = summarize(scores)
     result.pop("tasks")
     return result
-
-
-def rates(rows: Rows) -> dict[str, Any]:
-    """``{"n", "FR", "OR5", "OR10", "OR20", "optimal"}`` of feature rows, in percent."""
-    return {"n": len(rows), **{k: rate([getattr(r, FLAG_OF[k]) for r in rows]) for k in RATE_KEYS}}
-
-
-def validation_metrics(rows: Rows) -> dict[str, Any]:
-    """G.3's mandatory validation as measured: of the episodes with a final recommendation,
-    the share (%) whose every package went through its recommend_* tool, and FR/OR of the
-    validated and the unvalidated ones apart."""
-    answered = [r for r in rows if r.validated is not None]
-    validated = [r for r in answered if r.validated]
-    unvalidated = [r for r in answered if not r.validated]
-
-    def subset(part: list[EpisodeFeatures]) -> dict[str, Any]:  # no rate of nothing
-        return rates(part) if part else {"n": 0, **dict.fromkeys(RATE_KEYS)}
-
-    share = rate([bool(r.validated) for r in answered]) if answered else None
-    return {"n": len(answered), "share_validated": share, "validated": subset(validated),
-            "unvalidated": subset(unvalidated)}  # fmt: skip
-
-
-def grouped(rows: Rows, key: Callable[[EpisodeFeatures], Any]) -> dict[Any, list[EpisodeFeatures]]:
-    groups: dict[Any, list[EpisodeFeatures]] = defaultdict(list)
-    for r in rows:
-        groups[key(r)].append(r)
-    return groups
 
 
 # ------------------------------------------------------------------------------ tool errors
