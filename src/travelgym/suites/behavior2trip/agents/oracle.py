@@ -81,7 +81,7 @@ def preferences_of(prefs: Preferences) -> Inferred:
 
 LEGS_KEPT = 4096  # routes and dates whose legs a session remembers (a few KB each)
 SHARED = ("planner tables",)  # the session memo's entry for OraclePlanner._shared
-SHARED_KEPT = 1 << 14  # tables and distance lists kept across planners (50 rows each at most)
+SHARED_KEPT = 4096  # tables and distance lists kept across planners (50 rows each at most)
 
 
 class Unplannable(Exception):

@@ -38,7 +38,7 @@ def pool_spread(hotel: dict, pool: tuple[tuple[float, float], ...]) -> float:
 
 
 SPREADS: dict[tuple, dict[tuple[float, float], float]] = {}  # a pool -> hotel -> its term
-SPREADS_KEPT = 3072  # pools of places whose terms of hotels' spreads are remembered
+SPREADS_KEPT = 2048  # pools of places whose terms of hotels' spreads are remembered
 MEMO_KEPT = 1 << 16  # entries of each per-process memo (cleared when full)
 ESTIMATES = BoundedMemo(None, MEMO_KEPT)  # local legs between two coordinates
 
