@@ -143,21 +143,9 @@ class Behavior2TripSuite(
     scorer_version = Imported("travelgym.suites.behavior2trip.checks:CHECKS_VERSION")  # type: ignore[assignment]
     scorer_version_key = "checks_version"
 
-    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
-        """The plan the episode's last step delivered, with its tags (as ``final_answer``)."""
-        return delivered_answer(episode)
-
-    def rescorer(self, run_dir, seed, data_dir, options):
-        """See :func:`~travelgym.suites.behavior2trip.rescore.trip_rescorer`."""
-        from travelgym.suites.behavior2trip.rescore import trip_rescorer
-
-        return trip_rescorer(run_dir, seed, data_dir, options)
-
-    def answer_ids(self, answer: Any) -> set[str]:
-        """See :func:`~travelgym.suites.behavior2trip.rescore.plan_ids`."""
-        from travelgym.suites.behavior2trip.rescore import plan_ids
-
-        return plan_ids(answer)
+    answer_from_turns = staticmethod(delivered_answer)  # the plan, tags and all
+    rescorer = Imported("travelgym.suites.behavior2trip.rescore:trip_rescorer")
+    answer_ids = Imported("travelgym.suites.behavior2trip.rescore:plan_ids")
 
     analysis_functions = {
         "analyze_runs": "travelgym.suites.behavior2trip.analysis:analyze_runs",

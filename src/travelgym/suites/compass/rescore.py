@@ -44,10 +44,12 @@ def package_ids(answer: Any) -> set[str]:
 
 
 @contextmanager
-def compass_rescorer(run_dir: Path, data_dir: Path | None) -> Iterator[Callable[[dict, Any], dict]]:
+def compass_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
+                     options: Any) -> Iterator[Callable[[dict, Any], dict]]:  # fmt: skip
     """A function scoring an episode line's recommendation as the run did
     (:func:`~travelgym.suites.compass.scoring.score_plan` on the run's database seed, task file
-    and ground truth); a UserError when this install's database or task file is not the run's."""
+    and ground truth; ``seed`` and ``options`` are not needed: the run's manifest names its
+    database seed); a UserError when this install's database or task file is not the run's."""
     from travelgym.db import connect_readonly
     from travelgym.runner.store import read_manifest
     from travelgym.suites.compass.build import ensure_database

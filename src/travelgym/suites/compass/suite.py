@@ -14,7 +14,7 @@ from travelgym.core.capabilities import (
     RunAnalysis,
     TaskGeneration,
 )
-from travelgym.core.suite import AgentKind, BuiltData, ProgressTally, Suite
+from travelgym.core.suite import AgentKind, BuiltData, Imported, ProgressTally, Suite
 from travelgym.suites.compass.options import CompassOptions, CompassTrainingOptions
 from travelgym.suites.compass.run import CompassRun
 from travelgym.suites.compass.trajectory import Episode
@@ -165,24 +165,9 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     # re-deriving a run's answers and scores (travelgym.runner.recheck)
     answer_field = "final_recommendation"
 
-    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
-        """The last recommendation the agent made in its turns."""
-        from travelgym.suites.compass.rescore import last_recommendation
-
-        return last_recommendation(episode)
-
-    def rescorer(self, run_dir, seed, data_dir, options):
-        """See :func:`~travelgym.suites.compass.rescore.compass_rescorer` (the run's own
-        database seed: ``seed`` is not needed)."""
-        from travelgym.suites.compass.rescore import compass_rescorer
-
-        return compass_rescorer(run_dir, data_dir)
-
-    def answer_ids(self, answer: Any) -> set[str]:
-        """See :func:`~travelgym.suites.compass.rescore.package_ids`."""
-        from travelgym.suites.compass.rescore import package_ids
-
-        return package_ids(answer)
+    answer_from_turns = Imported("travelgym.suites.compass.rescore:last_recommendation")
+    rescorer = Imported("travelgym.suites.compass.rescore:compass_rescorer")
+    answer_ids = Imported("travelgym.suites.compass.rescore:package_ids")
 
     # datasets (export dataset)
     dataset_column_help = {

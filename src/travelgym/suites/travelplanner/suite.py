@@ -232,15 +232,8 @@ class TravelPlannerSuite(Suite, RawIngest):
     scorer_version = Imported("travelgym.suites.travelplanner.run:EVALUATION_VERSION")  # type: ignore[assignment]
     scorer_version_key = "evaluation_version"
 
-    def answer_from_turns(self, episode: dict[str, Any]) -> Any:
-        """The plan text the episode's last step delivered (as ``final_answer``)."""
-        return delivered_answer(episode)
-
-    def rescorer(self, run_dir, seed, data_dir, options):
-        """See :func:`~travelgym.suites.travelplanner.rescore.planner_rescorer`."""
-        from travelgym.suites.travelplanner.rescore import planner_rescorer
-
-        return planner_rescorer(run_dir, seed, data_dir, options)
+    answer_from_turns = staticmethod(delivered_answer)
+    rescorer = Imported("travelgym.suites.travelplanner.rescore:planner_rescorer")
 
     # answer_ids stays the default: a plan names places by name, and its flight numbers are
     # no tool result's in sole-planning mode (the reference information is in the prompt)
