@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from travelgym.toolkit.budget import json_chars, page_starts
+from travelgym.toolkit.budget import json_chars, pack_pages, page_starts
 
 
 def page_length(envelope: int, sizes: list[int]) -> int:
@@ -44,3 +44,16 @@ def test_the_arithmetic_is_json_dumps_own_length():
 def test_an_item_larger_than_the_budget_stands_alone():
     assert page_starts(10, [5, 50, 5], None, 30) == [0, 1, 2]
     assert page_starts(10, [], 20, 30) == [0]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_packing_items_lazily_gives_the_pages_of_measuring_each(seed):
+    """pack_pages measures a window that fits once: the pages are page_starts' of every
+    item's own length, whatever the sizes (an item over the budget included)."""
+    rng = random.Random(seed)
+    items = [{"id": k, "text": "é" * rng.choice([0, 5, 80, 400, 3000])}
+             for k in range(rng.randint(0, 200))]  # fmt: skip
+    envelope, budget = rng.randint(2, 400), rng.randint(1000, 12_000)
+    for page_size in (None, 1, 20):
+        expected = page_starts(envelope, [json_chars(i) for i in items], page_size, budget)
+        assert pack_pages(envelope, items, page_size, budget) == expected

@@ -24,11 +24,35 @@ _SEPARATOR = len(", ")  # between list items in json.dumps' default layout
 _HINT_CHARS = 300  # the most of a hint the guard's own documents repeat
 
 
+# made once: json.dumps with a ``default`` builds an encoder on every call
+_ENCODERS = {flag: json.JSONEncoder(default=str, ensure_ascii=flag) for flag in (True, False)}
+
+
 def json_chars(value: Any, ensure_ascii: bool = True) -> int:
     """The length of ``value`` as JSON text in json.dumps' default layout (``ensure_ascii``:
     non-ASCII characters escaped, as a native tool message carries them; never shorter than
     the unescaped text)."""
-    return len(json.dumps(value, default=str, ensure_ascii=ensure_ascii))
+    return len(_ENCODERS[ensure_ascii].encode(value))
+
+
+def pack_pages(envelope_chars: int, items: Sequence[Any], page_size: int | None = None,
+               budget: int = RESULT_BUDGET_CHARS) -> list[int]:  # fmt: skip
+    """:func:`page_starts` of ``items`` themselves, measured lazily: a page's window of
+    ``page_size`` items (the rest, without one) that fits whole is measured once as a list;
+    only a window that does not fit is measured item by item. The same pages as measuring every
+    item, at a fraction of the cost when most pages are full."""
+    starts, start, total = [0], 0, len(items)
+    while start < total:
+        window = items[start : start + page_size] if page_size else items[start:]
+        # the page's document: the envelope (its list empty, "[]") plus the window's list text
+        if envelope_chars + json_chars(window) - 2 <= budget:
+            start += len(window)
+        else:  # the window's first page: where the next one starts (one item: it alone)
+            first = page_starts(envelope_chars, [json_chars(i) for i in window], None, budget)
+            start += first[1] if len(first) > 1 else len(window)
+        if start < total:
+            starts.append(start)
+    return starts
 
 
 def page_starts(envelope_chars: int, item_chars: Sequence[int], page_size: int | None = None,

@@ -11,7 +11,7 @@ from pydantic import Field
 from travelgym.suites.compass.context import CompassContext
 from travelgym.suites.compass.packages import LAST_NIGHT, date_to_day, day_to_date
 from travelgym.toolkit import ContentError
-from travelgym.toolkit.budget import json_chars, page_starts
+from travelgym.toolkit.budget import json_chars, pack_pages
 
 PAGE_SIZE = 20
 Page = Annotated[int, Field(ge=1, le=1000, description="1-based page of results (20 per page).")]
@@ -72,7 +72,7 @@ def _page_starts(head: dict[str, Any], items: list[dict[str, Any]], field: str) 
     widest = len(items) + 1  # a page holds at least one item: no page number is larger
     envelope = {**head, "total_results": len(items), "page": widest, "pages": widest,
                 "page_size": PAGE_SIZE, "next_page": widest, field: []}  # fmt: skip
-    return page_starts(json_chars(envelope), [json_chars(i) for i in items], PAGE_SIZE)
+    return pack_pages(json_chars(envelope), items, PAGE_SIZE)
 
 
 def flags(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, bool]:
