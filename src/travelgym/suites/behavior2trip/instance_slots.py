@@ -35,9 +35,10 @@ from travelgym import progress
 MAX_CANDIDATES = 64  # candidates tried for one slot before the generator gives up
 CHUNK = 8  # slots per job sent to a worker (small: the progress bar moves and loads balance)
 IN_PROCESS_MAX = 24  # at most this many slots to build: no worker processes
-# allocations between two young-generation passes of the cyclic collector while a slot is built
-# (the default 700 makes it walk the search's per-process caches about 2 ms a slot, 10 %)
-GC_YOUNG = 20_000
+# allocations between two young-generation passes of the cyclic collector while a slot is built:
+# more than a slot makes, so it collects once a slot, when the default 700 is put back (the
+# default makes it walk the search's per-process caches again and again: 0.5-1 ms a slot)
+GC_YOUNG = 100_000
 
 
 Key = tuple[str, str, int]  # (split, difficulty, index)
