@@ -214,8 +214,9 @@ def test_describe_tools_and_signatures():
     assert all(f"- {name}(" in text for name in registry.names)
     assert "search_hotel(location: str, start_date: str, end_date: str, num_guests: int" in text
     sig = tool_signature(registry["notebook"])
-    assert list(sig.parameters) == ["action", "input_data", "index"]
+    assert list(sig.parameters) == ["action", "input_data", "index", "page"]
     assert sig.parameters["index"].default is None
+    assert sig.parameters["page"].default == 1  # list_all's page (issue 35: never cut)
 
 
 def test_codegen_module_without_sandbox(compass_db):
