@@ -41,6 +41,8 @@ class ToolCache:
     def __init__(self, search_entries: int = SEARCH_CACHE_ENTRIES) -> None:
         self.lookups: dict[Hashable, Any] = {}
         self._searches: OrderedDict[Hashable, Any] = OrderedDict()
+        # a search's page partition: kept apart, so that it never pushes a search out
+        self._pages: OrderedDict[Hashable, list[int]] = OrderedDict()
         self._search_entries = search_entries
 
     @classmethod
@@ -60,13 +62,22 @@ class ToolCache:
 
     def search(self, key: Hashable, compute: Callable[[], T]) -> T:
         """A search's full result list, computed once while it stays among the most recent."""
-        found = self._searches.get(key)
+        return self._recent(self._searches, key, compute)
+
+    def pages(self, key: Hashable, compute: Callable[[], list[int]]) -> list[int]:
+        """Where each page of a search's results begins, computed once while it stays among the
+        most recent (a cache of its own, as large as the searches')."""
+        return self._recent(self._pages, key, compute)
+
+    def _recent(self, store: OrderedDict[Hashable, Any], key: Hashable,
+                compute: Callable[[], T]) -> T:  # fmt: skip
+        found = store.get(key)
         if found is None:
-            found = self._searches[key] = compute()
-            if len(self._searches) > self._search_entries:
-                self._searches.popitem(last=False)
+            found = store[key] = compute()
+            if len(store) > self._search_entries:
+                store.popitem(last=False)
         else:
-            self._searches.move_to_end(key)
+            store.move_to_end(key)
         return found
 
 

@@ -55,7 +55,7 @@ def paged(ctx: CompassContext, key: tuple, head: dict[str, Any], items: list[dic
     ``next_page`` (the page that continues it). Pages follow one another in order, every item
     on exactly one of them; the partition depends only on the search, so it is computed once
     per ``key`` (the search's arguments) and kept in the tool cache."""
-    starts = ctx.cache.search(("pages", *key), lambda: _page_starts(head, items, field))
+    starts = ctx.cache.pages(key, lambda: _page_starts(head, items, field))
     total, pages = len(items), len(starts)
     start = starts[page - 1] if page <= pages else total
     end = starts[page] if page < pages else total
