@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,38 +22,16 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.runner.conftest import copy_run
 from tests.runner.faults import _kill_once, child_env, cli_command, raw_episodes
 from travelgym.cli import main
 from travelgym.runner import chain
 from travelgym.runner.integrity import INTEGRITY, verify_run
 from travelgym.runner.store import EPISODES, MANIFEST
 
-LEAF = "scripted-greedy"
-
 
 def _invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
-
-
-@pytest.fixture(scope="module")
-def data_dir(compass_db) -> Path:
-    return compass_db.parent.parent
-
-
-@pytest.fixture(scope="module")
-def clean_run(tmp_path_factory, data_dir) -> Path:
-    """A finished three-episode COMPASS run of the scripted greedy agent, made once."""
-    out = tmp_path_factory.mktemp("chain") / "runs"
-    done = _invoke("run", "compass", "--agent", "scripted:greedy", "--limit", 3, "--out", out,
-                   "--data-dir", data_dir, "--no-progress")  # fmt: skip
-    assert done.exit_code == 0, done.output
-    return out / LEAF
-
-
-def _copy(run: Path, tmp_path: Path) -> Path:
-    target = tmp_path / f"copy-{len(list(tmp_path.iterdir()))}" / LEAF
-    shutil.copytree(run, target)
-    return target
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -89,8 +66,8 @@ FILES = (EPISODES, MANIFEST)
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(kind=st.sampled_from(KINDS), name=st.sampled_from(FILES), seed=st.integers(0, 2**32))
-def test_any_single_change_of_either_file_is_tampering(clean_run, tmp_path, kind, name, seed):
-    run = _copy(clean_run, tmp_path)
+def test_any_single_change_of_either_file_is_tampering(greedy_run, tmp_path, kind, name, seed):
+    run = copy_run(greedy_run, tmp_path)
     path = run / name
     before = path.read_bytes()
     after = mutate(before, kind, random.Random(seed))
@@ -101,10 +78,10 @@ def test_any_single_change_of_either_file_is_tampering(clean_run, tmp_path, kind
     assert verdict.tampered and name.split(".")[0] in verdict.reason.replace("digest", "")
 
 
-def test_a_clean_run_verifies(clean_run):
-    verdict = verify_run(clean_run)
+def test_a_greedy_run_verifies(greedy_run):
+    verdict = verify_run(greedy_run)
     assert (verdict.status, verdict.tampered, verdict.notes) == ("verified", None, [])
-    scored = _invoke("score", clean_run, "--json")
+    scored = _invoke("score", greedy_run, "--json")
     assert scored.exit_code == 0, scored.output
     result = json.loads(scored.stdout)
     assert result["tampered"] is None and "TAMPERED" not in scored.output
@@ -126,8 +103,8 @@ def _shown_by_the_commands(run: Path, tmp_path: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", FILES)
 @pytest.mark.parametrize("kind", KINDS)
-def test_score_analyze_and_report_say_tampered(clean_run, tmp_path, kind, name):
-    run = _copy(clean_run, tmp_path)
+def test_score_analyze_and_report_say_tampered(greedy_run, tmp_path, kind, name):
+    run = copy_run(greedy_run, tmp_path)
     path = run / name
     path.write_bytes(mutate(path.read_bytes(), kind, random.Random(f"{kind}{name}")))
     for command, output in _shown_by_the_commands(run, tmp_path).items():
@@ -137,9 +114,9 @@ def test_score_analyze_and_report_say_tampered(clean_run, tmp_path, kind, name):
         assert verdict.line is not None and f"line {verdict.line}" in verdict.reason
 
 
-def test_the_listed_attack_is_tampered_in_score_and_analyze(clean_run, tmp_path, compass_db):
+def test_the_listed_attack_is_tampered_in_score_and_analyze(greedy_run, tmp_path, compass_db):
     """Setting one episode's final recommendation and score to the optimal plan's."""
-    run = _copy(clean_run, tmp_path)
+    run = copy_run(greedy_run, tmp_path)
     lines = (run / EPISODES).read_bytes().splitlines()
     episode = json.loads(lines[1])
     episode["final_recommendation"] = {"hotel": "pkg_1", "flight": "flight_1", "permit": None}
@@ -160,10 +137,10 @@ def test_the_listed_attack_is_tampered_in_score_and_analyze(clean_run, tmp_path,
     assert f"TAMPERED {run}: episodes.jsonl line 2" in _invoke("analyze", run).stdout
 
 
-def test_a_forged_line_with_a_plausible_hash_is_tampering(clean_run, tmp_path):
+def test_a_forged_line_with_a_plausible_hash_is_tampering(greedy_run, tmp_path):
     """Not listed: a copied episode appended with a chain entry whose head is the line's own
     SHA-256 (not chained), after the session's close entry."""
-    run = _copy(clean_run, tmp_path)
+    run = copy_run(greedy_run, tmp_path)
     line = (run / EPISODES).read_bytes().splitlines(keepends=True)[0]
     forged = line.replace(b'"trial":0', b'"trial":1')
     with open(run / EPISODES, "ab") as fh:
@@ -180,8 +157,8 @@ def test_a_forged_line_with_a_plausible_hash_is_tampering(clean_run, tmp_path):
     assert "out of sequence" in verify_run(run).reason
 
 
-def test_an_edited_manifest_seed_is_tampering(clean_run, tmp_path):
-    run = _copy(clean_run, tmp_path)
+def test_an_edited_manifest_seed_is_tampering(greedy_run, tmp_path):
+    run = copy_run(greedy_run, tmp_path)
     manifest = json.loads((run / MANIFEST).read_text())
     manifest["seed"] = 1
     (run / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -192,8 +169,8 @@ def test_an_edited_manifest_seed_is_tampering(clean_run, tmp_path):
 
 
 @pytest.mark.parametrize("how", ["deleted", "emptied", "cut"])
-def test_a_missing_or_truncated_integrity_log_is_tampering(clean_run, tmp_path, how):
-    run = _copy(clean_run, tmp_path)
+def test_a_missing_or_truncated_integrity_log_is_tampering(greedy_run, tmp_path, how):
+    run = copy_run(greedy_run, tmp_path)
     log = run / INTEGRITY
     if how == "deleted":
         log.unlink()
@@ -206,8 +183,8 @@ def test_a_missing_or_truncated_integrity_log_is_tampering(clean_run, tmp_path, 
     assert "TAMPERED" in _invoke("score", run).output
 
 
-def test_a_run_written_before_the_chain_is_unchained_not_tampered(clean_run, tmp_path):
-    run = _copy(clean_run, tmp_path)
+def test_a_run_written_before_the_chain_is_unchained_not_tampered(greedy_run, tmp_path):
+    run = copy_run(greedy_run, tmp_path)
     manifest = json.loads((run / MANIFEST).read_text())
     del manifest[chain.MANIFEST_KEY]
     (run / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -226,10 +203,10 @@ def test_a_run_written_before_the_chain_is_unchained_not_tampered(clean_run, tmp
     assert verify_run(run).status == "verified"
 
 
-def test_a_torn_line_and_its_resume_verify(clean_run, tmp_path, data_dir):
+def test_a_torn_line_and_its_resume_verify(greedy_run, tmp_path, data_dir):
     """A kill mid-write leaves the chain entry and part of the line: not tampering; the
     resume cuts the part, logs it, and the run verifies whole."""
-    run = _copy(clean_run, tmp_path)
+    run = copy_run(greedy_run, tmp_path)
     lines = _lines((run / EPISODES).read_bytes())
     log = _lines((run / INTEGRITY).read_bytes())
     # back to the moment line 3's chain entry was written and half its bytes
@@ -240,7 +217,7 @@ def test_a_torn_line_and_its_resume_verify(clean_run, tmp_path, data_dir):
     resumed = _invoke("run", "compass", "--agent", "scripted:greedy", "--limit", 3, "--out",
                       run.parent, "--resume", "--data-dir", data_dir, "--no-progress")  # fmt: skip
     assert resumed.exit_code == 0, resumed.output
-    assert verify_run(run) == verify_run(clean_run)
+    assert verify_run(run) == verify_run(greedy_run)
     assert len(_lines((run / EPISODES).read_bytes())) == 3
 
 
@@ -267,10 +244,10 @@ def test_retry_errors_rewrite_is_logged_and_verifies(tmp_path, data_dir):
     assert (verdict.status, verdict.tampered) == ("verified", None), verdict
 
 
-def test_an_edit_before_a_resume_stays_tampered(clean_run, tmp_path, data_dir):
+def test_an_edit_before_a_resume_stays_tampered(greedy_run, tmp_path, data_dir):
     """A resume re-chains the file it finds but records what it found: an edit is not
     laundered by running the run again."""
-    run = _copy(clean_run, tmp_path)
+    run = copy_run(greedy_run, tmp_path)
     lines = _lines((run / EPISODES).read_bytes())
     (run / EPISODES).write_bytes(b"".join(lines[:2]))  # the last episode deleted
     resumed = _invoke("run", "compass", "--agent", "scripted:greedy", "--limit", 3, "--out",
@@ -281,8 +258,8 @@ def test_an_edit_before_a_resume_stays_tampered(clean_run, tmp_path, data_dir):
     assert verdict.line == 3
 
 
-def test_an_unsafe_run_is_marked_whatever_is_deleted(clean_run, tmp_path):
-    run = _copy(clean_run, tmp_path)
+def test_an_unsafe_run_is_marked_whatever_is_deleted(greedy_run, tmp_path):
+    run = copy_run(greedy_run, tmp_path)
     manifest = json.loads((run / MANIFEST).read_text())
     manifest["sandbox"] = {"boundary": "unsafe", "used": "yes"}
     text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"

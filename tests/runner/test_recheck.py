@@ -11,13 +11,13 @@ no tool result showed is a warning, never tampering.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from tests.runner.chain_helpers import reseal
+from tests.runner.conftest import copy_run
 from travelgym.cli import main
 from travelgym.core.registry import get_suite
 from travelgym.runner.integrity import verify_run
@@ -25,33 +25,14 @@ from travelgym.runner.recheck import recheck_run, unseen_ids
 from travelgym.runner.store import EPISODES, MANIFEST
 from travelgym.suites.compass.ground_truth import ensure_ground_truth
 
-LEAF = "scripted-greedy"
-
 
 def _invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
-def data_dir(compass_db) -> Path:
-    return compass_db.parent.parent
-
-
-@pytest.fixture(scope="module")
-def clean_run(tmp_path_factory, data_dir) -> Path:
-    """A finished three-episode COMPASS run of the scripted greedy agent, made once."""
-    out = tmp_path_factory.mktemp("recheck") / "runs"
-    done = _invoke("run", "compass", "--agent", "scripted:greedy", "--limit", 3, "--out", out,
-                   "--data-dir", data_dir, "--no-progress")  # fmt: skip
-    assert done.exit_code == 0, done.output
-    return out / LEAF
-
-
 @pytest.fixture
-def run(clean_run, tmp_path) -> Path:
-    target = tmp_path / LEAF
-    shutil.copytree(clean_run, target)
-    return target
+def run(greedy_run, tmp_path) -> Path:
+    return copy_run(greedy_run, tmp_path)
 
 
 def _lines(run: Path) -> list[dict]:

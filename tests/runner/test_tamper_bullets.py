@@ -6,13 +6,13 @@ each with one variant the issue does not list."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
+from tests.runner.conftest import copy_run
 from travelgym.cli import main
 
 EPISODES, INTEGRITY, MANIFEST = "episodes.jsonl", "integrity.jsonl", "manifest.json"
@@ -20,27 +20,6 @@ EPISODES, INTEGRITY, MANIFEST = "episodes.jsonl", "integrity.jsonl", "manifest.j
 
 def _invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
-
-
-@pytest.fixture(scope="module")
-def data_dir(compass_db) -> Path:
-    return compass_db.parent.parent
-
-
-@pytest.fixture(scope="module")
-def greedy_run(tmp_path_factory, data_dir) -> Path:
-    """A finished three-episode COMPASS run of the scripted greedy agent, made once."""
-    out = tmp_path_factory.mktemp("bullets") / "runs"
-    done = _invoke("run", "compass", "--agent", "scripted:greedy", "--limit", 3, "--out", out,
-                   "--data-dir", data_dir, "--no-progress")  # fmt: skip
-    assert done.exit_code == 0, done.output
-    return out / "scripted-greedy"
-
-
-def _copy(run: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "copy" / run.name
-    shutil.copytree(run, target)
-    return target
 
 
 def _edit_line(run: Path, index: int, edit) -> None:
@@ -71,7 +50,7 @@ def _answer_only(episode: dict) -> None:
 @pytest.mark.parametrize("edit", [_optimal, _answer_only], ids=["answer and score", "answer"])
 def test_a_hand_edited_episode_is_tampered_in_score_and_analyze(greedy_run, data_dir, tmp_path,
                                                                  edit):  # fmt: skip
-    run = _copy(greedy_run, tmp_path)
+    run = copy_run(greedy_run, tmp_path)
     assert _scored(run, data_dir)["tampered"] is None
     _edit_line(run, 1, edit)
     assert "line 2" in (_scored(run, data_dir)["tampered"] or "")
@@ -84,7 +63,7 @@ def test_a_hand_edited_episode_is_tampered_in_score_and_analyze(greedy_run, data
 
 def test_a_deleted_episode_with_the_others_untouched_is_tampering(greedy_run, data_dir, tmp_path):
     # variant: no line is edited, the worst episode is dropped (a better mean, every line valid)
-    run = _copy(greedy_run, tmp_path)
+    run = copy_run(greedy_run, tmp_path)
     lines = (run / EPISODES).read_bytes().splitlines(keepends=True)
     (run / EPISODES).write_bytes(b"".join(lines[:-1]))
     assert _scored(run, data_dir)["tampered"]
@@ -146,7 +125,7 @@ def _every_output(run: Path, data_dir: Path, tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize("how", ["deleted", "emptied"])  # emptied: the variant
 def test_an_unsafe_run_is_marked_in_every_output_whatever_happens_to_the_log(unsafe_run, data_dir,
                                                                              tmp_path, how):  # fmt: skip
-    run = _copy(unsafe_run, tmp_path)
+    run = copy_run(unsafe_run, tmp_path)
     if how == "deleted":
         (run / INTEGRITY).unlink()
     else:
