@@ -126,16 +126,17 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
     notes: list[str] = []  # an unfinished run directory: how many episodes are missing
     # a run of another scorer version keeps its stored scores (the digest chain alone vouches
     # for them); any other has each episode's answer and score re-derived from its own turns
-    if answers.is_dir() and run_scorer_version(chosen, answers) != chosen.scorer_version:
-        result = summarize_run(chosen, answers)
+    # the run's stored episodes summarised once: its accounting, and its scores where they stand
+    summary = summarize_run(chosen, answers) if answers.is_dir() else None
+    if summary is not None and run_scorer_version(chosen, answers) != chosen.scorer_version:
+        result = dict(summary)
     else:
         result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)
     check = recheck_run(chosen, answers, seed, data_dir, options) if answers.is_dir() else None
     if check is not None:
         notes += check.notes
         tampered = "; ".join(p for p in (tampered, check.tampered) if p) or None
-    if answers.is_dir():  # how the run's episodes ended, what they used: as `run` shows them
-        summary = summarize_run(chosen, answers)
+    if summary is not None:  # how the run's episodes ended, what they used: as `run` shows them
         result.update({k: summary[k] for k in ACCOUNTING if k in summary})
     source = tasks_source(answers)
     if source:
