@@ -91,3 +91,71 @@ def test_every_metric_story_states_it(metric):
         story = write_story(rng, ["Zion"], 2, SingleMetric(metric=metric)).lower()
         assert re.search(CUES[metric], story), story
         assert not any(re.search(CUES[m], story) for m in CUES if m != metric), story
+
+
+# An independent reading of who travels: the companions a story names, counted from its words.
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+ALONE = re.compile(r"\b(on my own|by myself|solo)\b")
+PARTY = re.compile(r"\bwith (.+?) (?:to|for) ")
+
+
+def _companions(phrase: str) -> int:
+    """How many people a party phrase such as 'my partner, our three kids and my mother' names."""
+    count = 0
+    for part in re.split(r",\s*|\s+and\s+", phrase):
+        words = part.split()
+        number = next((NUMBERS[w] for w in words if w in NUMBERS), 1)
+        if words[-1] == "couples":
+            number *= 2
+        elif words[-1] == "parents":
+            number = 2
+        count += number
+    return count
+
+
+def _party_of(story: str) -> tuple[int, str]:
+    """(travellers the story names, its party phrase) read from the story's first sentence."""
+    first = _sentences(story)[0]
+    if ALONE.search(first):
+        return 1, ""
+    match = PARTY.search(first)
+    assert match, f"no party in {story!r}"
+    return 1 + _companions(match.group(1)), match.group(1)
+
+
+def _presumptions_hold(story: str, travellers: int, party: str) -> list[str]:
+    """What the story presumes of the party and the party lacks."""
+    rest = story.replace(party, "") if party else story
+    wrong = []
+    if re.search(r"\b(kids|children|teenager)\b", rest) and not re.search(
+        r"\b(kids|teenager)\b", party
+    ):
+        wrong.append("children")
+    if re.search(r"\banniversary\b", story) and "partner" not in party:
+        wrong.append("anniversary without a partner")
+    if re.search(r"\b(we|we've|we're|our|us)\b", rest.lower()) and travellers < 2:
+        wrong.append("'we' alone")
+    if re.search(r"\breunion\b", story) and not re.search(
+        r"friend|roommate|sister|brother|parent|mother|couple|famil", party
+    ):
+        wrong.append("reunion without friends or family")
+    return wrong
+
+
+def test_every_shipped_story_names_the_party_of_its_travellers_constraint(tasks):
+    for task in tasks:
+        count = next(c.count for c in task.constraints if c.kind == "travellers")
+        named, party = _party_of(task.story)
+        assert named == count, (task.task_id, count, task.story)
+        assert not _presumptions_hold(task.story, count, party), (task.task_id, task.story)
+
+
+@pytest.mark.parametrize("travellers", range(1, 7))
+def test_generated_stories_never_presume_a_companion_the_party_lacks(travellers):
+    rng = np.random.default_rng(travellers)
+    objectives = [SingleMetric(metric=m) for m in CUES]
+    for i in range(150):
+        story = write_story(rng, ["Zion"], travellers, objectives[i % len(objectives)])
+        named, party = _party_of(story)
+        assert named == travellers, story
+        assert not _presumptions_hold(story, travellers, party), story

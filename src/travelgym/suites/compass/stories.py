@@ -13,32 +13,49 @@ import numpy as np
 
 from travelgym.suites.compass.objectives import FEATURES
 
-PARTIES = {
-    1: ("on my own", "by myself", "solo"),
-    2: ("with my partner", "with a friend", "with my old college roommate", "with my sister"),
-    3: ("with two friends", "with my partner and our teenager", "with my two brothers"),
-    4: ("with my family", "with three friends", "with my partner and our two kids"),
-    5: ("with a group of friends", "with my extended family", "with four colleagues"),
-    6: ("with my hiking club", "with two other families", "with five friends"),
-}
+# Who travels, for each party size: (words, what the party includes). The words name exactly
+# ``size - 1`` companions, so a reader can count the party from the story alone.
+PARTIES: dict[int, tuple[tuple[str, frozenset[str]], ...]] = {
+    1: (("on my own", frozenset()), ("by myself", frozenset()), ("solo", frozenset())),
+    2: (("with my partner", frozenset({"partner"})), ("with a friend", frozenset({"friends"})),
+        ("with my old college roommate", frozenset({"friends"})),
+        ("with my sister", frozenset({"family"}))),
+    3: (("with two friends", frozenset({"friends"})),
+        ("with my partner and our teenager", frozenset({"partner", "kids"})),
+        ("with my two brothers", frozenset({"family"}))),
+    4: (("with three friends", frozenset({"friends"})),
+        ("with my partner and our two kids", frozenset({"partner", "kids"})),
+        ("with my parents and my sister", frozenset({"family"}))),
+    5: (("with four friends", frozenset({"friends"})),
+        ("with my partner and our three kids", frozenset({"partner", "kids"})),
+        ("with four colleagues", frozenset({"colleagues"}))),
+    6: (("with five friends", frozenset({"friends"})),
+        ("with my partner, our three kids and my mother", frozenset({"partner", "kids", "family"})),
+        ("with my partner and two other couples", frozenset({"partner", "friends"}))),
+}  # fmt: skip
+# What a sentence presumes of the party: None (anyone), "company" (at least two travel),
+# "partner", "kids", or "group" (friends or family, e.g. a reunion).
 MOTIVES = (
-    "to celebrate our anniversary", "to finally see the park after years of planning",
-    "for a long-awaited hiking trip", "to photograph the landscapes", "for a quiet break from work",
-    "to celebrate a birthday", "to hike the best trails", "for a reunion",
-    "to watch the night sky", "to tick another national park off the list",
-    "for a week of fresh air", "to see the wildlife", "to show the kids the park",
-    "for a long weekend away from the city",
+    ("to celebrate our anniversary", "partner"),
+    ("to finally see the park after years of planning", None),
+    ("for a long-awaited hiking trip", None), ("to photograph the landscapes", None),
+    ("for a quiet break from work", None), ("to celebrate a birthday", None),
+    ("to hike the best trails", None), ("for a reunion", "group"),
+    ("to watch the night sky", None), ("to tick another national park off the list", None),
+    ("for some fresh air", None), ("to see the wildlife", None),
+    ("to show the kids the park", "kids"), ("for a few days away from the city", None),
 )  # fmt: skip
 OPENINGS = (
-    "I'm planning a trip to {park} {party} {motive}.",
-    "I'm heading to {park} {party} {motive}.",
-    "This summer I'm going to {park} {party} {motive}.",
-    "I want to visit {park} {party} {motive}.",
-    "I'm organising a trip to {park} {party} {motive}.",
-    "We've been talking about {park} for ages, and now I'm going {party} {motive}.",
+    ("I'm planning a trip to {park} {party} {motive}.", None),
+    ("I'm heading to {park} {party} {motive}.", None),
+    ("This summer I'm going to {park} {party} {motive}.", None),
+    ("I want to visit {park} {party} {motive}.", None),
+    ("I'm organising a trip to {park} {party} {motive}.", None),
+    ("We've been talking about {park} for ages, and now I'm going {party} {motive}.", "company"),
 )  # fmt: skip
-# single metric -> (reasons, wants); a story joins one reason and one want
-PREFERENCES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+# single metric -> (reasons, wants); a story joins one reason and one want (a reason may
+# presume something of the party, as a motive can)
+PREFERENCES: dict[str, tuple[tuple[str | tuple[str, str], ...], tuple[str, ...]]] = {
     "total_cost": (
         ("Money is tight this year", "I'd rather spend on the trip than on the booking",
          "Every dollar I save goes to gear and park fees", "I've promised myself a frugal trip",
@@ -57,7 +74,8 @@ PREFERENCES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "distance": (
         ("I want to be on the trails at sunrise", "I hate long drives after a day of hiking",
-         "Every minute in the car is a minute not in the park", "We plan early starts every day",
+         "Every minute in the car is a minute not in the park",
+         ("We plan early starts every day", "company"),
          "I'd love to pop back to the room at midday", "Driving at night makes me nervous"),
         ("so the closer the hotel is to the park, the better",
          "so I want to sleep as near the park as possible",
@@ -75,7 +93,7 @@ PREFERENCES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "star_rating": (
         ("This trip is a treat", "I want to feel pampered after the hikes",
-         "We're celebrating in style", "I've saved up for something special",
+         ("We're celebrating in style", "company"), "I've saved up for something special",
          "I deserve some luxury this time", "Comfort is the whole point"),
         ("so the more stars, the better", "so I want the highest-rated hotel class",
          "so the hotel with the most stars wins", "so star rating matters most to me",
@@ -83,7 +101,8 @@ PREFERENCES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "airport_drive": (
         ("I hate long drives after a flight", "Jet lag makes me a terrible driver",
-         "The kids get carsick on long drives", "I'd rather not spend the trip in a rental car",
+         ("The kids get carsick on long drives", "kids"),
+         "I'd rather not spend the trip in a rental car",
          "Driving after flying wears me out", "I want to reach the park quickly after landing"),
         ("so the shortest drive from the airport to the park matters most",
          "so I want the airport with the quickest drive to the park",
@@ -111,11 +130,28 @@ def _choice(rng: np.random.Generator, options):
     return options[int(rng.integers(len(options)))]
 
 
-def preference_sentence(rng: np.random.Generator, objective) -> str:
-    """The story's sentence about what makes one option better, in the objective's terms."""
+def _fitting(options, party: frozenset[str]) -> list[str]:
+    """The options (plain text, or ``(text, presumes)``) whose presumption the party meets."""
+    out = []
+    for option in options:
+        text, presumes = option if isinstance(option, tuple) else (option, None)
+        if (
+            presumes is None
+            or presumes in party
+            or (presumes == "group" and party & {"friends", "family"})
+        ):
+            out.append(text)
+    return out
+
+
+def preference_sentence(
+    rng: np.random.Generator, objective, party: frozenset[str] = frozenset()
+) -> str:
+    """The story's sentence about what makes one option better, in the objective's terms
+    (never presuming more of the ``party`` than it includes)."""
     if objective.type == "single_metric":
         reasons, wants = PREFERENCES[objective.metric]
-        return f"{_choice(rng, reasons)}, {_choice(rng, wants)}."
+        return f"{_choice(rng, _fitting(reasons, party))}, {_choice(rng, wants)}."
     favourites = [FEATURES[n][2] for n in objective.features]
     order = rng.permutation(len(favourites))[:2]
     picked = [favourites[i] for i in sorted(order.tolist())]
@@ -125,8 +161,11 @@ def preference_sentence(rng: np.random.Generator, objective) -> str:
 
 def write_story(rng: np.random.Generator, park_names: list[str], travellers: int, objective) -> str:
     """A two-sentence first-person story consistent with the party, the park(s) and the
-    objective."""
+    objective: its words name exactly the travellers, and no sentence presumes a companion
+    (a partner, children, a group) the party does not include."""
     park = " or ".join(park_names)
-    party = _choice(rng, PARTIES[min(travellers, 6)])
-    opening = _choice(rng, OPENINGS).format(park=park, party=party, motive=_choice(rng, MOTIVES))
-    return f"{opening} {preference_sentence(rng, objective)}"
+    party, includes = _choice(rng, PARTIES[min(travellers, 6)])
+    tags = includes | ({"company"} if travellers > 1 else set())
+    motive = _choice(rng, _fitting(MOTIVES, tags))
+    opening = _choice(rng, _fitting(OPENINGS, tags)).format(park=park, party=party, motive=motive)
+    return f"{opening} {preference_sentence(rng, objective, tags)}"
