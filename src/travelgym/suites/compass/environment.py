@@ -305,13 +305,14 @@ class CompassTrainingEnv(SyncAPI):
             self._owns_conn = False
 
 
-def reply_to_user(message: str, hotel: str | None = None, flight: str | None = None,
+def reply_to_user(message: str, hotel: str | list[str] | None = None, flight: str | None = None,
                   permit: str | None = None) -> dict[str, Any]:  # fmt: skip
     """Say something to the user, optionally recommending one complete itinerary.
 
     Args:
         message: What the user reads.
-        hotel: The recommended hotel package ID (pkg_...), validated with recommend_hotel.
+        hotel: The recommended hotel package ID (pkg_...), validated with recommend_hotel; for a
+            hotel-only trip (no flights, no permit) a list of up to 3 options, the best counts.
         flight: The recommended flight package ID (flight_...), validated with recommend_flight.
         permit: The recommended permit package ID (permit_...), validated with recommend_permit.
 
@@ -327,8 +328,10 @@ def tools_only_prompt() -> str:
     """The system prompt of the tools-only mode: the paper's, talking through
     :func:`reply_to_user`."""
     return system_prompt("paper").replace(FORMAT_INSTRUCTIONS, "Talk to the user only with the "
-                                          "reply_to_user tool; recommend exactly one complete "
-                                          "itinerary (the package IDs you validated).")  # fmt: skip
+                                          "reply_to_user tool; recommend one complete "
+                                          "itinerary (the package IDs you validated), or for a "
+                                          "hotel-only trip up to 3 hotel options as a list, the "
+                                          "best of which counts.")  # fmt: skip
 
 
 def to_assistant_message(action: Any, id_prefix: str = "call") -> ChatMessage:

@@ -11,8 +11,6 @@ from typing import Any
 
 from travelgym.suites.compass.tasks import GroundTruth, Task
 
-COMPONENTS = ("hotel", "flight", "permit")
-
 
 class Verdicts:
     """Per-recommendation verdicts on the run's database, computed once per distinct plan.
@@ -87,25 +85,19 @@ class Verdicts:
         return self._index[key]
 
     def _compute(self, seed: int, task: Task, recommendation: dict) -> dict[str, Any]:
+        from travelgym.suites.compass.recommendation import plan_options
         from travelgym.suites.compass.scoring import best_of, revealed_violations, score_plan
 
         conn, truths = self.database(seed)
         truth = truths.get(task.task_id)
         if truth is None:
             return {"error": f"no ground truth for {task.task_id}"}
-        rec = {k: recommendation.get(k) for k in COMPONENTS}
-        hotels = rec["hotel"]
-        options = (
-            hotels[:3] if isinstance(hotels, list) and hotels and task.level == 1 else [hotels]
-        )
-        candidates = []
-        for hotel in options:
-            plan = {**rec, "hotel": hotel}
-            if not all(v is None or isinstance(v, str) for v in plan.values()):
-                candidates.append(None)
-                continue
-            candidates.append(score_plan(conn, task, truth, plan))
-        scored = [c for c in candidates if c is not None]
+        options = plan_options(task, recommendation)
+        scored = [
+            score_plan(conn, task, truth, plan)
+            for plan in options
+            if all(v is None or isinstance(v, str) for v in plan.values())
+        ]
         if not scored:
             return {"ok": False, "v": [[None, "the recommendation's IDs are not strings"]]}
         best = best_of(scored)

@@ -11,7 +11,9 @@ FORMAT_INSTRUCTIONS = """Always answer the user with ONE JSON object and nothing
 {"message": "<what the user reads>",
  "recommendation": {"hotel": "<pkg_... or null>", "flight": "<flight_... or null>", "permit": "<permit_... or null>"}}
 Set "recommendation" to null while you are still gathering information. When you recommend,
-give exactly one complete itinerary (the package IDs you validated with the recommend_* tools)."""
+give one complete itinerary (the package IDs you validated with the recommend_* tools). When the
+trip needs only a hotel (no flights, no permit), you may instead offer up to 3 hotel options as a
+list, "hotel": ["pkg_...", "pkg_..."]; the best of them counts."""
 
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
