@@ -14,8 +14,9 @@ from travelgym.suites.compass.trajectory import Episode
 class CompassRun(SuiteRun):
     """One COMPASS run: database, ground truth, the chosen tasks, the simulated user."""
 
-    # runs written before per-conversation personas used the task file's
-    identity_keys = {"personas": "task"}
+    # runs written before per-conversation personas used the task file's, and before the
+    # simulator was versioned its version 1: a run is never resumed with another simulator
+    identity_keys = {"personas": "task", "user_simulator_version": "1"}
 
     def __init__(self, options: CompassOptions, task_ids: list[str] | None, limit: int | None,
                  db_seed: int, data_dir: Path | None) -> None:  # fmt: skip
@@ -44,10 +45,12 @@ class CompassRun(SuiteRun):
         self._personas: dict[int, dict[tuple[str, int], Any]] = {}  # run seed -> assignment
 
     def manifest(self) -> dict[str, Any]:
+        from travelgym.suites.compass.user.simulator import USER_SIMULATOR_VERSION
+
         identity = {k: v for k, v in self.task_file.items() if k != "tasks_sha256"}
         return {"user": self.options.user, "max_turns": self.options.max_turns,
                 "personas": self.options.personas, "prompt": self.options.prompt,
-                **identity}  # fmt: skip
+                "user_simulator_version": USER_SIMULATOR_VERSION, **identity}  # fmt: skip
 
     def persona(self, task: Any, trial: int, seed: int) -> Any:
         """The persona of the conversation (task, trial) of this run with run seed ``seed``."""

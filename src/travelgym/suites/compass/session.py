@@ -26,8 +26,10 @@ from travelgym.suites.compass.user.simulator import UserBackend, UserReply, User
 
 class CompassSession:
     """One conversation's state: the tool environment, the user simulator and the
-    :class:`Episode` being recorded. It is over when the user accepts, an error ends it, or the
-    user has spoken ``max_turns`` times. The user takes ``persona`` (default: the task's), and
+    :class:`Episode` being recorded. It is over when the user accepts, the user ends it (its
+    requests for a recommendation went unanswered: termination ``user_ended``, a model error
+    whose cause is ``user_ended``, scored like every episode), an error ends it, or the user
+    has spoken ``max_turns`` times. The user takes ``persona`` (default: the task's), and
     the episode records it. The tools share ``tool_cache`` (a run's :class:`ToolCache`) when
     given."""
 
@@ -53,7 +55,8 @@ class CompassSession:
 
     @property
     def over(self) -> bool:
-        """No agent turn follows: accepted, failed, or the user's turn limit is reached."""
+        """No agent turn follows: accepted, ended by the user, failed, or the user's turn limit
+        is reached."""
         return self.episode.termination != "turn_limit" or self.user_turns >= self.max_turns
 
     async def open(self) -> UserReply:
@@ -71,7 +74,8 @@ class CompassSession:
 
     async def respond(self, reply: AgentReply, started: float) -> UserReply:
         """Record the agent's turn (with the tool calls made since the last one), let the user
-        answer it and record that; acceptance ends the episode."""
+        answer it and record that; acceptance, or the user ending the conversation, ends the
+        episode."""
         episode = self.episode
         episode.turns.append(Turn(index=len(episode.turns), role="agent", text=reply.text,
                                   tool_calls=self.env.take_calls(),
@@ -89,6 +93,10 @@ class CompassSession:
                                   repairs=self._user_repairs()))  # fmt: skip
         if self.said.done:
             episode.termination = "accepted"
+        elif self.said.ended:
+            # like running out of turns, the agent's own failure: it never recommended
+            episode.termination = "user_ended"
+            episode.outcome, episode.cause = "model_error", "user_ended"
         return self.said
 
     def agent_failed(self, exc: LLMError, partial: AgentReply | None = None) -> None:

@@ -28,6 +28,9 @@ ActType = Literal[
     "no_preference",  # the agent asked about something the user has no requirement on (detail)
     "restate_objective",  # the agent asked about something the objective ranks by
     "revise",  # the user changes a stated constraint: constraint = the new version, detail = old
+    "nothing_more",  # a generic "anything else?" and no requirement to give this turn
+    "undecided",  # asked about a topic (detail) whose requirement the schedule holds back
+    "end_conversation",  # the user gives up: its requests for a recommendation went unanswered
 ]
 
 
@@ -64,7 +67,9 @@ class Episode(EpisodeBase):
     persona: dict[str, Any] = Field(default_factory=dict)
     turns: list[Turn] = Field(default_factory=list)
     final_recommendation: dict[str, Any] | None = None
-    termination: Literal["accepted", "turn_limit", "error"] = "turn_limit"
+    # user_ended: the user gave up after its requests for a formal recommendation went
+    # unanswered (the user simulator's MAX_UNANSWERED_REQUESTS); scored like any other ending
+    termination: Literal["accepted", "turn_limit", "user_ended", "error"] = "turn_limit"
     revealed_all_turn: int | None = None  # t*: the user turn at which every constraint is known
 
     @property

@@ -77,12 +77,19 @@ def test_question_about_a_hidden_constraint_reveals_it():
 
 
 def test_answering_the_last_hidden_constraint_counts_as_revelation():
-    task = make_task()
+    """p = 1: every turn's draw succeeds, so a question may reveal 2 (the turn's one and one
+    ahead of the schedule); the third hidden one comes on the next turn."""
+    task = make_task(NEVER.model_copy(update={"reveal_probability": 1.0}))
     sim = UserSimulator(task, TemplateUserBackend(), conn=None, seed=0, max_turns=30)
     asyncio.run(sim.open())
-    talk(sim, "What's your budget? Do you need any star rating? Any room features, like a balcony?")
-    assert sim.state.hidden == []
-    assert sim.revealed_all_turn == 1
+    reply = talk(sim, "What's your budget? Do you need any star rating? Any room features, "
+                      "like a balcony?")  # fmt: skip
+    assert [a.constraint_index for a in reply.acts if a.type == "answer"] == [3, 4]
+    assert [a.detail for a in reply.acts if a.type == "undecided"] == ["room features"]
+    assert sim.state.hidden == [5] and sim.revealed_all_turn is None
+    reply = talk(sim, "And the balcony?")
+    assert [a.constraint_index for a in reply.acts if a.type == "answer"] == [5]
+    assert sim.state.hidden == [] and sim.revealed_all_turn == 2
 
 
 def test_question_about_an_irrelevant_topic_gets_no_preference():

@@ -13,6 +13,7 @@ from travelgym.db import connect_readonly
 from travelgym.suites.compass.agents.scripted import ScriptedAgent
 from travelgym.suites.compass.episode import run_episode
 from travelgym.suites.compass.tasks import GroundTruth, load_tasks
+from travelgym.suites.compass.user.sentences import key
 from travelgym.suites.compass.user.simulator import UserSimulator
 from travelgym.suites.compass.user.template import MAX_SAME_MESSAGE, TemplateUserBackend, compose
 
@@ -66,9 +67,26 @@ def test_wording_follows_the_seed_and_the_trial():
 
 
 def test_compose_skips_messages_already_sent_twice():
-    slots = [("Hello.",), ("a", "b", "c")]
+    slots = [(("Hello.",),), (("a", "b", "c"),)]
     said = {"Hello. a": 2, "Hello. b": 2}
     for seed in range(20):
         assert compose(slots, np.random.default_rng(seed), said) == "Hello. c"
     # every combination sent twice: the least-sent one, never a crash
-    assert compose([("x",)], np.random.default_rng(0), {"x": 2}) == "x"
+    assert compose([(("x",),)], np.random.default_rng(0), {"x": 2}) == "x"
+
+
+def test_compose_keeps_long_sentences_within_two_uses_and_falls_back_to_reserves():
+    """A sentence of 4+ words said twice is not taken again: another entry of the bank is,
+    then a short reserve (under 4 words: those may repeat)."""
+    bank = ("I need a moment to think.", "Let me think about it a bit.")
+    slots = [(bank, ("Not yet.",))]
+    said = collections.Counter({key(bank[0]): 2})
+    for seed in range(10):
+        assert compose(slots, np.random.default_rng(seed), {}, said) == bank[1]
+    said[key(bank[1])] = 2
+    assert compose(slots, np.random.default_rng(0), {}, said) == "Not yet."
+    # a lead ending in ":" and the fact after it are one sentence, counted as one
+    fact = "The hotel must have a pool."
+    slots = [(("Again:",),), ((fact,), (f"As I said: {fact}",))]
+    said = collections.Counter({key(f"Again: {fact}"): 2})
+    assert compose(slots, np.random.default_rng(0), {}, said) == f"Again: As I said: {fact}"

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from travelgym.llm.protocol import ChatClient, ChatMessage
+from travelgym.suites.compass.revisions import initial_versions, revision_change
 from travelgym.suites.compass.tasks import STYLES
 from travelgym.suites.compass.trajectory import DialogueAct
-from travelgym.suites.compass.user.simulator import ConversationState
+from travelgym.suites.compass.user.simulator import CLARIFY, ConversationState
 from travelgym.suites.compass.user.template import NEEDS, TemplateUserBackend
 
 STYLE_TEXT = {
@@ -55,22 +56,41 @@ def act_instruction(state: ConversationState, act: DialogueAct) -> str | None:
         return f"Reveal this new must-have clearly: {sentence}"
     if act.type == "answer" and sentence:
         return f"The agent asked about {act.detail}: answer with this new must-have: {sentence}"
+    if act.type == "restate" and sentence and act.detail == CLARIFY:
+        return f"To be sure the agent understood, restate clearly as a must-have: {sentence}"
     if act.type == "restate" and sentence:
         asked = (
             f"The agent asked about {act.detail}: answer by repeating" if act.detail else "Repeat"
         )
         return f"{asked} this requirement: {sentence}"
     if act.type == "revise" and sentence:
-        return (f"You have changed your mind: instead of '{act.detail}', say clearly that now: "
-                f"{sentence} The new version replaces the old one and is a must-have.")  # fmt: skip
+        return (f"You have changed your mind{_direction(state, index)}: instead of "
+                f"'{act.detail}', say clearly that now: {sentence} The new version replaces the "
+                "old one and is a must-have.")  # fmt: skip
     if act.type == "flag_violation":
         return f"Point out this problem with the recommendation: {act.detail}"
     if act.type == "no_preference":
         return f"The agent asked about {act.detail}: say you have no preference about it."
+    if act.type == "undecided":
+        return (f"The agent asked about {act.detail}: say you are not sure about it yet "
+                "(do not say it does not matter).")  # fmt: skip
     if act.type == "restate_objective":
         return (f"The agent asked about {act.detail}: answer with what makes one option better "
                 f"than another: {state.task.objective.sentence()}")  # fmt: skip
     return None
+
+
+_DIRECTIONS = {"budget_up": " (you can spend more)", "budget_down": " (you must spend less)",
+               "longer": " (you can stay longer)", "shorter": " (the stay must be shorter)",
+               "looser": " (you can be more flexible)", "tighter": " (you must be stricter)"}  # fmt: skip
+
+
+def _direction(state: ConversationState, index: int) -> str:
+    """Which way the revision of constraint ``index`` goes, for the instruction."""
+    initial = initial_versions(state.task).get(index)
+    if initial is None:
+        return ""
+    return _DIRECTIONS.get(revision_change(initial, state.task.constraints[index])[0], "")
 
 
 class LLMUserBackend:

@@ -1,13 +1,23 @@
-"""The user simulator's decisions (COMPASS Section 3.5, Appendix E).
+"""The user simulator's decisions (COMPASS Section 3.5, Appendix E, the responsibilities of App. H).
 
 Each turn the simulator decides, from its persona and the conversation state, which structured
-dialogue acts to perform: answer the agent's clarifying questions from its script (reveal the
-hidden constraint asked about, restate a known one, restate the objective, or say it has no
-preference), reveal a progressive constraint or revise one stated earlier (Bernoulli with the
-persona's p, one a turn), flag violations of the constraints as stated so far in the agent's
-latest recommendation (reliable users flag them; unreliable users mostly overlook them),
-question the recommendation (questioning users, once), ask for a formal recommendation, or
-accept (only once every constraint is revealed and revised). A backend then writes the words.
+dialogue acts to perform; a backend then writes the words.
+
+* Revelation follows a schedule: each turn with a hidden (progressive) constraint draws one
+  Bernoulli(p), p the persona's; a success lets one more constraint out. Without questions the
+  next pending one is revealed; a generic question ("anything else?") gets it as the answer, or
+  an honest "that's all for now" when the draw failed. A question about topics is answered on
+  those topics only: a hidden constraint asked about is revealed only while the reveals stay
+  within the schedule plus one (one reveal ahead, repaid by the next success), so questioning
+  cannot bypass the revelation speed; one held back gets "not sure yet", never a denial. Near
+  the turn limit the rest are forced out, one a turn, in time for the agent to answer.
+* Revisions of stated constraints (tighter or looser) come one a turn, on their own draws.
+* Violations of the constraints as stated so far are flagged (reliable users always,
+  unreliable ones mostly not); questioning users, shown a recommendation once everything is
+  known, restate their latest requirements ("just to be clear") and ask for a double-check.
+* With everything known and no recommendation, the user asks for one; after
+  :data:`MAX_UNANSWERED_REQUESTS` requests answered without one, it ends the conversation.
+* The user accepts only once every constraint is revealed and revised.
 """
 
 from __future__ import annotations
@@ -26,9 +36,21 @@ from travelgym.suites.compass.revisions import initial_versions, stated_task
 from travelgym.suites.compass.scoring import revealed_violations
 from travelgym.suites.compass.tasks import Persona, Task
 from travelgym.suites.compass.trajectory import DialogueAct
-from travelgym.suites.compass.user.topics import asked_topics
+from travelgym.suites.compass.user.sentences import sentence_counts
+from travelgym.suites.compass.user.topics import asked_topics, asks_for_more
 
+#: The simulator's behaviour version: recorded in a run's manifest and part of its identity, so
+#: a run is never resumed with another simulator. 2: the revelation schedule (generic and topic
+#: questions), restatements of questioning users, user-ended conversations, direction-aware
+#: revisions, no long sentence said more than twice.
+USER_SIMULATOR_VERSION = "2"
 UNRELIABLE_FLAG_PROBABILITY = 0.2
+MAX_UNANSWERED_REQUESTS = 3  # requests for a formal recommendation answered without one
+RESTATED_WHEN_QUESTIONING = 2  # requirements a questioning user restates "to be clear"
+CLARIFY = "just to be clear"  # the detail of those restatements
+GENERIC = "anything else"  # the detail of a reveal that answers a generic question
+FORCED = "turn limit"  # the detail of a reveal forced by the turn limit (not drawn)
+_REVEAL, _REVISE = zlib.crc32(b"reveal"), zlib.crc32(b"revise")
 
 
 @dataclass
@@ -37,6 +59,7 @@ class UserReply:
     acts: list[DialogueAct]
     done: bool  # the user accepted: the conversation ends
     instruction: str  # the dynamic instruction the simulator followed this turn
+    ended: bool = False  # the user ended the conversation without accepting
 
 
 @dataclass
@@ -55,6 +78,9 @@ class ConversationState:
     seed: int = 0  # the simulator's seed and trial: the template's wording follows them too
     trial: int = 0
     persona: Persona | None = None  # this conversation's persona (default: the task's)
+    scheduled: int = 0  # revelation draws that succeeded so far (the schedule)
+    asked: bool = False  # the user's last message asked for a formal recommendation
+    unanswered: int = 0  # such requests the agent answered without one
 
     def __post_init__(self) -> None:
         if self.persona is None:
@@ -80,6 +106,10 @@ class ConversationState:
         """How often the user has sent each message so far."""
         return collections.Counter(text for role, text in self.history if role == "user")
 
+    def said_sentences(self) -> collections.Counter[str]:
+        """How often the user has said each sentence of 4+ words so far (see ``sentences``)."""
+        return sentence_counts(text for role, text in self.history if role == "user")
+
 
 class UserBackend(Protocol):
     name: str
@@ -101,12 +131,17 @@ class UserSimulator:
         self.backend = backend
         self.conn = conn
         self.max_turns = max_turns
-        self.rng = np.random.default_rng([seed, zlib.crc32(task.task_id.encode()), trial])
+        key = [seed, zlib.crc32(task.task_id.encode()), trial]
+        self.rng = np.random.default_rng(key)  # flags, style 6's repetitions
+        # the revelation and revision draws: their own streams, whatever the agent does
+        self.reveal_rng = np.random.default_rng([*key, _REVEAL])
+        self.revise_rng = np.random.default_rng([*key, _REVISE])
         initial = [i for i, c in enumerate(task.constraints) if c.revelation == "initial"]
         hidden = [i for i, c in enumerate(task.constraints) if c.revelation == "progressive"]
         self.state = ConversationState(
             task, initial, hidden, persona=persona, seed=seed, trial=trial
         )
+        self.progressive = len(hidden)
         self.revealed_all_turn: int | None = 0 if not hidden and not task.revisions else None
         self._stated: dict[tuple[int, ...], Task] = {}
 
@@ -127,24 +162,32 @@ class UserSimulator:
             self._stated[key] = stated_task(self.task, key)
         return self._stated[key]
 
-    def _answer(self, agent_text: str) -> tuple[list[DialogueAct], list[str]]:
-        """Answers to the agent's clarifying questions, from the script (see ``topics``)."""
+    def _answer(self, agent_text: str, allowance: int) -> tuple[list[DialogueAct], list[str]]:
+        """Answers to the agent's clarifying questions, from the script (see ``topics``): at
+        most ``allowance`` hidden constraints asked about are revealed, in the order asked."""
         state, task = self.state, self.task
         acts: list[DialogueAct] = []
         lines: list[str] = []
         answered: set[int] = set()
         for topic in asked_topics(agent_text):
             covered = [i for i in range(len(task.constraints)) if topic.covers(state.stated(i))]
+            held = False
             for index in (i for i in covered if i not in answered):
                 answered.add(index)
-                if index in state.hidden:
+                if index in state.hidden and allowance > 0:
+                    allowance -= 1
                     state.hidden.remove(index)
                     state.revealed.append(index)
                     acts.append(self._act("answer", index, topic.label))
                     lines.append(f"Answer the question about {topic.label}: reveal this must-have.")
+                elif index in state.hidden:
+                    held = True  # the schedule holds it back: not yet, and no denial either
                 else:
                     acts.append(self._act("restate", index, topic.label))
                     lines.append(f"Answer the question about {topic.label} with what you said.")
+            if held:
+                acts.append(DialogueAct(type="undecided", detail=topic.label))
+                lines.append(f"Say you are not sure about {topic.label} yet.")
             if covered:
                 continue
             if topic.in_objective(task.objective):
@@ -177,31 +220,56 @@ class UserSimulator:
                        "and what makes one option better than another.")  # fmt: skip
         return await self._say(acts, instruction, done=False)
 
+    def shown(self) -> int:
+        """How many hidden (progressive) constraints the user has revealed so far."""
+        return self.progressive - len(self.state.hidden)
+
     async def respond(self, agent_text: str, recommendation: dict | None) -> UserReply:
         """React to the agent's latest message (and formal recommendation, if any)."""
         state = self.state
         state.history.append(("agent", agent_text))
         state.turn += 1
-        answers, lines = self._answer(agent_text)
-        # a new requirement: no decision yet, and no revision of it before a later turn
-        just_stated = {a.constraint_index for a in answers if a.type == "answer"}
-        learned = bool(just_stated)
-        acts: list[DialogueAct] = []
+        if state.asked and not recommendation:
+            state.unanswered += 1
+        state.asked = False
+        if state.unanswered >= MAX_UNANSWERED_REQUESTS:
+            act = DialogueAct(type="end_conversation",
+                              detail=f"{state.unanswered} requests for a formal recommendation "
+                                     "went unanswered")  # fmt: skip
+            return await self._say([act], "You asked for a formal recommendation several times "
+                                   "and got none: say so and end the conversation.",
+                                   done=False, ended=True)  # fmt: skip
         turns_left = self.max_turns - state.turn
         # forced in time for the agent to answer the last change before the turn limit: one
         # reveal or revision a turn, so each still to come needs a turn of its own
         forced = turns_left <= len(state.hidden) + state.revisions_left() + 1
-        if state.hidden and (forced or self.rng.random() < self.persona.reveal_probability):
+        if state.hidden and self.reveal_rng.random() < self.persona.reveal_probability:
+            state.scheduled += 1
+        # a question may take the user one reveal ahead of the schedule, never more
+        answers, lines = self._answer(agent_text, max(0, state.scheduled + 1 - self.shown()))
+        # a new requirement: no decision yet, and no revision of it before a later turn
+        just_stated = {a.constraint_index for a in answers if a.type == "answer"}
+        learned = bool(just_stated)
+        generic = asks_for_more(agent_text)
+        acts: list[DialogueAct] = []
+        if state.hidden and (forced or self.shown() < state.scheduled):
             index = state.hidden.pop(0)
             state.revealed.append(index)
-            acts.append(self._act("reveal", index))
-            lines.append("Reveal one new must-have requirement, clearly as non-negotiable.")
+            acts.append(
+                self._act("reveal", index, FORCED if forced else GENERIC if generic else None)
+            )
+            state.scheduled = max(state.scheduled, self.shown())
+            lines.append("Reveal one new must-have requirement, clearly as non-negotiable"
+                         + (", as the answer to the agent's question." if generic else "."))  # fmt: skip
         elif (revisable := [i for i in state.pending_revisions() if i not in just_stated]) and (
-            forced or self.rng.random() < self.persona.reveal_probability
+            forced or self.revise_rng.random() < self.persona.reveal_probability
         ):
             acts.append(self._revise(revisable[0]))
             lines.append("Say you changed your mind about one requirement: the new version "
                          "replaces what you said before, and is a must-have.")  # fmt: skip
+        elif generic and not learned:
+            acts.append(DialogueAct(type="nothing_more"))
+            lines.append("The agent asked if there is anything else: say that is all for now.")
         if self.revealed_all_turn is None and not state.hidden and not state.revisions_left():
             self.revealed_all_turn = state.turn
         flagged = False
@@ -216,10 +284,11 @@ class UserSimulator:
             if flagged:
                 lines.append("Point out the requirement(s) the recommendation violates.")
         done = False
-        if acts or learned:
+        news = [a for a in acts if a.type != "nothing_more"]
+        if news or learned:
             # news this turn (a new or changed requirement, a violation): no decision yet
             if (
-                acts
+                news
                 and self.persona.style == 6
                 and len(state.revealed) > 1
                 and self.rng.random() < 0.5
@@ -229,25 +298,36 @@ class UserSimulator:
                 lines.append("Repeat one requirement you already gave.")
         elif state.hidden or state.pending_revisions():
             # requirements are still to come: no decision yet (users accept only when all are known)
-            if not answers:  # an answer to the agent's question is reply enough
+            if not answers and not acts:  # an answer to the agent's question is reply enough
                 acts.append(DialogueAct(type="acknowledge"))
                 lines.append(
                     "Acknowledge the reply without deciding yet; you still have requirements to share."
                 )
         elif not recommendation:
             acts.append(DialogueAct(type="ask_recommendation"))
+            state.asked = True
             lines.append("Ask the agent for a formal recommendation with package IDs.")
         elif self.persona.trust == "questioning" and not state.questioned:
             state.questioned = True
+            acts += [self._act("restate", i, CLARIFY) for i in self._to_clarify()]
             acts.append(DialogueAct(type="question"))
-            lines.append("Ask the agent to double-check that this is really the best option.")
+            lines.append("Restate your latest requirements to be sure the agent understood them, "
+                         "and ask it to double-check that this is really the best option.")  # fmt: skip
         else:
             acts.append(DialogueAct(type="accept"))
             lines.append("Accept the recommendation and close the conversation.")
             done = True
         return await self._say(answers + acts, " ".join(lines), done)
 
-    async def _say(self, acts: list[DialogueAct], instruction: str, done: bool) -> UserReply:
+    def _to_clarify(self) -> list[int]:
+        """What a questioning user restates (App. H: "just to be clear, it MUST be ..."): the
+        requirements it stated last (a revision counts as stated when made)."""
+        revised = [i for i in self.state.revised if i in self.state.revealed]
+        order = [i for i in self.state.revealed if i not in revised] + revised
+        return order[-RESTATED_WHEN_QUESTIONING:]
+
+    async def _say(self, acts: list[DialogueAct], instruction: str, done: bool,
+                   ended: bool = False) -> UserReply:  # fmt: skip
         text = await self.backend.write(self.state, acts, instruction)
         self.state.history.append(("user", text))
-        return UserReply(text=text, acts=acts, done=done, instruction=instruction)
+        return UserReply(text=text, acts=acts, done=done, instruction=instruction, ended=ended)

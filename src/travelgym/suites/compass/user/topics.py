@@ -5,7 +5,10 @@ where one kind covers several things, the attribute values) it is about, and the
 metrics or wish-list features that make it part of what the user ranks by. The simulator
 answers from its script: a hidden constraint of the topic is revealed, a revealed one restated,
 a topic of the objective is answered with the objective, anything else gets "no preference".
-Plain regular expressions on the agent's text; nothing in it is executed.
+A generic question ("Anything else?", "Any other requirements?", "Could you tell me more?")
+names no topic: :func:`asks_for_more` finds it, and the simulator answers it with its next
+requirement only when the turn's revelation draw allows one. Plain regular expressions on the
+agent's text; nothing in it is executed.
 """
 
 from __future__ import annotations
@@ -166,3 +169,18 @@ def asked_topics(text: str) -> list[Topic]:
             seen.add(topic.name)
             out.append(topic)
     return out
+
+
+GENERIC = re.compile(
+    r"\banything (else|more)\b|\bsomething else\b|\bwhat else\b|\btell me more\b"
+    r"|\bany (other|more|further|additional) (requirements?|preferences?|needs?|constraints?"
+    r"|details?|information|info|wishes|must-haves?|criteria|things?)\b"
+    r"|\b(other|more|further|additional) (requirements?|preferences?|needs?|constraints?"
+    r"|must-haves?|criteria)\b|\bmissing anything\b|\bforg[eo]t(ten)? anything\b"
+    r"|\banything I should know\b", re.IGNORECASE)  # fmt: skip
+
+
+def asks_for_more(text: str) -> bool:
+    """Whether a question in ``text`` asks generically for more requirements ("Anything
+    else?"), whatever topics the other questions name."""
+    return any(GENERIC.search(sentence) for sentence in questions(text))
