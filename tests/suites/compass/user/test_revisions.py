@@ -13,7 +13,10 @@ from pydantic import ValidationError
 from travelgym.db import connect_readonly
 from travelgym.suites.compass.agents.scripted import ScriptedAgent
 from travelgym.suites.compass.constraints import (
+    Budget,
+    DateWindow,
     HotelAmenity,
+    MaxDistance,
     MinStarRating,
     Park,
     StayDates,
@@ -21,11 +24,12 @@ from travelgym.suites.compass.constraints import (
 )
 from travelgym.suites.compass.episode import run_episode
 from travelgym.suites.compass.objectives import SingleMetric
-from travelgym.suites.compass.revisions import stated_constraints, stated_task
+from travelgym.suites.compass.revisions import revision_change, stated_constraints, stated_task
 from travelgym.suites.compass.scoring import check_plan, score_plan
 from travelgym.suites.compass.solver import solve
 from travelgym.suites.compass.tasks import Persona, Revision, Task
 from travelgym.suites.compass.trajectory import Episode
+from travelgym.suites.compass.user.phrases import CHANGES
 from travelgym.suites.compass.user.simulator import UserSimulator
 from travelgym.suites.compass.user.template import TemplateUserBackend
 
@@ -207,3 +211,74 @@ def test_task_with_revisions_round_trips_and_is_validated():
         Task.model_validate({**data, "revisions": data["revisions"] * 2})  # revised twice
     with pytest.raises(ValidationError):
         Revision(constraint_index=0, initial=HotelAmenity(amenity="has_pool"), extra=1)
+
+
+def budget_task(initial: float, final: float) -> Task:
+    return Task(
+        task_id="inline-budget",
+        level=1,
+        objective=SingleMetric(metric="review_score"),
+        constraints=[
+            Park(park_ids=["grte"]),
+            StayDates(check_in=dt.date(2025, 8, 24), check_out=dt.date(2025, 8, 27)),
+            Travellers(count=2),
+            Budget(max_total=final),
+        ],
+        revisions=[Revision(constraint_index=3, initial=Budget(max_total=initial))],
+        persona=persona(1.0),
+        story="A couple plans a few days at Grand Teton.",
+    )
+
+
+def stay_task(initial_out: int, final_out: int) -> Task:
+    dates = StayDates(check_in=dt.date(2025, 8, 24), check_out=dt.date(2025, 8, final_out))
+    first = StayDates(check_in=dt.date(2025, 8, 24), check_out=dt.date(2025, 8, initial_out))
+    return budget_task(1000, 1500).model_copy(
+        update={
+            "constraints": [Park(park_ids=["grte"]), dates, Travellers(count=2)],
+            "revisions": [Revision(constraint_index=1, initial=first)],
+        }  # fmt: skip
+    )
+
+
+def revision_words(task: Task, seed: int) -> str:
+    sim = UserSimulator(task, TemplateUserBackend(), conn=None, seed=seed, max_turns=30)
+    asyncio.run(sim.open())
+    reply = asyncio.run(sim.respond("Noted.", None))
+    assert [a.type for a in reply.acts] == ["revise"]
+    return reply.text
+
+
+@pytest.mark.parametrize(
+    ("task", "said", "not_said"),
+    [
+        (budget_task(1200, 1500), "budget_up", "budget_down"),
+        (budget_task(1500, 1200), "budget_down", "budget_up"),
+        (stay_task(26, 27), "longer", "shorter"),
+        (stay_task(27, 26), "shorter", "longer"),
+    ],
+    ids=["budget relaxed", "budget tightened", "stay longer", "stay shorter"],
+)
+def test_the_user_says_which_way_a_revision_goes(task, said, not_said):
+    """A revision may relax or tighten: the user's words follow the direction (initial vs
+    final), and always carry the final version's own sentence."""
+    index = task.revisions[0].constraint_index
+    change, fields = revision_change(task.revisions[0].initial, task.constraints[index])
+    assert change == said
+    for seed in range(8):
+        text = revision_words(task, seed)
+        assert task.constraints[index].sentence() in text
+        assert any(p.format(**fields) in text for p in CHANGES[said]), text
+        assert not any(p.split("{")[0] in text for p in CHANGES[not_said]), text
+
+
+def test_revision_change_reads_every_direction():
+    assert revision_change(Budget(max_total=900), Budget(max_total=1000)) == (
+        "budget_up", {"amount": "$1,000.00"})  # fmt: skip
+    window = DateWindow(earliest_check_in=dt.date(2025, 8, 1), latest_check_out=dt.date(2025, 8, 20),
+                        min_nights=2, max_nights=3)  # fmt: skip
+    assert revision_change(window, window.model_copy(update={"max_nights": 4})) == (
+        "longer", {"nights": "4 nights"})  # fmt: skip
+    assert revision_change(MinStarRating(value=3), MinStarRating(value=4))[0] == "tighter"
+    assert revision_change(MinStarRating(value=4), MinStarRating(value=3))[0] == "looser"
+    assert revision_change(MaxDistance(value=5), MaxDistance(value=10))[0] == "looser"
