@@ -46,10 +46,11 @@ def test_every_optimal_plan_is_feasible_and_attains_the_optimum(conn, tasks, tru
 
 
 def test_every_task_credits_about_a_percent_of_its_feasible_plans(tasks, truths):
-    """Ties on the scored key never make OR-A % credit more than max(2, 2 x A %) of X_feas."""
+    """Ranked on f alone (no task states a tie-break), ties never make OR-A % credit more than
+    max(2, 2 x A %) of X_feas."""
     for task in tasks:
         truth = truths[task.task_id]
-        assert task.objective.tie_break is not None, task.task_id
+        assert task.objective.tie_break is None, task.task_id
         for a in TOP_PERCENTS:
             credited, n = truth.credited[str(a)], truth.feasible_count
             assert rank_position(a, n) <= credited <= credit_bound(a, n), (task.task_id, a)
@@ -82,25 +83,30 @@ def test_reference_enumerator_agrees_exactly(conn, tasks, truths):
         assert slow.optimum_key == fast.optimum_key, task.task_id
         assert slow.credited == fast.credited, task.task_id
         assert slow.optimal_count == fast.optimal_count, task.task_id
+        assert slow.distinct_values == fast.distinct_values, task.task_id
+        assert slow.threshold_values == fast.threshold_values, task.task_id
 
 
-def _without_tie_break(task):
+def _with_tie_break(task, tie_break):
+    """The task as a version-2 task file stated it: with a tie-break."""
     return task.model_copy(
-        update={"objective": task.objective.model_copy(update={"tie_break": None})}
+        update={"objective": task.objective.model_copy(update={"tie_break": tie_break})}
     )
 
 
 def test_rank_counts_match_the_enumeration(conn, tasks):
-    """Counts on the scored key agree with Algorithm 1 for both key shapes (cost then a hotel
-    metric; an objective then the cost) and for a key without a tie-break, where ties share a
-    rank and the threshold credits all of them."""
+    """Counts on the scored key agree with Algorithm 1 for a key without a tie-break (f alone,
+    the generated tasks: ties share a rank and the threshold credits all of them) and for both
+    tie-broken key shapes version-2 task files state (cost then a hotel metric; an objective
+    then the cost)."""
     from travelgym.suites.compass.reference_solver import enumerate_feasible, reference_solve
 
     sample = _reference_sample(tasks, per_cell=1)
     by_cost = next(t for t in sample if getattr(t.objective, "metric", None) == "total_cost")
     feature = next(t for t in sample if t.objective.type == "feature_count" and t.level >= 2)
     checked_ties = False
-    for task in (by_cost, feature, _without_tie_break(feature), _without_tie_break(by_cost)):
+    for task in (by_cost, feature, _with_tie_break(feature, "total_cost"),
+                 _with_tie_break(by_cost, "distance")):  # fmt: skip
         ranking = Ranking(task, build_components(conn, task))
         plans = enumerate_feasible(conn, task)
         for key, _ in plans[:: max(1, len(plans) // 25)]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from travelgym.suites.compass.facts import Facts, PlanFacts
 
@@ -60,12 +60,24 @@ TIE_BREAK_PHRASES = {
 FLIGHT_FEATURES = tuple(n for n, (c, _, _) in FEATURES.items() if c == "flight")
 
 
-class SingleMetric(BaseModel):
+class _OmitsNoTieBreak(BaseModel):
+    """Task files of version 3 rank on f alone: an objective without a tie-break serialises
+    without the field (version-2 files, which state one, still read)."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_tie_break(self, handler):
+        data = handler(self)
+        if getattr(self, "tie_break", None) is None and isinstance(data, dict):
+            data.pop("tie_break", None)
+        return data
+
+
+class SingleMetric(_OmitsNoTieBreak):
     model_config = ConfigDict(frozen=True, extra="forbid")
     type: Literal["single_metric"] = "single_metric"
     metric: Metric
-    # The user's stated second criterion for options equal on the metric (None: plans equal on
-    # the metric share a rank).
+    # A second criterion for options equal on the metric, stated by task files of version 2
+    # only (None, the generator's: plans equal on the metric share a rank).
     tie_break: Metric | None = None
     # metric -> (component, value from facts, minimise?, phrase, unit)
     _SPEC: ClassVar[dict] = {
@@ -119,7 +131,7 @@ class SingleMetric(BaseModel):
         )
 
 
-class FeatureCount(BaseModel):
+class FeatureCount(_OmitsNoTieBreak):
     model_config = ConfigDict(frozen=True, extra="forbid")
     type: Literal["feature_count"] = "feature_count"
     features: list[Literal[tuple(FEATURES)]] = Field(min_length=1)  # type: ignore[valid-type]
@@ -198,8 +210,9 @@ Objective = Annotated[SingleMetric | FeatureCount, Field(discriminator="type")]
 
 
 def plan_key(objective: SingleMetric | FeatureCount, plan: PlanFacts) -> tuple[float, float]:
-    """The scored key of a plan: its utility, then the utility of the stated tie-break (0 when
-    the task states none). Plans are compared lexicographically on it; equal keys share a rank."""
+    """The scored key of a plan: its utility f, then the utility of the tie-break a version-2
+    task states (0 when the task states none, as every generated task since version 3). Plans
+    are compared lexicographically on it; equal keys share a rank."""
     secondary = objective.secondary()
     return (
         float(plan_utility(objective, plan)),

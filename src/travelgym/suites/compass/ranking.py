@@ -1,8 +1,9 @@
 """Counting and ranking a task's feasible set on its scored key, without materialising it.
 
 The scored key of a plan is ``(utility, tie-break utility)``, compared lexicographically
-(``objectives.plan_key``): the objective first, then the second criterion the user states.
-Plans equal on the whole key share a rank. Two shapes of key are counted exactly:
+(``objectives.plan_key``). Tasks generated since task-file version 3 state no tie-break: the
+second part is 0 and plans are ranked on the utility f alone, plans equal on f sharing a rank.
+Version-2 task files state a tie-break; two shapes of it are counted exactly:
 
 - a cost objective, tie-broken by a hotel metric: for each hotel, the completions (flight,
   permit) under a cost cap are one ``searchsorted`` in the group's sorted completion costs, and
@@ -11,7 +12,9 @@ Plans equal on the whole key share a rank. Two shapes of key are counted exactly
   utilities is split into per-utility sorted cost arrays; plans strictly better on the
   objective count under the budget, plans equal on it count under the cost of the cut-off.
 
-See ``docs/compass/ground_truth.md`` for the definitions and the proof sketch.
+Without a tie-break the second shape's counting serves every non-cost objective (plans equal
+on f count under the budget) and the first's every cost objective. See
+``docs/compass/ground_truth.md`` for the definitions and the proof sketch.
 """
 
 from __future__ import annotations
@@ -180,6 +183,29 @@ class Ranking:
     @property
     def size(self) -> int:
         return self._count(WORST, strict=False)
+
+    def distinct_utilities(self) -> int:
+        """How many distinct utilities f(x) the feasible plans take (the tie-break ignored).
+
+        A plan is a hotel and a completion of one group, feasible when their costs fit the
+        budget, so a utility is taken when some pair of that utility fits: per value of the
+        smaller side, its cheapest entry decides which entries of the other side it pairs with.
+        """
+        values: list[np.ndarray] = []
+        if self.by_cost:  # f = -(total cost): the distinct totals under the budget
+            for g, c in zip(self.groups, self._parts, strict=True):
+                completions = np.unique(c)
+                hotels = np.unique(g.h_cost)
+                step = max(1, _PAIR_BLOCK // max(1, len(completions)))
+                for lo in range(0, len(hotels), step):
+                    totals = hotels[lo : lo + step, None] + completions[None, :]
+                    values.append(np.unique(totals[totals <= self.budget]))
+        else:
+            for small, other_cost, other_util in self._parts:
+                for u, costs in small:
+                    fits = other_cost <= self.budget - costs[0]
+                    values.append(np.unique(u + other_util[fits]))
+        return len(np.unique(np.concatenate(values))) if values else 0
 
     # ------------------------------------------------------------------------------- ranking
 

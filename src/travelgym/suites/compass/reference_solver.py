@@ -118,6 +118,9 @@ class _SortedFeasible:
     def find_plan(self, key: Key) -> dict:
         return next(ids for other, ids in self.feasible if other == key)
 
+    def distinct_utilities(self) -> int:
+        return len({key[0] for key, _ in self.feasible})
+
 
 def plan_utility_of(conn: sqlite3.Connection, task: Task, ids: dict) -> float:
     """Utility of a plan given by IDs (through the resolver), for cross-checks."""

@@ -2,8 +2,9 @@
 
 A plan is feasible when it has the components its level needs, each resolves and is bookable,
 and every hard constraint (revealed or not) holds. OR-A % holds when the plan is feasible and its
-scored key (utility, then the tie-break the user stated) is at least the key of the plan at rank
-ceil(A % x |X_feas|); plans equal on the whole key share a rank.
+utility f is at least the f of the plan at rank ceil(A % x |X_feas|); plans equal on f share a
+rank, so ties at the threshold are credited. (A version-2 task file states a tie-break: its
+plans are ranked on the key (f, tie-break utility) instead.)
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class PlanScore(BaseModel):
     feasible: bool
     violations: list[str]
     utility: float | None = None
-    key: list[float] | None = None  # [utility, tie-break utility]: what ranks it
+    key: list[float] | None = None  # [utility, tie-break utility or 0]: what ranks it
     objective_value: float | None = None
     optimum_value: float | None = None
     optimality_gap: float | None = None  # |f(x') - f(x*)| in the objective's unit

@@ -271,7 +271,11 @@ def group_components(
 
 def solve(conn: sqlite3.Connection, task: Task) -> GroundTruth:
     """Exact ground truth of one task on its scored key."""
-    ranking = Ranking(task, build_components(conn, task))
+    return solve_ranked(task, Ranking(task, build_components(conn, task)))
+
+
+def solve_ranked(task: Task, ranking: Ranking) -> GroundTruth:
+    """The ground truth of ``task`` from its ``Ranking`` (which the caller may reuse)."""
     size = ranking.size
     if size == 0:
         return GroundTruth(
@@ -295,20 +299,26 @@ class RankedSet(Protocol):
 
     def find_plan(self, key: Key) -> dict[str, str | None]: ...
 
+    def distinct_utilities(self) -> int: ...
+
 
 def ranked_ground_truth(task: Task, ranked: RankedSet, size: int) -> GroundTruth:
     """The ground truth of a task with ``size`` (at least one) feasible plans, ``ranked``: the
-    optimum, the top-A % thresholds and the plans each credits."""
+    optimum, the top-A % thresholds, the plans each credits and the number of distinct
+    utilities."""
     best = ranked.kth_best(1)
     thresholds = {str(a): ranked.kth_best(rank_position(a, size)) for a in TOP_PERCENTS}
+    metric_value = task.objective.metric_value
     return GroundTruth(
         task_id=task.task_id,
         feasible_count=size,
         optimum=best[0],
-        optimum_value=task.objective.metric_value(best[0]),
+        optimum_value=metric_value(best[0]),
         optimum_key=best,
         thresholds=thresholds,
+        threshold_values={a: metric_value(key[0]) for a, key in thresholds.items()},
         credited={a: ranked.count_at_least(key) for a, key in thresholds.items()},
         optimal_count=ranked.count_at_least(best),
+        distinct_values=ranked.distinct_utilities(),
         optimal_plan=ranked.find_plan(best),
     )

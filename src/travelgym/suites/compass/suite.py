@@ -162,7 +162,10 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
         return format_score_table(result)
 
-    # re-deriving a run's answers and scores (travelgym.runner.recheck)
+    # re-deriving a run's answers and scores (travelgym.runner.recheck). Version 2: OR-A % on
+    # the utility f alone (task files of version 3); a run of version 1 (scored on the
+    # objective, then a stated tie-break) keeps its stored scores
+    scorer_version = "2"
     answer_field = "final_recommendation"
 
     answer_from_turns = Imported("travelgym.suites.compass.rescore:last_recommendation")
@@ -228,8 +231,14 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
     def format_solution(self, path, truths) -> str:
         lines = [f"ground truth: {path}"]
-        lines += [f"{t.task_id}: |X_feas| = {t.feasible_count:,}, optimum = {t.optimum_value}"
-                  for t in truths]  # fmt: skip
+        for t in truths:
+            line = f"{t.task_id}: |X_feas| = {t.feasible_count:,}, optimum = {t.optimum_value}"
+            if t.threshold_values:
+                line += ", top 5/10/20 % at " + " / ".join(
+                    f"{t.threshold_values[a]} ({t.credited[a]:,} credited)"
+                    for a in ("5", "10", "20")
+                )
+            lines.append(line)
         return "\n".join(lines)
 
     def ingest(self, raw_dir, out, options, data_dir) -> dict[str, Any]:

@@ -1,15 +1,17 @@
 """Seeded generator of the 281 COMPASS tasks with the paper's distribution (Sections 3.2, C.2).
 
-Each task is drawn, solved exactly on its scored key (the objective, then a tie-break the user
-states), and kept only if its feasible set has at least ``MIN_FEASIBLE`` plans (so the top 5 %
-is a real target), OR-A % credits at most ``credit_bound(A, |X_feas|)`` plans for every A (ties
-do not inflate it), and the naive plan built from the first search results is not already in the
-top 5 % (so the task is not solved by the first result). The generator runs on any database
-seed: each seed gets its own deterministic task set with the same slots.
+Each task is drawn, solved exactly on its utility f alone (no tie-break: the paper's Section
+3.4), and kept only if its feasible set has at least ``MIN_FEASIBLE`` plans (so the top 5 % is a
+real target), f takes at least ``MIN_DISTINCT`` distinct values over it, and OR-A % credits at
+most ``credit_bound(A, |X_feas|)`` plans for every A (ties on f do not inflate it). A rejected
+draw is redrawn whole (park, objective, constraints), so a metric that cannot reach enough
+distinct values in a park is replaced by another draw. The generator runs on any database seed:
+each seed gets its own deterministic task set with the same slots.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import math
 import sqlite3
@@ -27,14 +29,16 @@ from travelgym.suites.compass.objectives import (
 from travelgym.suites.compass.packages import day_to_date
 from travelgym.suites.compass.personas import sample_persona
 from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS, nearest_park, park_by_id
-from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve
+from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve_ranked
 from travelgym.suites.compass.stories import write_story
 from travelgym.suites.compass.tasks import Revision, Task
 
-TASK_GENERATOR_VERSION = "2.0.0"
+TASK_GENERATOR_VERSION = "3.0.0"
 DEFAULT_TASK_SEED = 2025
 MIN_FEASIBLE = 20
-MAX_ATTEMPTS = 60
+MIN_DISTINCT = 5  # distinct values of f over X_feas: fewer and OR-A % is a lottery of ties
+MAX_ATTEMPTS = 1000  # draws of a feature-count slot
+METRIC_ATTEMPTS = 50  # draws of one metric in a single-metric slot before the next is tried
 # (level, objective type) -> number of tasks: Level I 142, II 69, III 70; single 154, feature 127
 SLOTS = {(1, "single_metric"): 78, (1, "feature_count"): 64, (2, "single_metric"): 38,
          (2, "feature_count"): 31, (3, "single_metric"): 38, (3, "feature_count"): 32}  # fmt: skip
@@ -46,11 +50,8 @@ METRICS = {
 FEATURE_COUNTS = ([6, 7, 8, 9, 10], [0.1, 0.12, 0.45, 0.08, 0.25])
 EXTRA_COUNTS = {1: ([1, 2, 3, 4], [0.15, 0.35, 0.35, 0.15]), 2: ([0, 1, 2], [0.3, 0.45, 0.25]),
                 3: ([0, 1], [0.55, 0.45])}  # fmt: skip
-COST_TIE_BREAKS = (
-    ["review_score", "distance", "star_rating", "review_count"],
-    [0.4, 0.3, 0.15, 0.15],
-)
 REVISION_SHARE = 0.25  # tasks where the user revises one constraint mid-conversation (Sec. 3.1)
+RELAX_SHARE = 0.5  # revisions whose first statement is tighter than the final constraint
 TWO_PARK_SHARE = 0.12  # Level I-II tasks whose user would take either of two nearby parks
 
 
@@ -130,18 +131,15 @@ def _extra_pool(
 
 
 def _objective(
-    rng: np.random.Generator, level: int, otype: str, hard: list
+    rng: np.random.Generator, level: int, otype: str, hard: list, metric: str | None = None
 ) -> SingleMetric | FeatureCount:
     if otype == "single_metric":
-        metrics, weights = METRICS[min(level, 2)]
-        metric = _pick(rng, metrics, weights)
-        tie = _pick(rng, *COST_TIE_BREAKS) if metric == "total_cost" else "total_cost"
-        return SingleMetric(metric=metric, tie_break=tie)
+        return SingleMetric(metric=metric or _pick(rng, *METRICS[min(level, 2)]))
     implied = _implied_features(hard)
     pool = [f for f in HOTEL_FEATURES + (FLIGHT_FEATURES if level >= 2 else ()) if f not in implied]
     count = min(len(pool), int(_pick(rng, *FEATURE_COUNTS)))
     chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist())
-    return FeatureCount(features=[pool[i] for i in chosen], tie_break="total_cost")
+    return FeatureCount(features=[pool[i] for i in chosen])
 
 
 def _implied_features(hard: list) -> set[str]:
@@ -164,9 +162,16 @@ def _implied_features(hard: list) -> set[str]:
 
 
 def draw_task(
-    rng: np.random.Generator, conn: sqlite3.Connection, task_id: str, level: int, otype: str
+    rng: np.random.Generator,
+    conn: sqlite3.Connection,
+    task_id: str,
+    level: int,
+    otype: str,
+    rejected: collections.Counter | None = None,
+    metric: str | None = None,
 ) -> Task | None:
-    """One candidate task (None when it fails the acceptance rules)."""
+    """One candidate task (None when it fails the acceptance rules; ``rejected`` counts why);
+    a single-metric task optimises ``metric`` (drawn when None)."""
     park = PARKS[int(rng.integers(len(PARKS)))]
     park_ids = [park.park_id]
     neighbour = nearest_park(park.park_id)
@@ -192,14 +197,14 @@ def draw_task(
     pool = _extra_pool(rng, conn, park.park_id, level)
     n_extra = int(_pick(rng, *EXTRA_COUNTS[level]))
     hard += [pool[i] for i in sorted(rng.choice(len(pool), size=n_extra, replace=False).tolist())]
-    objective = _objective(rng, level, otype, hard)
+    objective = _objective(rng, level, otype, hard, metric)
     persona = sample_persona(rng)
     draft = Task(task_id=task_id, level=level, objective=SingleMetric(metric="total_cost"),
                  constraints=hard, persona=persona, story="")  # fmt: skip
     ranking = Ranking(draft, build_components(conn, draft))
     size = ranking.size
     if size < MIN_FEASIBLE * 3:
-        return None
+        return _reject(rejected, "unbudgeted set under 60 plans")
     # budget: the total cost at a random quantile of the unbudgeted feasible set, in $50 steps
     quantile = float(rng.uniform(0.35, 0.8))
     cost = -ranking.kth_best(max(1, math.ceil(quantile * size)))[0] / 100
@@ -212,39 +217,80 @@ def draw_task(
         constraints=constraints,
         persona=persona,
         story=write_story(rng, [park_name(p) for p in park_ids], travellers, objective),
-        revisions=_revisions(rng, constraints),
     )
-    truth = solve(conn, task)
-    if truth.feasible_count < MIN_FEASIBLE or not within_credit_bound(truth):
-        return None
-    if _naive_is_top(conn, task, truth):
-        return None
-    return task
+    ranking = Ranking(task, build_components(conn, task))
+    truth = solve_ranked(task, ranking)
+    if truth.feasible_count < MIN_FEASIBLE:
+        return _reject(rejected, "under 20 feasible plans")
+    if truth.distinct_values < MIN_DISTINCT:
+        return _reject(rejected, f"under 5 distinct values: {_objective_label(objective)}")
+    if not within_credit_bound(truth):
+        return _reject(rejected, f"over the credit bound: {_objective_label(objective)}")
+    revisions = _revisions(rng, constraints, _cheapest_plan(ranking))
+    return task.model_copy(update={"revisions": revisions}) if revisions else task
 
 
-def _revisions(rng: np.random.Generator, constraints: list) -> list[Revision]:
-    """In a share of tasks the user first states a looser budget or a longer stay and later
-    tightens it; the task's constraint is the final one (the ground truth is for it)."""
+def _objective_label(objective: SingleMetric | FeatureCount) -> str:
+    return getattr(objective, "metric", None) or "feature_count"
+
+
+def _reject(rejected: collections.Counter | None, reason: str) -> None:
+    if rejected is not None:
+        rejected[reason] += 1
+    return None
+
+
+def _cheapest_plan(ranking: Ranking) -> float:
+    """The total cost (dollars) of the cheapest feasible plan: within a group every hotel pairs
+    with every completion, only the budget binds them."""
+    return min(int(g.h_cost.min() + g.c_cost.min()) for g in ranking.groups) / 100
+
+
+def _revisions(rng: np.random.Generator, constraints: list, cheapest: float) -> list[Revision]:
+    """In a share of tasks the user first states a budget, a stay or a longest stay one way and
+    later revises it mid-task: about half first state it tighter and relax it (a lower budget,
+    never below the cheapest feasible plan; a shorter stay; fewer nights), the others first
+    state it looser and tighten it. The task's constraint is the final one (the ground truth is
+    for it)."""
     if rng.random() >= REVISION_SHARE:
         return []
-    candidates = []
+    relax = rng.random() < RELAX_SHARE
+    by_direction: dict[bool, list] = {True: [], False: []}
     for index, c in enumerate(constraints):
-        if c.kind == "budget":
-            looser = math.ceil(c.max_total * float(rng.uniform(1.15, 1.4)) / 50) * 50
-            candidates.append((index, c.model_copy(update={"max_total": float(looser)})))
-        elif (
-            c.kind == "stay_dates" and (c.check_out - c.check_in).days >= 2 and c.check_out.day < 31
-        ):
-            later = c.check_out + dt.timedelta(days=1)
-            candidates.append((index, c.model_copy(update={"check_out": later})))
-        elif c.kind == "date_window":
-            span = (c.latest_check_out - c.earliest_check_in).days
-            if c.max_nights + 1 <= span:
-                candidates.append((index, c.model_copy(update={"max_nights": c.max_nights + 1})))
+        for relaxing, initial in _initial_versions(rng, c, cheapest):
+            by_direction[relaxing].append((index, initial))
+    candidates = by_direction[relax] or by_direction[not relax]
     if not candidates:
         return []
     index, initial = candidates[int(rng.integers(len(candidates)))]
     return [Revision(constraint_index=index, initial=initial)]
+
+
+def _initial_versions(rng: np.random.Generator, c, cheapest: float) -> list[tuple[bool, object]]:
+    """(relaxed later?, first-stated version) for each way ``c`` can be revised."""
+    out = []
+    if c.kind == "budget":
+        looser = math.ceil(c.max_total * float(rng.uniform(1.15, 1.4)) / 50) * 50
+        tighter = max(math.ceil(c.max_total * float(rng.uniform(0.7, 0.87)) / 50) * 50,
+                      math.ceil(cheapest / 50) * 50)  # fmt: skip
+        out.append((False, c.model_copy(update={"max_total": float(looser)})))
+        if tighter < c.max_total:
+            out.append((True, c.model_copy(update={"max_total": float(tighter)})))
+    elif c.kind == "stay_dates":
+        nights = (c.check_out - c.check_in).days
+        if nights >= 2 and c.check_out.day < 31:
+            later = c.check_out + dt.timedelta(days=1)
+            out.append((False, c.model_copy(update={"check_out": later})))
+        if nights >= 3:
+            earlier = c.check_out - dt.timedelta(days=1)
+            out.append((True, c.model_copy(update={"check_out": earlier})))
+    elif c.kind == "date_window":
+        span = (c.latest_check_out - c.earliest_check_in).days
+        if c.max_nights + 1 <= span:
+            out.append((False, c.model_copy(update={"max_nights": c.max_nights + 1})))
+        if c.max_nights - 1 >= c.min_nights:
+            out.append((True, c.model_copy(update={"max_nights": c.max_nights - 1})))
+    return out
 
 
 def _mark_revelation(rng: np.random.Generator, constraints: list) -> list:
@@ -258,33 +304,55 @@ def _mark_revelation(rng: np.random.Generator, constraints: list) -> list:
     return out
 
 
-def _naive_is_top(conn: sqlite3.Connection, task: Task, truth) -> bool:
-    """Is the plan made of the first search results (first allowed dates) already top 5 %?"""
-    from travelgym.suites.compass.scoring import naive_plan, score_plan
+def slot_metrics(seed: int, task_id: str, level: int) -> list[str]:
+    """The metrics a single-metric slot tries, in order: drawn without replacement with the
+    level's weights (``METRICS``), so a metric that fails its ``METRIC_ATTEMPTS`` draws hands
+    its share to the others in proportion to their weights."""
+    metrics, weights = METRICS[min(level, 2)]
+    order = _rng(seed, task_id, "metrics").choice(
+        len(metrics), size=len(metrics), replace=False, p=weights
+    )
+    return [metrics[i] for i in order.tolist()]
 
-    plan = naive_plan(conn, task)
-    if plan is None:
-        return False
-    verdict = score_plan(conn, task, truth, plan)
-    return verdict.feasible and verdict.top["5"]
 
-
-def generate_tasks(conn: sqlite3.Connection, seed: int = DEFAULT_TASK_SEED) -> list[Task]:
-    """All 281 tasks; the same database and seed give the same tasks, byte for byte."""
+def generate_tasks(
+    conn: sqlite3.Connection,
+    seed: int = DEFAULT_TASK_SEED,
+    rejected: collections.Counter | None = None,
+) -> list[Task]:
+    """All 281 tasks; the same database and seed give the same tasks, byte for byte.
+    ``rejected`` (when given) counts the rejected draws by reason, and the metrics replaced."""
     order = [slot for slot, count in SLOTS.items() for _ in range(count)]
     shuffled = _rng(seed, "order").permutation(len(order))
     tasks = []
     for number, index in enumerate(shuffled.tolist(), start=1):
         level, otype = order[index]
         task_id = f"compass-{number:03d}"
-        for attempt in range(MAX_ATTEMPTS):
-            task = draw_task(_rng(seed, task_id, attempt), conn, task_id, level, otype)
-            if task is not None:
-                tasks.append(task)
-                break
-        else:
+        task = _draw_slot(conn, seed, task_id, level, otype, rejected)
+        if task is None:
             raise RuntimeError(f"could not draw an acceptable task for {task_id}")
+        tasks.append(task)
     return tasks
+
+
+def _draw_slot(conn, seed, task_id, level, otype, rejected) -> Task | None:
+    """The first acceptable draw of one slot: a feature count within ``MAX_ATTEMPTS`` draws; a
+    single metric within ``METRIC_ATTEMPTS`` draws of each metric in ``slot_metrics`` order."""
+    if otype == "feature_count":
+        for attempt in range(MAX_ATTEMPTS):
+            rng = _rng(seed, task_id, attempt)
+            task = draw_task(rng, conn, task_id, level, otype, rejected)
+            if task is not None:
+                return task
+        return None
+    for metric in slot_metrics(seed, task_id, level):
+        for attempt in range(METRIC_ATTEMPTS):
+            rng = _rng(seed, task_id, metric, attempt)
+            task = draw_task(rng, conn, task_id, level, otype, rejected, metric)
+            if task is not None:
+                return task
+        _reject(rejected, f"metric replaced: {metric}")
+    return None
 
 
 def task_file_origin(db_content_hash: str, task_seed: int, db_seed: int) -> dict:

@@ -23,8 +23,8 @@ from travelgym.suites.compass.constraints import (
 )
 from travelgym.suites.compass.objectives import Objective
 
-TASK_FORMAT_VERSION = "2"
-GROUND_TRUTH_FORMAT_VERSION = "2"
+TASK_FORMAT_VERSION = "3"
+GROUND_TRUTH_FORMAT_VERSION = "3"
 PACKAGE_TASKS = Path(__file__).resolve().parent / "data" / "tasks.jsonl"
 STYLES = {
     1: "extremely polite and personal",
@@ -141,21 +141,26 @@ class Task(BaseModel):
 
 
 class GroundTruth(BaseModel):
-    """The exact solution of one task on its scored key (utility, then the stated tie-break).
+    """The exact solution of one task on its scored key: the utility f(x) alone (task files of
+    version 3: no tie-break), or f then the tie-break an older task states.
 
-    ``thresholds[A]`` is the key of the plan at rank ceil(A % x |X_feas|); ``credited[A]`` is
+    ``thresholds[A]`` is the key of the plan at rank ceil(A % x |X_feas|) (second part 0 without
+    a tie-break) and ``threshold_values[A]`` its f in the objective's unit; ``credited[A]`` is
     how many feasible plans are at least as good on the whole key (what OR-A % credits, ties
-    included) and ``optimal_count`` how many equal the best key."""
+    included), ``optimal_count`` how many equal the best key and ``distinct_values`` how many
+    distinct values f takes over X_feas."""
 
     model_config = ConfigDict(extra="forbid")
     task_id: str
     feasible_count: int
     optimum: float | None  # utility (higher is better; costs are negative cents)
     optimum_value: float | None  # the objective's metric in its own unit (dollars for costs)
-    optimum_key: tuple[float, float] | None = None  # (utility, tie-break utility)
+    optimum_key: tuple[float, float] | None = None  # (utility, tie-break utility or 0)
     thresholds: dict[str, tuple[float, float]]  # "5" / "10" / "20" -> key at that rank
+    threshold_values: dict[str, float] = {}  # "5" / "10" / "20" -> f there, objective's unit
     credited: dict[str, int] = {}  # "5" / "10" / "20" -> plans the threshold credits
     optimal_count: int = 0
+    distinct_values: int = 0  # distinct f(x) over X_feas
     optimal_plan: dict[str, str | None]  # {"hotel": ..., "flight": ..., "permit": ...}
 
 
