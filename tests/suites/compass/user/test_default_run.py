@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import collections
 import json
+import zlib
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -85,7 +87,32 @@ def test_pooled_per_turn_reveal_rates_match_each_bands_mean_p(default_run):
     for name, (revealed, turns, p_sum) in bands.items():
         assert turns >= 300, (name, turns)
         rate, mean_p = revealed / turns, p_sum / turns
-        assert abs(rate - mean_p) <= TOLERANCE, (name, rate, mean_p, turns)
+        # the three agents meet the same draws, so a third of the turns are independent: the
+        # rate's standard error is about 0.02 and the issue's 0.03 about 1.5 of them; the exact
+        # turn-by-turn property is the next test
+        se = (mean_p * (1 - mean_p) / (turns / len(default_run))) ** 0.5
+        assert abs(rate - mean_p) <= TOLERANCE, (name, rate, mean_p, turns, se)
+
+
+def test_each_reply_reveals_exactly_when_its_draw_succeeds(default_run):
+    """The schedule turn by turn: replaying each conversation's revelation generator (seed 0,
+    the task, the trial), every reply that began with a hidden constraint revealed one exactly
+    when its Bernoulli(p) draw succeeded (the scripted agents ask no topic question, and no
+    reveal of the default run is forced)."""
+    tasks = {t.task_id: t for t in load_tasks()}
+    checked = 0
+    for episodes in default_run.values():
+        for e in episodes:
+            task, p = tasks[e["task_id"]], e["persona"]["reveal_probability"]
+            progressive = {i for i, c in enumerate(task.constraints)
+                           if c.revelation == "progressive"}  # fmt: skip
+            rng = np.random.default_rng([0, zlib.crc32(e["task_id"].encode()), e["trial"],
+                                         zlib.crc32(b"reveal")])  # fmt: skip
+            for revealed, forced in reveal_turns(e, progressive):
+                assert not forced
+                assert revealed == int(rng.random() < p), e["episode_id"]
+                checked += 1
+    assert checked > 1000
 
 
 def test_no_long_sentence_is_said_more_than_twice_in_any_conversation(default_run):
