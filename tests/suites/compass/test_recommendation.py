@@ -87,3 +87,24 @@ def test_the_prompts_invite_up_to_three_hotel_options():
         '{"hotel": ["pkg_a", "pkg_b"], "flight": null, "permit": null}}'
     )
     assert error is None and rec["hotel"] == ["pkg_a", "pkg_b"]
+
+
+def test_an_episode_scores_its_best_hotel_option(compass_db, level_one):
+    import json
+
+    from travelgym.suites.compass.environment import CompassTrainingEnv
+
+    task, truth, _, best, worst = level_one
+    env = CompassTrainingEnv(compass_db, [task], {task.task_id: truth}, max_turns=40)
+    env.reset(options={"task_id": task.task_id})
+    reply = json.dumps({"message": "Two options for you.",
+                        "recommendation": {"hotel": [worst["hotel"], best["hotel"]]}})  # fmt: skip
+    info: dict = {}
+    for _ in range(40):
+        _, _, terminated, truncated, info = env.step(reply)
+        if terminated or truncated:
+            break
+    env.close()
+    assert info["termination"] == "accepted"  # the user took the option meeting everything
+    assert info["score"]["optimal"] and info["score"]["top"]["5"]
+    assert info["score"]["recommendation"]["hotel"] == best["hotel"]

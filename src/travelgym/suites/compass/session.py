@@ -17,7 +17,8 @@ from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.context import ToolCache
 from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.options import DEFAULT_MAX_TURNS as DEFAULT_MAX_TURNS
-from travelgym.suites.compass.scoring import PlanScore, score_plan
+from travelgym.suites.compass.recommendation import score_recommendation
+from travelgym.suites.compass.scoring import PlanScore
 from travelgym.suites.compass.solver import Ranking
 from travelgym.suites.compass.tasks import GroundTruth, Persona, Task
 from travelgym.suites.compass.trajectory import Episode, Turn
@@ -128,8 +129,8 @@ class CompassSession:
         episode = self.episode
         episode.revealed_all_turn = self.user.revealed_all_turn
         episode.messages = messages or []
-        score = score_plan(self.conn, self.task, self.truth, episode.final_recommendation or {},
-                           ranking)  # fmt: skip
+        score = score_recommendation(self.conn, self.task, self.truth,
+                                     episode.final_recommendation or {}, ranking)  # fmt: skip
         episode.score = score.model_dump()
         settle(episode)
         episode.user_usage = sum((t.usage for t in episode.turns if t.role == "user" and t.usage),
