@@ -91,7 +91,7 @@ def _act_line(task: Task | None, act, revised: list[int] | None = None) -> str:
     if act.type == "flag_violation":
         where = f" #{act.constraint_index}" if act.constraint_index is not None else ""
         return f"flag_violation{where}: {act.detail or ''}".rstrip()
-    if act.type in ("no_preference", "restate_objective") and act.detail:
+    if act.type in ("no_preference", "restate_objective", "undecided") and act.detail:
         return f"{act.type}: {act.detail}"
     return act.type
 
