@@ -63,7 +63,7 @@ def test_a_clean_run_rederives_every_answer_and_score(run, data_dir):
     check = result["recheck"]
     assert result["tampered"] is None
     assert check["answers_rederived"] == check["scores_rederived"] == 3
-    assert check["disagreements"] == [] and check["scorer_version"] == "1"
+    assert check["disagreements"] == [] and check["scorer_version"] == "2"
 
 
 def test_the_optimal_plan_stored_with_its_score_is_found(run, data_dir):
@@ -72,18 +72,22 @@ def test_the_optimal_plan_stored_with_its_score_is_found(run, data_dir):
     lines = _lines(run)
     _, truths = ensure_ground_truth(seed=0, data_dir=data_dir)
     before, _ = _score(run, data_dir)
+    changed = 0  # lines whose forged score is not their own answer's
     for line in lines:
         best = {k: v for k, v in truths[line["task_id"]].optimal_plan.items() if v is not None}
         line["final_recommendation"] = best
+        own = line["score"]
         line["score"] = _rescored(run, data_dir, line, best)
         assert line["score"]["optimal"] is True
+        changed += line["score"] != own
+    assert changed >= 2  # the agent's own answers are mostly not the optimum
     _write(run, lines)
     result, stderr = _score(run, data_dir)
     assert "line 1 (compass-001#0): its stored final answer is not the last answer" in (
         result["tampered"])  # fmt: skip
     problems = result["recheck"]["disagreements"]
     assert sum("stored final answer" in p for p in problems) == 3  # and the scores are not
-    assert sum("stored score disagrees" in p for p in problems) == 3  # the turns' answers'
+    assert sum("stored score disagrees" in p for p in problems) == changed  # the turns' answers'
     # scored from the agent's own turns: the figures are the run's, not the edit's
     assert result["overall"] == before["overall"]
     assert "TAMPERED" in stderr

@@ -128,7 +128,10 @@ def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url:
     # for them); any other has each episode's answer and score re-derived from its own turns
     # the run's stored episodes summarised once: its accounting, and its scores where they stand
     summary = summarize_run(chosen, answers) if answers.is_dir() else None
-    if summary is not None and run_scorer_version(chosen, answers) != chosen.scorer_version:
+    # only stored episodes can stand: a directory without any is refused as any version's
+    episodes = answers / "episodes.jsonl"
+    stored = summary is not None and episodes.is_file() and episodes.stat().st_size > 0
+    if stored and run_scorer_version(chosen, answers) != chosen.scorer_version:
         result = dict(summary)
     else:
         result = score_answers(chosen, answers, seed, data_dir, notes, options, base_url)

@@ -37,8 +37,8 @@ TASK_GENERATOR_VERSION = "3.0.0"
 DEFAULT_TASK_SEED = 2025
 MIN_FEASIBLE = 20
 MIN_DISTINCT = 5  # distinct values of f over X_feas: fewer and OR-A % is a lottery of ties
-MAX_ATTEMPTS = 1000  # draws of a feature-count slot
 METRIC_ATTEMPTS = 50  # draws of one metric in a single-metric slot before the next is tried
+FEATURE_ATTEMPTS = 400  # draws of one wish-list size in a feature-count slot (a few % pass)
 # (level, objective type) -> number of tasks: Level I 142, II 69, III 70; single 154, feature 127
 SLOTS = {(1, "single_metric"): 78, (1, "feature_count"): 64, (2, "single_metric"): 38,
          (2, "feature_count"): 31, (3, "single_metric"): 38, (3, "feature_count"): 32}  # fmt: skip
@@ -131,13 +131,15 @@ def _extra_pool(
 
 
 def _objective(
-    rng: np.random.Generator, level: int, otype: str, hard: list, metric: str | None = None
+    rng: np.random.Generator, level: int, otype: str, hard: list, choice: str | int | None = None
 ) -> SingleMetric | FeatureCount:
+    """The objective: ``choice`` is the metric of a single metric or the wish-list size of a
+    feature count (drawn with the generator's weights when None)."""
     if otype == "single_metric":
-        return SingleMetric(metric=metric or _pick(rng, *METRICS[min(level, 2)]))
+        return SingleMetric(metric=choice or _pick(rng, *METRICS[min(level, 2)]))
     implied = _implied_features(hard)
     pool = [f for f in HOTEL_FEATURES + (FLIGHT_FEATURES if level >= 2 else ()) if f not in implied]
-    count = min(len(pool), int(_pick(rng, *FEATURE_COUNTS)))
+    count = min(len(pool), int(choice or _pick(rng, *FEATURE_COUNTS)))
     chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist())
     return FeatureCount(features=[pool[i] for i in chosen])
 
@@ -168,10 +170,10 @@ def draw_task(
     level: int,
     otype: str,
     rejected: collections.Counter | None = None,
-    metric: str | None = None,
+    choice: str | int | None = None,
 ) -> Task | None:
     """One candidate task (None when it fails the acceptance rules; ``rejected`` counts why);
-    a single-metric task optimises ``metric`` (drawn when None)."""
+    ``choice``: the objective's metric or wish-list size (drawn when None, see ``_objective``)."""
     park = PARKS[int(rng.integers(len(PARKS)))]
     park_ids = [park.park_id]
     neighbour = nearest_park(park.park_id)
@@ -197,7 +199,7 @@ def draw_task(
     pool = _extra_pool(rng, conn, park.park_id, level)
     n_extra = int(_pick(rng, *EXTRA_COUNTS[level]))
     hard += [pool[i] for i in sorted(rng.choice(len(pool), size=n_extra, replace=False).tolist())]
-    objective = _objective(rng, level, otype, hard, metric)
+    objective = _objective(rng, level, otype, hard, choice)
     persona = sample_persona(rng)
     draft = Task(task_id=task_id, level=level, objective=SingleMetric(metric="total_cost"),
                  constraints=hard, persona=persona, story="")  # fmt: skip
@@ -304,15 +306,16 @@ def _mark_revelation(rng: np.random.Generator, constraints: list) -> list:
     return out
 
 
-def slot_metrics(seed: int, task_id: str, level: int) -> list[str]:
-    """The metrics a single-metric slot tries, in order: drawn without replacement with the
-    level's weights (``METRICS``), so a metric that fails its ``METRIC_ATTEMPTS`` draws hands
-    its share to the others in proportion to their weights."""
-    metrics, weights = METRICS[min(level, 2)]
-    order = _rng(seed, task_id, "metrics").choice(
-        len(metrics), size=len(metrics), replace=False, p=weights
+def slot_choices(seed: int, task_id: str, level: int, otype: str) -> list:
+    """What a slot tries, in order: the metrics of a single-metric slot (the level's
+    ``METRICS``) or the wish-list sizes of a feature-count slot (``FEATURE_COUNTS``), drawn
+    without replacement with their weights, so a choice that fails all its draws hands its
+    share to the others in proportion to their weights."""
+    options, weights = METRICS[min(level, 2)] if otype == "single_metric" else FEATURE_COUNTS
+    order = _rng(seed, task_id, "choices").choice(
+        len(options), size=len(options), replace=False, p=weights
     )
-    return [metrics[i] for i in order.tolist()]
+    return [options[i] for i in order.tolist()]
 
 
 def generate_tasks(
@@ -336,22 +339,17 @@ def generate_tasks(
 
 
 def _draw_slot(conn, seed, task_id, level, otype, rejected) -> Task | None:
-    """The first acceptable draw of one slot: a feature count within ``MAX_ATTEMPTS`` draws; a
-    single metric within ``METRIC_ATTEMPTS`` draws of each metric in ``slot_metrics`` order."""
-    if otype == "feature_count":
-        for attempt in range(MAX_ATTEMPTS):
-            rng = _rng(seed, task_id, attempt)
-            task = draw_task(rng, conn, task_id, level, otype, rejected)
+    """The first acceptable draw of one slot: up to ``METRIC_ATTEMPTS`` draws (a feature count:
+    ``FEATURE_ATTEMPTS``) of each choice in ``slot_choices`` order."""
+    attempts = METRIC_ATTEMPTS if otype == "single_metric" else FEATURE_ATTEMPTS
+    for choice in slot_choices(seed, task_id, level, otype):
+        for attempt in range(attempts):
+            rng = _rng(seed, task_id, choice, attempt)
+            task = draw_task(rng, conn, task_id, level, otype, rejected, choice)
             if task is not None:
                 return task
-        return None
-    for metric in slot_metrics(seed, task_id, level):
-        for attempt in range(METRIC_ATTEMPTS):
-            rng = _rng(seed, task_id, metric, attempt)
-            task = draw_task(rng, conn, task_id, level, otype, rejected, metric)
-            if task is not None:
-                return task
-        _reject(rejected, f"metric replaced: {metric}")
+        what = "metric" if otype == "single_metric" else "wish-list size"
+        _reject(rejected, f"{what} replaced: {choice}")
     return None
 
 

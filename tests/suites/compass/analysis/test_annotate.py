@@ -83,9 +83,11 @@ def test_export_samples_conversations_and_their_user_turns(run_dir, tmp_path):
         revised = [i for t in episode.turns[: int(row["turn"]) + 1] for a in t.acts
                    if a.type == "revise" for i in [a.constraint_index]]  # fmt: skip
         stated = stated_constraints(task, revised)  # a revised constraint as the user said it
+        now = {a.constraint_index for a in turn.acts if a.type == "revise"}
         for i, c in enumerate(task.constraints):  # the opening request reveals these
             if c.revelation == "initial":
-                assert stated[i].sentence() in script
+                mark = "[revised this turn] " if i in now else ""
+                assert mark + stated[i].sentence() in script
         new = [a for a in turn.acts if a.type == "reveal"]
         for act in new:
             assert f"[new this turn] {stated[act.constraint_index].sentence()}" in script
