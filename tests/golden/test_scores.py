@@ -62,15 +62,21 @@ def test_a_fresh_run_reproduces_the_checked_in_figures(golden, suite):
     assert rechecked["disagreements"] == []
 
 
-def test_a_run_of_an_older_task_version_is_refused_not_rescored(golden):
+@pytest.mark.parametrize("name", ["compass_small_tasks_v1", "compass_small_tasks_v2"])
+def test_a_run_of_an_older_task_version_keeps_its_stored_scores(golden, name):
     """``runs/compass_small_tasks_v1`` was written with COMPASS task file v1 (before the scored
-    key, tie-breaks and revisions): its episodes keep the scores of their own version, and
-    ``score`` refuses to re-score it against the installed tasks instead of silently changing
-    what its figures mean."""
-    old = RUNS / "compass_small_tasks_v1"
-    result = invoke("score", old, "--json", data_dir=golden.data_dir("compass"), ok=False)
-    assert result.exit_code != 0
-    assert "another task file" in result.output and "refused" in result.output
+    key, tie-breaks and revisions), ``runs/compass_small_tasks_v2`` with task file v2 (OR on a
+    stated tie-break, user simulator 1): both are scorer version 1. ``score`` does not re-score
+    them against the installed tasks (which would silently change what their figures mean): it
+    shows the scores each run stored, naming the version and saying what vouches for them."""
+    old = RUNS / name
+    result = invoke("score", old, "--json", data_dir=golden.data_dir("compass"))
+    scored = json.loads(result.stdout)
+    assert scored["recheck"]["version_gone"] is True and scored["recheck"]["scores_rederived"] == 0
+    assert "scorer version 1" in result.stderr and "not re-derived" in result.stderr
+    stored = [json.loads(x)["score"] for x in (old / "episodes.jsonl").read_text().splitlines()]
+    assert scored["overall"]["n"] == len(stored)
+    assert scored["overall"]["FR"] == round(100 * sum(s["feasible"] for s in stored) / len(stored), 2)
 
 
 def test_a_run_of_older_checks_keeps_its_stored_scores(golden):
