@@ -236,6 +236,8 @@ def score_answers(
     with_rank: bool = True,
 ) -> dict[str, Any]:
     """Score answers ``{"task_id", "recommendation"}``; bad entries are reported, not raised."""
+    from travelgym.suites.compass.recommendation import score_recommendation
+
     errors: list[str] = []
     latest: dict[tuple, dict] = {}
     for number, answer in enumerate(answers, start=1):
@@ -253,16 +255,11 @@ def score_answers(
         ranking = Ranking(task, build_components(conn, task)) if with_rank else None
         rec = answer.get("recommendation")
         rec = rec if isinstance(rec, dict) else {}
-        hotels = rec.get("hotel")
-        if isinstance(hotels, list) and task.level > 1:
+        if isinstance(rec.get("hotel"), list) and task.level > 1:
             errors.append(
                 f"{task_id}: level {task.level} needs one itinerary, not a list of hotels"
             )
-        options = hotels if isinstance(hotels, list) and hotels and task.level == 1 else [hotels]
-        candidates = [
-            score_plan(conn, task, truth, {**rec, "hotel": h}, ranking) for h in options[:3]
-        ]
-        scores.append(best_of(candidates))
+        scores.append(score_recommendation(conn, task, truth, rec, ranking))
     result = summarize(scores)
     result["errors"] = errors
     return result
