@@ -31,7 +31,9 @@ from travelgym.suites.compass.ground_truth import ensure_ground_truth
 from travelgym.suites.compass.scoring import PlanScore, summarize
 
 AGENTS = ("scripted:greedy", "scripted:exhaustive")
-TASKS = 8
+# the first tasks, and one where the greedy baseline recommends an infeasible plan (task file v3)
+TASK_IDS = [f"compass-{i:03d}" for i in range(1, 8)] + ["compass-038"]
+TASKS = len(TASK_IDS)
 MAX_RESULT = 500
 NASTY = '</script><script>document.title="owned"</script><!-- & "quoted" <b>not bold</b>'
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -160,14 +162,14 @@ def assert_no_console_errors(dom: Node) -> None:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory, compass_db):
-    """Two scripted runs on the first tasks (one agent message made hostile) and their report."""
+    """Two scripted runs on :data:`TASK_IDS` (one agent message made hostile) and their report."""
     data_dir = compass_db.parent.parent
     root = tmp_path_factory.mktemp("report")
     dirs = []
     for agent in AGENTS:
         spec = parse_agent_spec(get_suite("compass"), agent)
         out = root / spec.dirname
-        asyncio.run(run_suite(RunConfig("compass", spec.text, out=out, limit=TASKS, data_dir=data_dir,
+        asyncio.run(run_suite(RunConfig("compass", spec.text, out=out, task_ids=TASK_IDS, data_dir=data_dir,
                                           progress=False)))  # fmt: skip
         dirs.append(out)
     lines = (dirs[0] / EPISODES).read_text().splitlines()

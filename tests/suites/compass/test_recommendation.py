@@ -8,13 +8,14 @@ from travelgym.db import connect_readonly
 from travelgym.suites.compass.agents.llm_agent import system_prompt
 from travelgym.suites.compass.agents.response_format import parse_reply
 from travelgym.suites.compass.environment import tools_only_prompt
-from travelgym.suites.compass.recommendation import (
+from travelgym.suites.compass.scoring import (
     MAX_HOTEL_OPTIONS,
     plan_options,
     revealed_option_violations,
+    score_answers,
+    score_plan,
     score_recommendation,
 )
-from travelgym.suites.compass.scoring import score_answers, score_plan
 from travelgym.suites.compass.solver import Ranking, build_components, solve
 from travelgym.suites.compass.tasks import load_tasks
 

@@ -85,8 +85,12 @@ class Verdicts:
         return self._index[key]
 
     def _compute(self, seed: int, task: Task, recommendation: dict) -> dict[str, Any]:
-        from travelgym.suites.compass.recommendation import plan_options
-        from travelgym.suites.compass.scoring import best_of, revealed_violations, score_plan
+        from travelgym.suites.compass.scoring import (
+            best_of,
+            plan_options,
+            revealed_violations,
+            score_plan,
+        )
 
         conn, truths = self.database(seed)
         truth = truths.get(task.task_id)

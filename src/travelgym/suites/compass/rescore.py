@@ -47,7 +47,7 @@ def package_ids(answer: Any) -> set[str]:
 def compass_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
                      options: Any) -> Iterator[Callable[[dict, Any], dict]]:  # fmt: skip
     """A function scoring an episode line's recommendation as the run did
-    (:func:`~travelgym.suites.compass.recommendation.score_recommendation` on the run's
+    (:func:`~travelgym.suites.compass.scoring.score_recommendation` on the run's
     database seed, task file and ground truth; ``seed`` and ``options`` are not needed: the
     run's manifest names its database seed); a UserError when this install's database or task
     file is not the run's."""
@@ -55,7 +55,7 @@ def compass_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
     from travelgym.runner.store import read_manifest
     from travelgym.suites.compass.build import ensure_database
     from travelgym.suites.compass.ground_truth import ensure_ground_truth
-    from travelgym.suites.compass.recommendation import score_recommendation
+    from travelgym.suites.compass.scoring import score_recommendation
     from travelgym.suites.compass.solver import Ranking, build_components
     from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
     from travelgym.suites.compass.tasks import load_tasks

@@ -4,7 +4,8 @@ A plan is feasible when it has the components its level needs, each resolves and
 and every hard constraint (revealed or not) holds. OR-A % holds when the plan is feasible and its
 utility f is at least the f of the plan at rank ceil(A % x |X_feas|); plans equal on f share a
 rank, so ties at the threshold are credited. (A version-2 task file states a tie-break: its
-plans are ranked on the key (f, tie-break utility) instead.)
+plans are ranked on the key (f, tie-break utility) instead.) A Level I recommendation may offer
+up to three hotels: the best counts (``score_recommendation``).
 """
 
 from __future__ import annotations
@@ -162,6 +163,50 @@ def best_of(scores: list[PlanScore]) -> PlanScore:
     )
 
 
+# Appendix G.3: "For hotel recommendation (Level I), if agent recommends multiple options, we
+# pick the best one for evaluation. For itinerary-level recommendation (Level II and III) ...
+# [the agent recommends] one valid itinerary." Every reader of a recommendation (the episode's
+# score, the answers-file scorer, the re-derivation of a run's scores, the report and the user
+# simulator) takes its options from ``plan_options``, so they agree on what was recommended.
+MAX_HOTEL_OPTIONS = 3
+
+
+def plan_options(task: Task, recommendation: Any) -> list[dict[str, Any]]:
+    """The single-itinerary plans a recommendation offers: at Level I each of its first
+    :data:`MAX_HOTEL_OPTIONS` hotels when ``hotel`` is a list, otherwise the recommendation
+    itself (a list at Levels II-III stays a list, which the resolver rejects)."""
+    rec = recommendation if isinstance(recommendation, dict) else {}
+    rec = {k: rec.get(k) for k in COMPONENTS}
+    hotels = rec["hotel"]
+    if task.level == 1 and isinstance(hotels, list) and hotels:
+        return [{**rec, "hotel": hotel} for hotel in hotels[:MAX_HOTEL_OPTIONS]]
+    return [rec]
+
+
+def score_recommendation(
+    conn: sqlite3.Connection,
+    task: Task,
+    truth: GroundTruth,
+    recommendation: Any,
+    ranking: Ranking | None = None,
+) -> PlanScore:
+    """The score of a recommendation: of its best option at Level I (feasible first, then the
+    best key), of the one itinerary otherwise."""
+    options = plan_options(task, recommendation)
+    return best_of([score_plan(conn, task, truth, plan, ranking) for plan in options])
+
+
+def revealed_option_violations(
+    conn: sqlite3.Connection, task: Task, recommendation: Any, indices: list[int]
+) -> list[tuple[int | None, str]]:
+    """What a user who knows the constraints at ``indices`` can object to: nothing when one of
+    the options meets all of them (the user would take that one), else the first option's
+    violations."""
+    found = [revealed_violations(conn, task, plan, indices)
+             for plan in plan_options(task, recommendation)]  # fmt: skip
+    return next((v for v in found if not v), found[0])
+
+
 def naive_plan(conn: sqlite3.Connection, task: Task) -> dict | None:
     """The plan made of the first results of the natural searches on the first allowed dates."""
     from travelgym.suites.compass.context import CompassContext
@@ -236,8 +281,6 @@ def score_answers(
     with_rank: bool = True,
 ) -> dict[str, Any]:
     """Score answers ``{"task_id", "recommendation"}``; bad entries are reported, not raised."""
-    from travelgym.suites.compass.recommendation import score_recommendation
-
     errors: list[str] = []
     latest: dict[tuple, dict] = {}
     for number, answer in enumerate(answers, start=1):

@@ -17,8 +17,7 @@ from travelgym.suites.compass.agents.base import AgentReply
 from travelgym.suites.compass.context import ToolCache
 from travelgym.suites.compass.env import CompassToolSession
 from travelgym.suites.compass.options import DEFAULT_MAX_TURNS as DEFAULT_MAX_TURNS
-from travelgym.suites.compass.recommendation import score_recommendation
-from travelgym.suites.compass.scoring import PlanScore
+from travelgym.suites.compass.scoring import PlanScore, score_recommendation
 from travelgym.suites.compass.solver import Ranking
 from travelgym.suites.compass.tasks import GroundTruth, Persona, Task
 from travelgym.suites.compass.trajectory import Episode, Turn

@@ -32,8 +32,8 @@ import numpy as np
 
 from travelgym.llm.protocol import Repair, Usage
 from travelgym.suites.compass.constraints import Constraint
-from travelgym.suites.compass.recommendation import revealed_option_violations
 from travelgym.suites.compass.revisions import initial_versions, stated_task
+from travelgym.suites.compass.scoring import revealed_option_violations
 from travelgym.suites.compass.tasks import Persona, Task
 from travelgym.suites.compass.trajectory import DialogueAct
 from travelgym.suites.compass.user.sentences import sentence_counts
