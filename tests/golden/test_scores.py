@@ -76,7 +76,9 @@ def test_a_run_of_an_older_task_version_keeps_its_stored_scores(golden, name):
     assert "scorer version 1" in result.stderr and "not re-derived" in result.stderr
     stored = [json.loads(x)["score"] for x in (old / "episodes.jsonl").read_text().splitlines()]
     assert scored["overall"]["n"] == len(stored)
-    assert scored["overall"]["FR"] == round(100 * sum(s["feasible"] for s in stored) / len(stored), 2)
+    assert scored["overall"]["FR"] == round(
+        100 * sum(s["feasible"] for s in stored) / len(stored), 2
+    )
 
 
 def test_a_run_of_older_checks_keeps_its_stored_scores(golden):
