@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, computed_field
 from travelgym.core.answers import is_trial_number
 from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
-from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, run_checks
+from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, check_plan
 from travelgym.suites.behavior2trip.clarify_metrics import (
     TURNS,
     add_turns,
@@ -112,12 +112,12 @@ def score_result(instance: Instance, answer: str | None,
     plan, problems = parse_plan(answer) if answer is not None else (None, ["no answer"])
     pdb, owned = _db(db)
     try:
-        checks = run_checks(plan, instance, pdb)
+        delivered, checks = check_plan(plan, instance, pdb)
     finally:
         if owned:
             pdb.close()
     return InstanceResult(instance_id=instance.instance_id, trial=trial,
-                          difficulty=instance.difficulty, delivered=plan is not None,
+                          difficulty=instance.difficulty, delivered=delivered,
                           problems=problems, checks=checks)  # fmt: skip
 
 
