@@ -6,7 +6,9 @@ One answer is scored by :func:`score_plan` into an :class:`InstanceResult` (the 
 answers file or a run directory (read by :func:`read_answers`). Conventions (TravelPlanner's):
 micro = passed checks / applicable checks over all answers; macro = share of answers passing all
 their applicable checks of the group; an undelivered answer fails every applicable check (its
-checks count in the micro denominators) and counts as failing in macro and final. See
+checks count in the micro denominators) and counts as failing in macro and final. An answer is
+delivered when its plan has every day of the trip with the required slots (checks version 4,
+:mod:`~travelgym.suites.behavior2trip.checks.credit`), not merely when a plan parses. See
 ``docs/behavior2trip/metrics.md``.
 """
 
