@@ -178,3 +178,30 @@ def test_empty_day_and_skeleton_plans_are_not_delivered(scored, name):
     assert not any(r.delivered for r in results), name
     assert aggregate(results)["DR"] == 0
     assert aggregate([r for r, _ in scored["witness"]])["DR"] == 100
+
+
+def test_a_gated_check_keeps_its_own_reason_or_names_the_inauthentic_item(sample, pdb):
+    x = sample[0]
+    days = json.loads(x.witness)
+    result, _ = _score(x, invented_pois(copy.deepcopy(days)), pdb)
+    by_id = {c.id: c for c in result.checks}
+    assert result.delivered and by_id["auth.poi"].reason.startswith("day 1")  # its own reason
+    gated = [c for c in result.checks if c.passed is False and c.id != "auth.poi"]
+    assert any(c.reason.startswith("not credited: day 1") for c in gated)
+    assert all(c.passed is not True for c in result.checks)
+
+
+def test_costs_come_from_the_database_never_from_the_plan(sample, pdb):
+    from travelgym.suites.behavior2trip.checks.context import Context
+    from travelgym.suites.behavior2trip.checks.personalization import trip_cost
+    from travelgym.suites.behavior2trip.plan_parse import parse_plan
+
+    for x in sample[::50]:
+        days = json.loads(x.witness)
+        costs = []
+        for variant in (days, zero_cost(copy.deepcopy(days)), other_price(copy.deepcopy(days))):
+            plan, _ = parse_plan(f"<answer>{json.dumps(variant)}</answer>")
+            costs.append(trip_cost(Context(plan, x, pdb)))
+        assert costs[0] == costs[1] == costs[2] > 0, x.instance_id
+        plan, _ = parse_plan(f"<answer>{json.dumps(negative_cost(copy.deepcopy(days)))}</answer>")
+        assert trip_cost(Context(plan, x, pdb)) >= 0
