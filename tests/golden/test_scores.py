@@ -4,6 +4,7 @@ in under ``runs/``), and answers files, give the same ``score --json`` figures, 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -81,28 +82,45 @@ def test_a_run_of_an_older_task_version_keeps_its_stored_scores(golden, name):
     )
 
 
-def test_a_run_of_older_checks_keeps_its_stored_scores(golden):
+@pytest.mark.parametrize(("name", "version"), [("behavior2trip_small_checks_v1", 1),
+                                             ("behavior2trip_small_checks_v3", 3)])  # fmt: skip
+def test_a_run_of_older_checks_keeps_its_stored_scores(golden, name, version):
     """``runs/behavior2trip_small_checks_v1`` was written with Behavior2Trip checks version 1
-    (before the completeness gates) on the 1.0.0 database: ``score`` does not re-score it
-    (which would silently change what its figures mean): it shows the scores the run stored,
-    naming the version and saying that nothing but the digest chain vouches for them."""
-    old = RUNS / "behavior2trip_small_checks_v1"
+    (before the completeness gates) on the 1.0.0 database, ``runs/behavior2trip_small_checks_v3``
+    with checks version 3 (before delivery needed every day's slots and authenticity gated
+    credit): ``score`` does not re-score them (which would silently change what their figures
+    mean): it shows the scores each run stored, naming the version and saying that nothing but
+    the digest chain vouches for them."""
+    old = RUNS / name
     result = invoke("score", old, "--json", data_dir=golden.data_dir("behavior2trip"))
     scored = json.loads(result.stdout)
     assert scored["recheck"]["version_gone"] is True and scored["recheck"]["scores_rederived"] == 0
-    assert "scorer version 1" in result.stderr and "digest chain only" in result.stderr
+    assert f"scorer version {version};" in result.stderr and "digest chain only" in result.stderr
     stored = [json.loads(x)["score"] for x in (old / "episodes.jsonl").read_text().splitlines()]
     assert scored["overall"]["n"] == len(stored)
+    delivered = sum(s["delivered"] for s in stored)
+    assert scored["overall"]["DR"] == round(100 * delivered / len(stored), 2)
 
 
-def test_a_run_of_older_instances_is_refused_not_rescored(golden):
+def test_a_run_of_older_instances_is_refused_not_rescored(golden, tmp_path):
     """``runs/behavior2trip_small_instances_2_1_0`` was written on the instance generator 2.1.0,
     before instances were built per slot (3.0.0 gave ``b2t-test-medium-0000``, which quality
-    control removes, its own next candidate instead of taking ``b2t-test-medium-0001``):
-    ``score`` refuses to re-score it against the installed instances, naming both versions,
-    instead of silently changing what its figures mean."""
+    control removes, its own next candidate instead of taking ``b2t-test-medium-0001``), under
+    checks version 3: ``score`` keeps its stored scores, named as version 3. Were its checks the
+    installed ones (its manifest says so in a copy), ``score`` would refuse to re-score it
+    against the installed instances, naming both versions, instead of silently changing what
+    its figures mean."""
+    from travelgym.suites.behavior2trip.checks import CHECKS_VERSION
+
     old = RUNS / "behavior2trip_small_instances_2_1_0"
-    result = invoke("score", old, "--json", data_dir=golden.data_dir("behavior2trip"), ok=False)
+    kept = invoke("score", old, "--json", data_dir=golden.data_dir("behavior2trip"))
+    assert json.loads(kept.stdout)["recheck"]["scores_rederived"] == 0
+    assert "scorer version 3;" in kept.stderr
+    copy = shutil.copytree(old, tmp_path / "run")
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["checks_version"] = CHECKS_VERSION
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    result = invoke("score", copy, "--json", data_dir=golden.data_dir("behavior2trip"), ok=False)
     assert result.exit_code != 0
     assert "2/2.1.0" in result.output and "2/3.0.0" in result.output
     assert "refused" in result.output

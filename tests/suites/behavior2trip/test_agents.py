@@ -26,7 +26,7 @@ from travelgym.suites.behavior2trip.agents.react import ReactAgent, parse_react
 from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
 from travelgym.suites.behavior2trip.episode import TripEpisode, run_trip_episode
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
-from travelgym.suites.behavior2trip.scoring import summarize
+from travelgym.suites.behavior2trip.scoring import score_result, summarize
 from travelgym.suites.behavior2trip.tools import trips_registry
 
 NAMES = trips_registry().names
@@ -189,12 +189,18 @@ def test_scripted_baseline_delivers_every_plan(test_split, conn):
     episodes = asyncio.run(run_all())
     summary = summarize([e.score for e in episodes])
     overall = summary["overall"]
-    assert overall["n"] == 30 and overall["DR"] == 100.0
+    # checks v4: a plan missing a required slot (a meal no restaurant of the tools could fill)
+    # is not delivered; the scripted agent misses one in 30 here
+    assert overall["n"] == 30 and overall["DR"] >= 90.0
+    for e in episodes:
+        if not e.score["delivered"]:
+            reasons = {c["reason"] for c in e.score["checks"] if c["passed"] is False}
+            assert all(r.startswith("no plan delivered: incomplete plan") for r in reasons)
     # checks v2 gate each check on its subject, so a missing meal also fails the meal checks
     assert overall["C_micro"] >= 70 and overall["UPC_micro"] >= 50
     assert overall["C_macro"] > 0 and overall["UPC_macro"] > 0
     for level in ("easy", "medium", "hard"):
-        assert summary["by_difficulty"][level]["DR"] == 100.0
+        assert summary["by_difficulty"][level]["DR"] >= 80.0
     for e in episodes:
         assert e.termination == "answered" and e.error is None and e.llm_calls == 0
         assert e.final_answer.startswith("<answer>[") and e.invalid_actions == 0
@@ -316,7 +322,10 @@ def test_react_agent_end_to_end(test_split, conn):
         "AttractionSearch",
     ]
     assert episode.steps[0].think == "Hotels first."
-    assert episode.score["delivered"] is True
+    # the answer is scored as itself (checks v4: delivered only with every day's slots)
+    alone = score_result(instance, f"<answer>{plan}</answer>", conn)
+    assert episode.score["delivered"] is alone.delivered
+    assert episode.score["c_passed"] == alone.c_passed
 
 
 def test_step_limit_and_provider_failure_are_recorded(test_split, conn):

@@ -538,7 +538,9 @@ def test_poi_mismatches_fail_authenticity(case, pdb):
 def test_round_trip_and_timetable_details(case, pdb):
     days, instance, rows = case
     no_return = _set(3, "intercity_transport", [])(copy.deepcopy(days), instance, rows)
-    assert "back to" in results(*no_return, pdb)["auth.major_transport"].reason
+    # checks v4: a trip that does not travel back is not delivered (every check fails)
+    reason = results(*no_return, pdb)["auth.major_transport"].reason
+    assert reason.startswith("no plan delivered") and "does not travel back" in reason
     late = _set(1, "intercity_transport.0.departure_time", "23:10")(
         copy.deepcopy(days), instance, rows
     )
@@ -546,7 +548,7 @@ def test_round_trip_and_timetable_details(case, pdb):
     wrong_date = copy.deepcopy(days)
     wrong_date[1]["intercity_transport"] = wrong_date[0].pop("intercity_transport")
     reason = results(wrong_date, instance, pdb)["auth.major_transport"].reason
-    assert "day 1 has no intercity transport" in reason
+    assert reason.startswith("no plan delivered") and "day 1 does not travel out" in reason
 
 
 def test_attached_transport_routes_from_the_previous_item(case, pdb):

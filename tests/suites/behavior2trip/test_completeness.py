@@ -1,6 +1,6 @@
 """No credit without content: a plan lacking a subject (meals, hotels, attractions, legs, local
-transport, times, days) fails every check that judges it, and only those; a city-only skeleton
-earns (almost) nothing."""
+transport, times, days) fails every check that judges it, and only those (a missing required
+slot, checks v4: every check, the plan is not delivered); a city-only skeleton earns nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from tests.suites.behavior2trip.test_checks import answer_of
 from travelgym.suites.behavior2trip.checks import C_IDS, CHECK_IDS, run_checks
 from travelgym.suites.behavior2trip.checks.completeness import NEEDS, SUBJECTS
+from travelgym.suites.behavior2trip.checks.credit import DELIVERY
 from travelgym.suites.behavior2trip.plan_parse import parse_plan
 from travelgym.suites.behavior2trip.scoring import score_result
 from travelgym.suites.behavior2trip.training import b2t_reward
@@ -68,6 +69,12 @@ def test_every_check_names_known_subjects():
 def test_a_plan_missing_a_subject_fails_exactly_the_checks_that_judge_it(case, pdb, subject):
     days, instance, _ = case
     got = _results(_drop(subject, days), instance, pdb)
+    if subject in DELIVERY:  # checks v4: a required slot missing is no delivery, nothing passes
+        assert all(r.passed is not True for r in got.values())
+        for r in got.values():
+            if r.passed is False:
+                assert r.reason.startswith(f"no plan delivered: incomplete plan ({subject})"), r
+        return
     gated = {c for c, needs in NEEDS.items() if c != "format.json"} if subject == "days" else {
         c for c, needs in NEEDS.items() if subject in needs
     }  # fmt: skip
@@ -113,21 +120,19 @@ def skeleton(days: list[dict]) -> list[dict]:
 def test_a_city_only_skeleton_earns_nothing(case, pdb):
     days, instance, _ = case
     result = score_result(instance, answer_of(skeleton(days)), pdb)
-    assert result.delivered and not result.final
+    # checks v4: a skeleton is no delivery (DR), so it fails every check, format.json included
+    assert not result.delivered and not result.final
     c = [r for r in result.checks if r.id in C_IDS]
-    passed = [r.id for r in c if r.passed]
-    assert passed == ["format.json"], passed
-    assert result.c_passed / result.c_applicable <= 0.2
-    assert result.upc_passed == 0
+    assert [r.id for r in c if r.passed] == []
+    assert result.c_passed == 0 and result.upc_passed == 0
     reward = b2t_reward(result)
-    assert reward.r_format == 1.0 and reward.total <= 0.1, reward
+    assert reward.r_format == 0.0 and reward.total == 0.0, reward
 
 
 @pytest.mark.slow
 def test_skeletons_of_60_test_instances_earn_nothing(trips_database):
     """Across difficulties: the city skeleton of each trip (what a reward hacker would send)
-    fails Final, passes at most a fifth of the commonsense checks and earns a reward of at most
-    0.1 of 2."""
+    is not delivered (checks v4), passes no check and earns a reward of 0."""
     from travelgym.suites.behavior2trip.checks import PlanDB
     from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
 
@@ -152,8 +157,8 @@ def test_skeletons_of_60_test_instances_earn_nothing(trips_database):
                 days.append({"day": n, "city": city})
             result = score_result(x, answer_of(days), db)
             reward = b2t_reward(result)
-            assert result.delivered and not result.final, x.instance_id
-            assert result.c_passed <= 0.2 * result.c_applicable, (x.instance_id, result.c_passed)
-            assert reward.total <= 0.1, (x.instance_id, reward)
+            assert not result.delivered and not result.final, x.instance_id
+            assert result.c_passed == result.upc_passed == 0, x.instance_id
+            assert reward.total == 0.0, (x.instance_id, reward)
     finally:
         db.close()

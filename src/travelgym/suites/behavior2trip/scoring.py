@@ -6,7 +6,9 @@ One answer is scored by :func:`score_plan` into an :class:`InstanceResult` (the 
 answers file or a run directory (read by :func:`read_answers`). Conventions (TravelPlanner's):
 micro = passed checks / applicable checks over all answers; macro = share of answers passing all
 their applicable checks of the group; an undelivered answer fails every applicable check (its
-checks count in the micro denominators) and counts as failing in macro and final. See
+checks count in the micro denominators) and counts as failing in macro and final. An answer is
+delivered when its plan has every day of the trip with the required slots (checks version 4,
+:mod:`~travelgym.suites.behavior2trip.checks.credit`), not merely when a plan parses. See
 ``docs/behavior2trip/metrics.md``.
 """
 
@@ -23,7 +25,7 @@ from pydantic import BaseModel, Field, computed_field
 from travelgym.core.answers import is_trial_number
 from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
-from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, run_checks
+from travelgym.suites.behavior2trip.checks import CheckResult, PlanDB, check_plan
 from travelgym.suites.behavior2trip.clarify_metrics import (
     TURNS,
     add_turns,
@@ -112,12 +114,12 @@ def score_result(instance: Instance, answer: str | None,
     plan, problems = parse_plan(answer) if answer is not None else (None, ["no answer"])
     pdb, owned = _db(db)
     try:
-        checks = run_checks(plan, instance, pdb)
+        delivered, checks = check_plan(plan, instance, pdb)
     finally:
         if owned:
             pdb.close()
     return InstanceResult(instance_id=instance.instance_id, trial=trial,
-                          difficulty=instance.difficulty, delivered=plan is not None,
+                          difficulty=instance.difficulty, delivered=delivered,
                           problems=problems, checks=checks)  # fmt: skip
 
 

@@ -13,7 +13,9 @@ for small models and the texts of the tiny model's tokenizer. The shared layer
   memory operation whose response carried an error), else 0; 0 with ``penalty=False``.
 - ``R_format`` in {0, 1}: the gate. With ``gate="format"`` (default) it is 1 when a plan was
   delivered and the Format check (``format.json``) passed; with ``gate="delivered"`` when a plan
-  could be read at all.
+  was delivered (every day with its required slots, checks version 4). A plan with an
+  inauthentic or repeated item fails every check (``checks.credit``), ``format.json`` included,
+  so it earns ``P_action`` alone, like an undelivered one.
 - ``R_C`` = passed / applicable commonsense checks, ``R_UPC`` = passed / applicable
   personalisation checks (both in [0, 1], from
   :class:`~travelgym.suites.behavior2trip.scoring.InstanceResult`). When no check of a group

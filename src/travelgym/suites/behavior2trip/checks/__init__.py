@@ -27,6 +27,7 @@ from travelgym.suites.behavior2trip.checks.base import (
 )
 from travelgym.suites.behavior2trip.checks.completeness import NEEDS, completeness, gate
 from travelgym.suites.behavior2trip.checks.context import Context
+from travelgym.suites.behavior2trip.checks.credit import NOT_CREDITED, uncredited, undelivered
 from travelgym.suites.behavior2trip.checks.data import PlanDB
 from travelgym.suites.behavior2trip.instance_model import Instance
 from travelgym.suites.behavior2trip.plan import Plan
@@ -53,7 +54,9 @@ if set(NEEDS) != set(CHECK_IDS):
     raise RuntimeError("every check must name its subjects in checks.completeness.NEEDS")
 # A change of any check's rule, threshold or applicability is a new version: runs scored with
 # another version are refused, never silently re-scored (docs/behavior2trip/constraints.md).
-CHECKS_VERSION = "3"  # 3: MapGuide drives expressways beyond 10 km; unpriced items fail the budget
+# 3: MapGuide drives expressways beyond 10 km; unpriced items fail the budget. 4: delivery needs
+# every day's slots; inauthentic or repeated items gate every check (checks.credit)
+CHECKS_VERSION = "4"
 C_IDS = tuple(c.id for c in CHECKS if c.group == "C")
 UPC_IDS = tuple(c.id for c in CHECKS if c.group == "UPC")
 NOT_DELIVERED = "no plan delivered"
@@ -63,6 +66,13 @@ def run_checks(plan: Plan | None, instance: Instance,
                db: PlanDB | sqlite3.Connection | str | os.PathLike[str]) -> list[CheckResult]:  # fmt: skip
     """The 32 results for a plan (``None``: not delivered, every applicable check fails), in
     :data:`CHECK_IDS` order. ``db`` is a :class:`PlanDB`, a read-only connection or a path."""
+    return check_plan(plan, instance, db)[1]
+
+
+def check_plan(plan: Plan | None, instance: Instance,
+               db: PlanDB | sqlite3.Connection | str | os.PathLike[str]) -> tuple[bool, list[CheckResult]]:  # fmt: skip
+    """Whether the plan counts as delivered (every day with its required slots,
+    :mod:`~travelgym.suites.behavior2trip.checks.credit`) and its 32 results."""
     if isinstance(db, PlanDB):
         return _run(plan, instance, db)
     owned = not isinstance(db, sqlite3.Connection)
@@ -74,12 +84,16 @@ def run_checks(plan: Plan | None, instance: Instance,
             pdb.close()
 
 
-def _run(plan: Plan | None, instance: Instance, db: PlanDB) -> list[CheckResult]:
-    ctx, broken, gaps = None, NOT_DELIVERED, {}
+def _run(plan: Plan | None, instance: Instance, db: PlanDB) -> tuple[bool, list[CheckResult]]:
+    ctx, broken, gaps, gated = None, NOT_DELIVERED, {}, []
     if plan is not None:
         try:
             ctx = Context(plan, instance, db)
             gaps = completeness(ctx)
+            if missing := undelivered(gaps):
+                ctx, broken = None, f"{NOT_DELIVERED}: {missing}"
+            else:
+                gated = uncredited(ctx)
         except Exception as exc:  # noqa: BLE001 - a plan the resolver chokes on fails, not crashes
             ctx, broken = None, f"plan could not be resolved: {type(exc).__name__}: {exc}"
     out = []
@@ -98,9 +112,11 @@ def _run(plan: Plan | None, instance: Instance, db: PlanDB) -> list[CheckResult]
             v = c.fn(ctx)
         except Exception as exc:  # noqa: BLE001 - reported per check; tests keep this path empty
             v = fail(f"check error: {type(exc).__name__}: {exc}")
+        if gated and v.passed:  # credit only for an authentic plan: the check keeps no pass
+            v = fail([f"{NOT_CREDITED}: {gated[0]}", *gated[1:]])
         out.append(c.result(v))
-    return out
+    return ctx is not None, out
 
 
 __all__ = ["CHECKS", "CHECKS_VERSION", "CHECK_IDS", "C_IDS", "UPC_IDS", "Check", "CheckResult", "PlanDB",
-           "run_checks"]  # fmt: skip
+           "check_plan", "run_checks"]  # fmt: skip

@@ -270,16 +270,16 @@ def seat(ctx: Context) -> Verdict:
 
 def trip_cost(ctx: Context) -> float:
     """CNY for the party: fares and tickets x travellers, hotel nights x rooms, local legs as
-    stated. Database prices where an item is found, else the plan's (``pref.budget`` fails a
-    plan with unresolved items before it counts)."""
+    stated (never below 0). Database prices only, never the plan's: an item the database does
+    not hold counts 0 here and fails ``pref.budget`` (and the credit gate) before it counts."""
     t, rooms = ctx.instruction.travellers, ctx.instruction.rooms
     cost = 0.0
     for g in ctx.legs:
-        cost += (g.fare if g.fare is not None else g.data.price or 0) * t
+        cost += (g.fare or 0) * t
     for i in ctx.items:
-        price = i.row["avg_price"] if i.row else i.data.price or 0
+        price = i.row["avg_price"] if i.row else 0
         cost += price * (rooms if i.kind == "accommodation" else t)
-    cost += sum(x.data.cost or 0 for v in ctx.days for x in v.locals)
+    cost += sum(max(x.data.cost or 0, 0) for v in ctx.days for x in v.locals)
     return round(cost, 2)
 
 

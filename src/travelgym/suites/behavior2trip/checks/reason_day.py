@@ -13,7 +13,7 @@ from travelgym.suites.behavior2trip.checks.base import (
     verdict,
 )
 from travelgym.suites.behavior2trip.checks.context import Context, DayView, Item
-from travelgym.suites.behavior2trip.context import normalize
+from travelgym.suites.behavior2trip.checks.credit import repeats
 from travelgym.suites.behavior2trip.plan import MEALS, clock_minutes
 
 MEAL_WINDOWS = {"breakfast": ("06:00", "10:00"), "lunch": ("11:00", "14:00"),
@@ -35,23 +35,8 @@ def complete_meals(view: DayView) -> Iterator[str]:
 @check("reason.non_duplicate_restaurants", "reasonableness", "Non-duplicate Restaurants",
        "no restaurant (same id, or same name when unresolved) is used twice in the plan")  # fmt: skip
 def non_duplicate_restaurants(ctx: Context) -> Verdict:
-    seen: dict[str, str] = {}
-    problems = []
-    for item in ctx.items:
-        if item.kind not in MEALS:
-            continue
-        key = (
-            item.row["restaurant_id"]
-            if item.row
-            else normalize(item.data.name or item.data.id or "")
-        )
-        if not key:
-            continue
-        if key in seen:
-            problems.append(f"{item.label} repeats {seen[key]}")
-        else:
-            seen[key] = item.label
-    return verdict(problems, f"{len(seen)} distinct restaurants")
+    problems, distinct = repeats(ctx, MEALS)
+    return verdict(problems, f"{distinct} distinct restaurants")
 
 
 @timed_item_check("reason.meal_times", "reasonableness", "Reasonable Meal Times",
@@ -111,9 +96,13 @@ def at_least_one_attraction(view: DayView) -> Iterator[str]:
         yield f"day {view.index}: no valid attraction"
 
 
-@day_check("reason.attraction_limit", "reasonableness", "Attraction Quantity Limit",
-           f"no day has more than {MAX_ATTRACTIONS} attractions")  # fmt: skip
-def attraction_limit(view: DayView) -> Iterator[str]:
-    count = sum(i.is_attraction for i in view.items)
-    if count > MAX_ATTRACTIONS:
-        yield f"day {view.index}: {count} attractions"
+@check("reason.attraction_limit", "reasonableness", "Attraction Quantity Limit",
+       f"no day has more than {MAX_ATTRACTIONS} attractions, and no attraction or entertainment "
+       "venue is visited twice in the plan (checks version 4)")  # fmt: skip
+def attraction_limit(ctx: Context) -> Verdict:
+    problems, _ = repeats(ctx, ("attraction", "entertainment"))
+    for view in ctx.days:
+        count = sum(i.is_attraction for i in view.items)
+        if count > MAX_ATTRACTIONS:
+            problems.append(f"day {view.index}: {count} attractions")
+    return verdict(problems)
