@@ -76,19 +76,18 @@ def replay(suite: str, options: dict, task, actions: list) -> tuple[float, objec
 
 
 def compass_responder(options: dict):
-    """Per task (told apart by the user's opening line): a hotel search, then task 1's optimal
-    plan (the user accepts it) and, for task 2, an empty plan until the user gives up."""
+    """Per task (told apart by its story in the user's opening line, which a run's sampled
+    persona words in its own style): a hotel search, then task 1's optimal plan (the user
+    accepts it) and, for task 2, no plan until the user gives up."""
     env = open_training_env("compass", options)
-    openings = {}
-    for task in env.tasks:
-        messages, _ = env.reset(options={"task_id": task.task_id})
-        openings[messages[1]["content"]] = task
-    plans = {env.tasks[0].task_id: env.truths[env.tasks[0].task_id].optimal_plan,
-             env.tasks[1].task_id: {"hotel": None, "flight": None, "permit": None}}  # fmt: skip
+    tasks = list(env.tasks)
+    plans = {tasks[0].task_id: env.truths[tasks[0].task_id].optimal_plan,
+             tasks[1].task_id: {"hotel": None, "flight": None, "permit": None}}  # fmt: skip
     env.close()
 
     def respond(body: dict):
-        task = openings[body["messages"][1]["content"]]
+        opening = body["messages"][1]["content"]
+        task = next(t for t in tasks if t.story in opening)
         if not any(m["role"] == "assistant" for m in body["messages"]):
             return Reply(
                 tool_calls=[tool_call("search_hotels", {"park_name": task.park.park_ids[0]})]
@@ -139,8 +138,9 @@ def test_compass_episodes_score_the_suite_reward(compass_options, tmp_path, appl
         e.task_id: get_suite("compass").reward(e).total for e in read_episodes(tmp_path / "run")
     }
     assert by_task == {"compass-001": 1.0, "compass-002": 0.0}
+    # task 2's three requests for a recommendation go unanswered: the user ends it (simulator 2)
     assert [e.traces[0].info[EPISODE_KEY]["termination"] for e in episodes] == [
-        "accepted", "turn_limit"]  # fmt: skip
+        "accepted", "user_ended"]  # fmt: skip
 
 
 def test_travelplanner_text_actions(tmp_path, monkeypatch):
