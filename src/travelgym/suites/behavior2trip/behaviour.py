@@ -9,6 +9,13 @@ and bookings of favourites in the thread's last session; noise POIs are only cli
 time, between matched actions. :func:`validate_trajectory` checks the Figure 9 rules and returns
 the violations (``"rule: detail"``); the pools live in :mod:`.behaviour_pool`, the rules in
 :mod:`.behaviour_rules`.
+
+At a ``noise`` level ``p > 0`` (``--noise``, docs/behavior2trip/instances.md) the behaviour is
+that of a real platform: ``round(p * F)`` of the ``F`` favourites go to an off-profile POI of
+the same thread instead (taken from the favourites that lead to no booking; the off-profile POI
+is clicked just before, the on-profile one stays clicked), and ``round(p * T)`` drifting sessions (``T``: the trip's threads) browse 2-4
+off-profile POIs of an active category in a city the trip never visits. Bookings stay on
+preference-matched POIs. At ``p = 0`` nothing of this is drawn: the draws are the paper's.
 """
 
 from __future__ import annotations
@@ -62,14 +69,19 @@ P_BOOK = {
     "entertainment": 0.2,
 }
 P_CONTEXT = 0.5  # chance that a Medium/Hard trip city also gets an entertainment thread
+OFF_PER_THREAD = 3  # off-profile POIs a thread may favourite at a noise level above 0
+DRIFT_CLICKS = (2, 4)  # clicks of a drifting session (inclusive range)
 
 
 # --- candidate pools ---------------------------------------------------------------------------
 
 
-def build_pool(profile: Profile, catalog: PoiCatalog, d: Draws) -> CandidatePool:
+def build_pool(profile: Profile, catalog: PoiCatalog, d: Draws,
+               noise: float = 0.0) -> CandidatePool:  # fmt: skip
     """Choose trip cities (favouring those offering more of what the user likes), then fill each
-    (city, category) thread with matched POIs and some threads with noise POIs.
+    (city, category) thread with matched POIs and some threads with noise POIs; at a ``noise``
+    level above 0 also the off-profile POIs favourites may go to and the drifting sessions'
+    threads (:func:`_add_off_profile`).
 
     Raises :class:`PoolError` when some active category has no matching POI in any city.
     """
@@ -113,7 +125,8 @@ def build_pool(profile: Profile, catalog: PoiCatalog, d: Draws) -> CandidatePool
         threads.extend(_block(city, offer, d))
     _allocate(threads, wanted, d)
     _add_noise(threads, n_noise, catalog, home, prefs, d)
-    return CandidatePool(profile.profile_id, profile.difficulty, threads, n_noise)
+    drift = _add_off_profile(threads, noise, catalog, home, prefs, foci, d) if noise else []
+    return CandidatePool(profile.profile_id, profile.difficulty, threads, n_noise, noise, drift)
 
 
 def _block(city: str, offer: dict[str, list[Poi]], d: Draws) -> list[Thread]:
@@ -156,6 +169,33 @@ def _add_noise(threads, n_noise: int, catalog: PoiCatalog, home: str, prefs, d: 
                 min(int(d.random() * len(candidates[i])), len(candidates[i]) - 1)
             )
             slots[i].noise.append(poi)
+
+
+def _add_off_profile(threads: list[Thread], noise: float, catalog: PoiCatalog, home: str, prefs,
+                     foci: list[str], d: Draws) -> list[Thread]:  # fmt: skip
+    """At a noise level above 0: up to :data:`OFF_PER_THREAD` off-profile POIs per thread of
+    an active category, and ``round(noise * threads)`` drift threads (returned), each an
+    active category in a city that is neither home nor a trip city, with 2-4 off-profile POIs."""
+    for t in threads:
+        if t.focus == "entertainment":
+            continue
+        taken = {p.poi_id for p in t.noise}
+        spare = [p for p in catalog.unmatched(t.focus, t.city, home, prefs)
+                 if p.poi_id not in taken]  # fmt: skip
+        t.off = d.sample(spare, min(OFF_PER_THREAD, len(spare)))
+    visited = {t.city for t in threads} | {home}
+    cities = [c for c in catalog.cities if c not in visited]
+    drift = []
+    for _ in range(round(noise * len(threads))):
+        if not cities:
+            break
+        city = cities.pop(d.randint(0, len(cities) - 1))
+        focus = d.choice(sorted(foci))
+        spare = catalog.unmatched(focus, city, home, prefs)
+        if spare:
+            drift.append(Thread(city, focus, [], d.sample(spare, min(d.randint(*DRIFT_CLICKS),
+                                                                      len(spare)))))  # fmt: skip
+    return drift
 
 
 # --- the deterministic generator ---------------------------------------------------------------
@@ -251,7 +291,7 @@ def _insert_noise(sessions: list[list[tuple[str, Poi]]], noise: list[Poi], d: Dr
 
 
 def _is_noise(step: tuple[str, Poi]) -> bool:
-    return step[0] == "noise"
+    return step[0] in ("noise", "noise_favourite")
 
 
 def generate_trajectory(profile: Profile, pool: CandidatePool, d: Draws) -> list[Action]:
@@ -261,22 +301,55 @@ def generate_trajectory(profile: Profile, pool: CandidatePool, d: Draws) -> list
         sessions = _thread_steps(t, d, SPECS[pool.difficulty].commit)
         _insert_noise(sessions, t.noise, d)
         plan.append((t, sessions))
+    if pool.level:
+        _off_profile_favourites(plan, pool.level, d)
     if not any(k == "book" for _, ss in plan for s in ss for k, _ in s):
         _force_booking(plan)
+    order = [(t, steps, False) for t, sessions in plan for steps in sessions]
+    for t in pool.drift:  # drifting sessions, anywhere after the first
+        order.insert(d.randint(1, len(order)), (t, [("noise", p) for p in t.noise], True))
     blocks = len({t.city for t in pool.threads})
     clock = Clock(d, blocks)
     out: list[Action] = []
-    session = 0
     last_city = None
-    for t, sessions in plan:
-        for steps in sessions:
-            session += 1
-            clock.session(new_block=t.city != last_city)
+    for session, (t, steps, drifting) in enumerate(order, start=1):
+        clock.session(new_block=not drifting and t.city != last_city)
+        if not drifting:  # a drift is no new trip block, nor does it end one
             last_city = t.city
-            for kind, poi in steps:
-                action = "click" if kind == "noise" else kind
-                out.append(make_action(session, action, clock.tick(action), poi))
+        for kind, poi in steps:
+            action = STEP_ACTION.get(kind, kind)
+            out.append(make_action(session, action, clock.tick(action), poi))
     return out
+
+
+STEP_ACTION = {"noise": "click", "noise_favourite": "add_to_favorites"}
+
+
+def _off_profile_favourites(plan, level: float, d: Draws) -> None:
+    """Move ``round(level * F)`` of the ``F`` favourites to off-profile POIs of their thread,
+    taken from the favourites of POIs never booked (at most all of those): the favourite step
+    goes, and a click and a favourite of an off-profile POI come in its session between two
+    on-profile steps (a favourite whose removal or whose session leaves no such place keeps its
+    POI)."""
+    booked = {p.poi_id for _, ss in plan for s in ss for k, p in s if k == "book"}
+    favourites = [(ti, si, p.poi_id) for ti, (_, ss) in enumerate(plan)
+                  for si, s in enumerate(ss) for k, p in s if k == "add_to_favorites"]  # fmt: skip
+    eligible = [f for f in favourites if f[2] not in booked]
+    for ti, si, pid in d.sample(eligible, round(level * len(favourites))):
+        t, sessions = plan[ti]
+        steps = sessions[si]
+        i = next(j for j, (k, p) in enumerate(steps) if k == "add_to_favorites" and p.poi_id == pid)
+        if not t.off or (0 < i < len(steps) - 1 and _is_noise(steps[i - 1])
+                         and _is_noise(steps[i + 1])):  # fmt: skip
+            continue
+        rest = steps[:i] + steps[i + 1 :]
+        slots = [j for j in range(1, len(rest) + 1) if not _is_noise(rest[j - 1])
+                 and (j == len(rest) or not _is_noise(rest[j]))]  # fmt: skip
+        if not slots:
+            continue
+        j = d.choice(slots)
+        poi = t.off.pop(min(int(d.random() * len(t.off)), len(t.off) - 1))
+        sessions[si] = rest[:j] + [("noise", poi), ("noise_favourite", poi)] + rest[j:]
 
 
 def _force_booking(plan) -> None:

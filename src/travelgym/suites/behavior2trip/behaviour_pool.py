@@ -170,6 +170,8 @@ class Thread:
     focus: str
     matched: list[Poi]
     noise: list[Poi] = field(default_factory=list)
+    # off-profile POIs that a noisy trajectory may favourite (only at a noise level above 0)
+    off: list[Poi] = field(default_factory=list)
 
 
 @dataclass
@@ -180,13 +182,17 @@ class CandidatePool:
     difficulty: str
     threads: list[Thread]
     max_noise: int  # most noise clicks a trajectory may hold
+    # the --noise level (docs/behavior2trip/instances.md): 0 is the paper's strict Figure 9
+    level: float = 0.0
+    # threads of drifting sessions (an off-trip city, off-profile POIs), only at a level above 0
+    drift: list[Thread] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_id: dict[str, tuple[Poi, bool]] = {}
-        for t in self.threads:
+        for t in [*self.threads, *self.drift]:
             for poi in t.matched:
                 self.by_id[poi.poi_id] = (poi, False)
-            for poi in t.noise:
+            for poi in [*t.noise, *t.off]:
                 self.by_id[poi.poi_id] = (poi, True)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Sequence
 
 from travelgym.suites.behavior2trip.actions import (
@@ -29,6 +30,14 @@ def validate_trajectory(
     block), ``commitment`` (a thread books only in its last session), ``category_diversity``
     (two or more categories) and ``no_booking`` (a final decision exists). With ``partial``
     (a trajectory still being written) the last two are not checked.
+
+    At the pool's noise ``level`` ``p > 0`` (``--noise``) the noise rules are relaxed by the
+    level, not dropped: a noise POI may be favourited (never booked) right after its click, at
+    most ``ceil(p * F)`` of the ``F`` favourites (``noise_action`` beyond), each such
+    favourite's click on top of the noise budget; and ``drift``: at most ``ceil(p * T)``
+    sessions (``T``: the categories-in-a-city the other sessions browse) may be *drifting*,
+    1-4 clicks of noise POIs and nothing else, which the noise budget, the clustering rule and
+    the order rules between sessions do not count.
     """
     problems: list[str] = []
     state: dict[str, int] = {}  # poi_id -> 1 clicked, 2 favourited, 3 booked
@@ -36,6 +45,9 @@ def validate_trajectory(
     prev_noise = False
     prev_session = 0
     noise_clicks = 0
+    noise_favourites = 0
+    noise_level = pool.level
+    drifting = _drifting(actions, pool) if noise_level else set()
     sessions: dict[int, list[tuple[str, str, bool]]] = {}  # session -> (city, focus, booked)
     for i, a in enumerate(actions):
         entry = pool.by_id.get(a.poi_id)
@@ -69,23 +81,62 @@ def validate_trajectory(
             elif level < 2:
                 problems.append(f"funnel: {a.poi_id} booked before it was favourited (action {i})")
             state[a.poi_id] = 3
+        sessions.setdefault(a.session, []).append((poi.city, poi.focus, a.action_type == "book"))
+        if a.session in drifting:
+            prev_noise = False
+            continue
         if noise:
-            if a.action_type != "click":
+            if noise_level and a.action_type == "add_to_favorites":
+                noise_favourites += 1
+                if not (i and actions[i - 1].poi_id == a.poi_id
+                        and actions[i - 1].action_type == "click"):  # fmt: skip
+                    problems.append(f"noise_action: noise POI {a.poi_id} favourited, not right "
+                                    f"after its click (action {i})")  # fmt: skip
+            elif a.action_type != "click":
                 problems.append(
                     f"noise_action: noise POI {a.poi_id} got {a.action_type} (action {i})"
                 )
             else:
                 noise_clicks += 1
-            if prev_noise:
+            if prev_noise and (not noise_level or a.action_type == "click"):
                 problems.append(f"noise_clustered: noise clicks in a row at actions {i - 1}, {i}")
         prev_noise = noise
-        sessions.setdefault(a.session, []).append((poi.city, poi.focus, a.action_type == "book"))
-    if noise_clicks > pool.max_noise:
-        problems.append(f"noise_budget: {noise_clicks} noise clicks, at most {pool.max_noise}")
-    problems += _session_rules(sessions, partial)
+    favourites = sum(a.action_type == "add_to_favorites" for a in actions)
+    if noise_favourites > (allowed := allowance(noise_level, favourites)):
+        problems.append(f"noise_action: {noise_favourites} of {favourites} favourites on noise "
+                        f"POIs, at most {allowed} at noise {noise_level:g}")  # fmt: skip
+    budget = pool.max_noise + noise_favourites
+    if noise_clicks > budget:
+        problems.append(f"noise_budget: {noise_clicks} noise clicks, at most {budget}")
+    if drifting:
+        threads = {r[:2] for s, rows in sessions.items() if s not in drifting for r in rows}
+        if len(drifting) > (allowed := allowance(noise_level, len(threads))):
+            problems.append(f"drift: {len(drifting)} drifting sessions, at most {allowed} at "
+                            f"noise {noise_level:g}")  # fmt: skip
+    problems += _session_rules({s: r for s, r in sessions.items() if s not in drifting}, partial)
+    problems += _session_rules({s: r for s, r in sessions.items() if s in drifting}, True)
     if not partial and not any(a.action_type == "book" for a in actions):
         problems.append("no_booking: the trajectory never books")
     return problems
+
+
+MAX_DRIFT_CLICKS = 4
+
+
+def allowance(level: float, n: int) -> int:
+    """How many of ``n`` (favourites, threads) the noise ``level`` lets go off-profile:
+    ``ceil(level * n)`` (0 at level 0; at least what the generator's ``round`` draws)."""
+    return math.ceil(level * n - 1e-9) if level else 0
+
+
+def _drifting(actions: Sequence[Action], pool: CandidatePool) -> set[int]:
+    """The sessions of 1-:data:`MAX_DRIFT_CLICKS` actions, all clicks of noise POIs."""
+    rows: dict[int, list[Action]] = {}
+    for a in actions:
+        rows.setdefault(a.session, []).append(a)
+    return {s for s, acts in rows.items() if len(acts) <= MAX_DRIFT_CLICKS
+            and all(a.action_type == "click" and pool.by_id.get(a.poi_id, (None, False))[1]
+                    for a in acts)}  # fmt: skip
 
 
 def _valid_ts(ts: str) -> bool:

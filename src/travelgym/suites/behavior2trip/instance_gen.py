@@ -42,22 +42,25 @@ def with_history(profile: Profile, trajectory: Sequence[Action]) -> Profile:
 
 
 def _profile_and_pool(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
-                      rejections: dict[str, int]) -> tuple[Profile, CandidatePool] | None:  # fmt: skip
-    """A profile drawn and its candidate pool; None (counted in ``rejections["pool"]``) when
-    the catalog cannot give it one."""
+                      rejections: dict[str, int],
+                      noise: float = 0.0) -> tuple[Profile, CandidatePool] | None:  # fmt: skip
+    """A profile drawn and its candidate pool (at the ``noise`` level); None (counted in
+    ``rejections["pool"]``) when the catalog cannot give it one."""
     profile = sample_profile(d, pid, difficulty, rejections)
     try:
-        return profile, build_pool(profile, catalog, d)
+        return profile, build_pool(profile, catalog, d, noise)
     except PoolError:
         rejections["pool"] = rejections.get("pool", 0) + 1
         return None
 
 
 def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
-                 rejections: dict[str, int]) -> tuple[Profile, CandidatePool, list[Action]]:  # fmt: skip
-    """A consistent profile, its pool and a valid trajectory (redrawing what fails)."""
+                 rejections: dict[str, int],
+                 noise: float = 0.0) -> tuple[Profile, CandidatePool, list[Action]]:  # fmt: skip
+    """A consistent profile, its pool and a valid trajectory at the ``noise`` level (redrawing
+    what fails)."""
     for _ in range(MAX_ATTEMPTS):
-        drawn = _profile_and_pool(catalog, d, pid, difficulty, rejections)
+        drawn = _profile_and_pool(catalog, d, pid, difficulty, rejections, noise)
         if drawn is None:
             continue
         profile, pool = drawn
@@ -71,24 +74,26 @@ def draw_triplet(catalog: PoiCatalog, d: Draws, pid: str, difficulty: str,
 
 def generate_instance(catalog: PoiCatalog, seed: int, split: str, difficulty: str, index: int,
                       rejections: dict[str, int] | None = None, candidate: int = 0,
-                      ) -> Instance:  # fmt: skip
+                      noise: float = 0.0) -> Instance:  # fmt: skip
     """Instance ``index`` of (split, difficulty): deterministic in its arguments, with a witness
     plan (a profile whose requests have none is drawn again). ``candidate`` ``k > 0`` draws the
-    slot's k-th replacement (:mod:`.instance_slots`) from a key of its own, with the same id."""
+    slot's k-th replacement (:mod:`.instance_slots`) from a key of its own, with the same id;
+    ``noise`` the ``--noise`` level of its behaviour (:mod:`.behaviour`; 0: the paper's)."""
     iid = instance_id(split, difficulty, index)
     d = rng_for(seed, "instance", split, difficulty, index,
                 *(("candidate", candidate) if candidate else ()))  # fmt: skip
     rejections = rejections if rejections is not None else {}
     for _ in range(MAX_ATTEMPTS):
-        profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections)
-        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections)
+        profile, _, trajectory = draw_triplet(catalog, d, iid, difficulty, rejections, noise)
+        instance = _assemble(catalog, d, iid, split, difficulty, profile, trajectory, rejections,
+                             noise)  # fmt: skip
         if instance is not None:
             return instance
     raise RuntimeError(f"{iid}: no satisfiable request after {MAX_ATTEMPTS} profiles")
 
 
 def _assemble(catalog, d, iid, split, difficulty, profile, trajectory,
-              rejections: dict[str, int]) -> Instance | None:  # fmt: skip
+              rejections: dict[str, int], noise: float = 0.0) -> Instance | None:  # fmt: skip
     """The instance of a profile and trajectory with a request that has a witness plan (None
     when no drawn request has one: :func:`~travelgym.suites.behavior2trip.witness.witnessed`)."""
     from travelgym.suites.behavior2trip.witness import witnessed
@@ -99,7 +104,7 @@ def _assemble(catalog, d, iid, split, difficulty, profile, trajectory,
     profile = with_history(profile, trajectory)
 
     def build(instruction: Instruction) -> Instance:
-        return Instance(instance_id=iid, split=split, difficulty=difficulty,
+        return Instance(instance_id=iid, split=split, difficulty=difficulty, noise=noise,
                         instruction=instruction, trajectory=trajectory, profile=profile)  # fmt: skip
 
     found = witnessed(lambda like: make_instruction(profile, trajectory, catalog, d, like),

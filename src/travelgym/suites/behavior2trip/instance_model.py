@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from travelgym.suites.behavior2trip.actions import Action
 from travelgym.suites.behavior2trip.behaviour import SPECS
@@ -21,16 +21,25 @@ class Instance(BaseModel):
     """One (trajectory, profile, instruction) triplet. Agents see ``trajectory`` and
     ``instruction.text``; ``profile`` is hidden (it drives the preference checks), and so is
     ``witness``: a plan passing every applicable check, found while generating
-    (:mod:`~travelgym.suites.behavior2trip.witness`)."""
+    (:mod:`~travelgym.suites.behavior2trip.witness`). ``noise``: the ``--noise`` level its
+    behaviour was drawn at (written only when above 0, so the default files keep their bytes)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     instance_id: str
     split: Literal["train", "test"]
     difficulty: Literal["easy", "medium", "hard"]
+    noise: float = Field(default=0.0, ge=0.0, le=1.0)
     instruction: Instruction
     trajectory: list[Action]
     profile: Profile
     witness: str | None = Field(default=None, repr=False)
+
+    @model_serializer(mode="wrap")
+    def _without_zero_noise(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and not self.noise:
+            data.pop("noise", None)
+        return data
 
     @property
     def n_pois(self) -> int:
@@ -61,4 +70,4 @@ def instance_pool(instance: Instance, catalog: PoiCatalog) -> CandidatePool:
         t = threads.setdefault((poi.city, poi.focus), Thread(poi.city, poi.focus, []))
         (t.matched if poi_matches(prefs, poi) else t.noise).append(poi)
     return CandidatePool(instance.instance_id, instance.difficulty, list(threads.values()),
-                         SPECS[instance.difficulty].noise[1])  # fmt: skip
+                         SPECS[instance.difficulty].noise[1], instance.noise)  # fmt: skip

@@ -20,12 +20,13 @@ from travelgym.suites.behavior2trip.instances import (
 )
 
 
-def set_sha256(db, seed: int, split: str, instances: str = "filtered") -> str:
-    """The identity of an instance set's split: every instance is a pure function of it, so
-    runs of any selection of the same set record the same value."""
+def set_sha256(db, seed: int, split: str, instances: str = "filtered",
+               noise: float = 0.0) -> str:  # fmt: skip
+    """The identity of an instance set's split (at a ``noise`` level): every instance is a pure
+    function of it, so runs of any selection of the same set record the same value."""
     from travelgym.suites.behavior2trip.quality import RULES_VERSION
 
-    identity = {**_expected(db, seed, split), "qc_rules_version": RULES_VERSION,
+    identity = {**_expected(db, seed, split, noise), "qc_rules_version": RULES_VERSION,
                 "instances": instances}  # fmt: skip
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
@@ -33,22 +34,25 @@ def set_sha256(db, seed: int, split: str, instances: str = "filtered") -> str:
 def load_split(split: str, db_seed: int = 0, data_dir: str | os.PathLike[str] | None = None,
                scale: str = "small", instances: str = "filtered",
                task_ids: Sequence[str] | None = None, difficulty: str | None = None,
-               limit: int | None = None):  # fmt: skip
+               limit: int | None = None, noise: float = 0.0):  # fmt: skip
     """(database, instances of ``split``, the set's :func:`set_sha256`) at database ``scale``,
-    built when missing; ``instances``: the filtered (default) or unfiltered set. With
-    ``task_ids``, a ``difficulty`` or a ``limit`` only the chosen instances are built and
-    returned (the same bytes as in the full file)."""
+    built when missing; ``instances``: the filtered (default) or unfiltered set; ``noise``:
+    the ``--noise`` level's set (0: the default files). With ``task_ids``, a ``difficulty`` or
+    a ``limit`` only the chosen instances are built and returned (the same bytes as in the
+    full file)."""
     from travelgym.suites.behavior2trip.build import ensure_database
 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: choose train or test")
     keys = select_slots(split, task_ids, difficulty, limit)
     db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
-    sha = set_sha256(db, DEFAULT_INSTANCE_SEED, split, instances)
+    sha = set_sha256(db, DEFAULT_INSTANCE_SEED, split, instances, noise)
     if keys is None:
-        path = ensure_instances(db, data_dir, splits=(split,), instances=instances)[split]
+        path = ensure_instances(db, data_dir, splits=(split,), instances=instances,
+                                noise=noise)[split]  # fmt: skip
         return db, load_instances(path, check=False), sha
-    return db, ensure_selected(db, data_dir, split, keys, instances=instances)[1], sha
+    return db, ensure_selected(db, data_dir, split, keys, instances=instances,
+                               noise=noise)[1], sha  # fmt: skip
 
 
 def versions() -> dict[str, str]:

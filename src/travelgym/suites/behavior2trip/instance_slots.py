@@ -68,10 +68,11 @@ def _digest(*parts: str) -> str:
 # --- building ----------------------------------------------------------------------------------
 
 
-def build_slot(db_path: str, seed: int, key: Key) -> Slot:
-    """Build one slot in this process (pure in its arguments)."""
+def build_slot(db_path: str, seed: int, key: Key, noise: float = 0.0) -> Slot:
+    """Build one slot in this process (pure in its arguments; ``noise``: the ``--noise``
+    level of its behaviour)."""
     with _fewer_collections():
-        return _build_slot(db_path, seed, key)
+        return _build_slot(db_path, seed, key, noise)
 
 
 @contextlib.contextmanager
@@ -90,7 +91,7 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def _build_slot(db_path: str, seed: int, key: Key) -> Slot:
+def _build_slot(db_path: str, seed: int, key: Key, noise: float = 0.0) -> Slot:
     from travelgym.suites.behavior2trip.behaviour_pool import catalog_for
     from travelgym.suites.behavior2trip.instance_gen import generate_instance
     from travelgym.suites.behavior2trip.instance_stats import measures
@@ -103,7 +104,8 @@ def _build_slot(db_path: str, seed: int, key: Key) -> Slot:
     first = None
     for k in range(MAX_CANDIDATES):
         instance = generate_instance(catalog, seed, split, difficulty, index,
-                                     rejections if k == 0 else None, candidate=k)  # fmt: skip
+                                     rejections if k == 0 else None, candidate=k,
+                                     noise=noise)  # fmt: skip
         first = first or instance
         record, kept, report = control(db_path, instance)
         candidates.append({"qc": record.model_dump_json(), "report": report})
@@ -115,17 +117,18 @@ def _build_slot(db_path: str, seed: int, key: Key) -> Slot:
                        f"{MAX_CANDIDATES} candidates")  # fmt: skip
 
 
-def _chunk(job: tuple[str, int, list[Key]]) -> list[Slot]:
-    db_path, seed, keys = job
+def _chunk(job: tuple[str, int, list[Key], float]) -> list[Slot]:
+    db_path, seed, keys, noise = job
     with _fewer_collections():  # one setting for the whole job (each slot keeps it)
-        return [build_slot(db_path, seed, key) for key in keys]
+        return [build_slot(db_path, seed, key, noise) for key in keys]
 
 
 def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | None = None,
-                label: str = "behavior2trip: instances") -> Iterator[Slot]:  # fmt: skip
+                label: str = "behavior2trip: instances",
+                noise: float = 0.0) -> Iterator[Slot]:  # fmt: skip
     """Build ``keys`` (over ``workers`` processes, default every core this process may use;
-    in this process when there are few), yielding slots as they finish (in any order), with a
-    progress bar."""
+    in this process when there are few) at the ``noise`` level, yielding slots as they finish
+    (in any order), with a progress bar."""
     keys = list(keys)
     if not keys:
         return
@@ -134,10 +137,10 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
                        unit="inst") as bar:  # fmt: skip
         if workers <= 1 or len(keys) <= IN_PROCESS_MAX:
             for key in keys:
-                yield build_slot(str(db_path), seed, key)
+                yield build_slot(str(db_path), seed, key, noise)
                 bar.advance()
             return
-        jobs = iter([(str(db_path), seed, keys[lo : lo + CHUNK])
+        jobs = iter([(str(db_path), seed, keys[lo : lo + CHUNK], noise)
                      for lo in range(0, len(keys), CHUNK)])  # fmt: skip
         with ProcessPoolExecutor(workers, mp_context=_pool_context()) as pool:
             # a bounded number of jobs in flight: finished slots never pile up in memory
@@ -181,6 +184,7 @@ class SlotStore:
     def __init__(self, path: Path, identity: dict[str, Any]) -> None:
         self.path = Path(path)
         self.identity = _digest(json.dumps(identity, sort_keys=True))
+        self.noise = float(identity.get("noise", 0.0))  # the --noise level its slots are built at
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._open()
@@ -283,11 +287,12 @@ class SlotStore:
 
 def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
          workers: int | None = None, label: str = "behavior2trip: instances") -> int:  # fmt: skip
-    """Build the slots of ``keys`` the store lacks, storing them as they finish (an interrupted
-    build keeps what it made); returns how many were built."""
+    """Build the slots of ``keys`` the store lacks (at the ``noise`` level its identity
+    carries), storing them as they finish (an interrupted build keeps what it made); returns
+    how many were built."""
     missing = store.missing(keys)
     batch: list[Slot] = []
-    for slot in build_slots(db_path, seed, missing, workers, label):
+    for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
         batch.append(slot)
         if len(batch) >= 64:
             store.put(batch)

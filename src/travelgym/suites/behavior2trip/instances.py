@@ -29,6 +29,7 @@ from travelgym.suites.behavior2trip.instance_gen import generate_instance
 from travelgym.suites.behavior2trip.instance_model import Instance, instance_id
 from travelgym.suites.behavior2trip.instance_model import instance_pool as instance_pool
 from travelgym.suites.behavior2trip.instance_stats import table2
+from travelgym.suites.behavior2trip.noise import check_noise, noise_tag
 from travelgym.suites.behavior2trip.profiles import DIFFICULTIES
 
 INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
@@ -64,14 +65,17 @@ def slot_keys(split: str, per_difficulty: int | None = None) -> list[tuple[str, 
 
 
 def instances_path(split: str, data_dir: str | os.PathLike[str] | None = None,
-                   scale: str = "small", instances: str = "filtered") -> Path:  # fmt: skip
+                   scale: str = "small", instances: str = "filtered",
+                   noise: float = 0.0) -> Path:  # fmt: skip
     """Where the instances of ``split`` for a database of ``scale`` live (the name carries the
     scale and :data:`INSTANCE_FORMAT_VERSION`); ``instances``: the default quality-filtered
-    set or the ``unfiltered`` one (``...-<split>-unfiltered.jsonl``)."""
+    set or the ``unfiltered`` one (``...-<split>-unfiltered.jsonl``); a ``noise`` level above 0
+    names its own files (``...-<split>-noise0.3.jsonl``)."""
     if instances not in INSTANCE_SETS:
         raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
     tail = "-unfiltered" if instances == "unfiltered" else ""
-    name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}-{split}{tail}.jsonl"
+    tag = f"-{noise_tag(noise)}" if noise else ""
+    name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}-{split}{tag}{tail}.jsonl"
     return suite_dir(SUITE, data_dir) / name
 
 
@@ -80,8 +84,8 @@ def scale_of(db) -> str:
     return (db.metadata or {}).get("scale") or "small"
 
 
-def _expected(db, seed: int, split: str) -> dict[str, Any]:
-    return {
+def _expected(db, seed: int, split: str, noise: float = 0.0) -> dict[str, Any]:
+    expected = {
         "format_version": INSTANCE_FORMAT_VERSION,
         "generator_version": INSTANCE_GENERATOR_VERSION,
         "seed": seed,
@@ -90,26 +94,33 @@ def _expected(db, seed: int, split: str) -> dict[str, Any]:
         "db_scale": db.metadata.get("scale"),
         "db_seed": db.metadata.get("seed"),
     }
+    if noise:  # part of a noisy set's identity only: the default's stays as it was
+        expected["noise"] = check_noise(noise)
+    return expected
 
 
-def store_path(data_dir: str | os.PathLike[str] | None = None, scale: str = "small") -> Path:
-    """The store of built slots for a database of ``scale`` (:mod:`.instance_slots`)."""
-    return suite_dir(SUITE, data_dir) / f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}.slots.sqlite"
+def store_path(data_dir: str | os.PathLike[str] | None = None, scale: str = "small",
+               noise: float = 0.0) -> Path:  # fmt: skip
+    """The store of built slots for a database of ``scale`` (:mod:`.instance_slots`); a
+    ``noise`` level above 0 has its own (a store forgets slots of another identity)."""
+    tag = f"-{noise_tag(noise)}" if noise else ""
+    name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}{tag}.slots.sqlite"
+    return suite_dir(SUITE, data_dir) / name
 
 
-def open_store(db, data_dir: str | os.PathLike[str] | None, seed: int):
-    """The slot store of the instance set of ``db`` and ``seed``."""
+def open_store(db, data_dir: str | os.PathLike[str] | None, seed: int, noise: float = 0.0):
+    """The slot store of the instance set of ``db``, ``seed`` and ``noise`` level."""
     from travelgym.suites.behavior2trip.instance_slots import SlotStore
     from travelgym.suites.behavior2trip.quality import RULES_VERSION
 
-    identity = {**_expected(db, seed, "*"), "qc_rules_version": RULES_VERSION}
-    return SlotStore(store_path(data_dir, scale_of(db)), identity)
+    identity = {**_expected(db, seed, "*", noise), "qc_rules_version": RULES_VERSION}
+    return SlotStore(store_path(data_dir, scale_of(db), noise), identity)
 
 
 def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
                      seed: int = DEFAULT_INSTANCE_SEED, force: bool = False,
                      workers: int | None = None, splits: Sequence[str] = tuple(SPLITS),
-                     instances: str = "filtered") -> dict[str, Path]:  # fmt: skip
+                     instances: str = "filtered", noise: float = 0.0) -> dict[str, Path]:  # fmt: skip
     """Write the instance files of ``splits`` (default: train and test) for the database ``db``
     (an object with ``.path`` and ``.metadata``, as ``ensure_database`` returns; its scale names
     the files) unless current files (same versions, seed and database content hash, intact
@@ -120,7 +131,8 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     Both sets are written: the unfiltered file and the default quality-filtered one, whose
     manifest records the QC backend, the counts per operation code and the unfiltered file's
     sha256, with the QC records and report beside it
-    (:mod:`~travelgym.suites.behavior2trip.quality_filter`)."""
+    (:mod:`~travelgym.suites.behavior2trip.quality_filter`). A ``noise`` level above 0 builds
+    that level's files (:func:`instances_path`), whose manifests record it."""
     from travelgym.suites.behavior2trip.instance_slots import fill
     from travelgym.suites.behavior2trip.quality import RULES_VERSION
     from travelgym.suites.behavior2trip.quality_filter import write_sidecars
@@ -131,13 +143,13 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     if instances not in INSTANCE_SETS:
         raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
     scale = scale_of(db)
-    raw = {split: instances_path(split, data_dir, scale, "unfiltered") for split in splits}
-    paths = {split: instances_path(split, data_dir, scale) for split in splits}
-    with open_store(db, data_dir, seed) as store:
+    raw = {split: instances_path(split, data_dir, scale, "unfiltered", noise) for split in splits}
+    paths = {split: instances_path(split, data_dir, scale, noise=noise) for split in splits}
+    with open_store(db, data_dir, seed, noise) as store:
         for split in splits:
-            expected = {**_expected(db, seed, split), "instances": "unfiltered"}
+            expected = {**_expected(db, seed, split, noise), "instances": "unfiltered"}
             if not force and _is_current(raw[split], expected) and _is_current(paths[split], {
-                    **_expected(db, seed, split), "instances": "filtered",
+                    **_expected(db, seed, split, noise), "instances": "filtered",
                     "qc_backend": "rules", "qc_rules_version": RULES_VERSION,
                     "unfiltered_sha256": read_manifest(raw[split])["sha256"]}):  # fmt: skip
                 continue
@@ -152,7 +164,7 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
             filtered = _write(paths[split], (slot.filtered for slot in store.iter(keys)))
             sidecars = write_sidecars(paths[split], split, store.iter(keys))
             write_manifest(paths[split], {
-                **_expected(db, seed, split), "instances": "filtered",
+                **_expected(db, seed, split, noise), "instances": "filtered",
                 "unfiltered_sha256": unfiltered["sha256"], **filtered, **sidecars,
                 "stats": _stats(store.iter(keys), split, "filtered")})  # fmt: skip
     return raw if instances == "unfiltered" else paths
@@ -233,14 +245,15 @@ def known_slots(split: str, ids) -> list[tuple[str, str, int]]:
 def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,
                     keys: Sequence[tuple[str, str, int]], seed: int = DEFAULT_INSTANCE_SEED,
                     instances: str = "filtered", workers: int | None = None,
-                    ) -> tuple[list[str], list[Instance]]:  # fmt: skip
-    """The instances of ``keys`` of ``split`` (JSON lines and parsed, in the order given),
-    building only the slots not built yet: the same bytes as in the full files."""
+                    noise: float = 0.0) -> tuple[list[str], list[Instance]]:  # fmt: skip
+    """The instances of ``keys`` of ``split`` (JSON lines and parsed, in the order given) at
+    the ``noise`` level, building only the slots not built yet: the same bytes as in the full
+    files."""
     from travelgym.suites.behavior2trip.instance_slots import fill
 
     if instances not in INSTANCE_SETS:
         raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
-    with open_store(db, data_dir, seed) as store:
+    with open_store(db, data_dir, seed, noise) as store:
         fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
         slots = store.get(keys)
     lines = [getattr(slots[k], instances) for k in keys]
@@ -301,20 +314,22 @@ def read_instances(path: str | os.PathLike[str], wanted: set[str]):
 
 
 def instance_stats(data_dir: str | os.PathLike[str] | None = None, db=None,
-                   seed: int | None = None, generate: bool = True) -> dict[str, Any]:  # fmt: skip
+                   seed: int | None = None, generate: bool = True,
+                   noise: float = 0.0) -> dict[str, Any]:  # fmt: skip
     """Table 2 statistics per split and difficulty, next to the paper's values (from the
-    manifests; the instances are generated first when ``generate`` and they are missing)."""
+    manifests; the instances are generated first when ``generate`` and they are missing), of
+    the ``noise`` level's files."""
     seed = DEFAULT_INSTANCE_SEED if seed is None else seed
     if db is None:
         from travelgym.suites.behavior2trip.build import ensure_database
 
         db = ensure_database(data_dir=data_dir) if generate else None
     if generate:
-        paths = ensure_instances(db, data_dir, seed)
+        paths = ensure_instances(db, data_dir, seed, noise=noise)
     else:
         scale = scale_of(db) if db is not None else "small"
-        paths = {split: instances_path(split, data_dir, scale) for split in SPLITS}
-    out: dict[str, Any] = {"splits": {}}
+        paths = {split: instances_path(split, data_dir, scale, noise=noise) for split in SPLITS}
+    out: dict[str, Any] = {"splits": {}, **({"noise": noise} if noise else {})}
     for split, path in paths.items():
         if not manifest_path(path).exists():
             out["splits"][split] = None

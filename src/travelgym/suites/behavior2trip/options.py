@@ -1,5 +1,6 @@
 """Behavior2Trip's options: the flags its commands take (split, difficulty, scale, instance
-set, the judge, RQ1's withheld trajectory and simulated user) and those of ``train grpo``."""
+set, noise level, the judge, RQ1's withheld trajectory and simulated user) and those of
+``train grpo``."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ class TripOptions(SuiteOptions):
         "filtered", help="Instance set: the default one filtered by the automatic quality "
         "control, or the unfiltered one it is drawn from (docs/behavior2trip/quality.md).",
         commands=("run", "tasks", "score", "export"))  # fmt: skip
+    noise: float = suite_flag(
+        0.0, help="Harder behaviour: the level (0-1, at most two decimals) of real-platform "
+        "noise in the trajectories, favourites of off-profile POIs and drifting sessions; "
+        "noisy instances have files of their own (docs/behavior2trip/instances.md).",
+        commands=("run", "tasks", "stats", "score"), metavar="P", ge=0.0, le=1.0)  # fmt: skip
     # RQ1 (docs/behavior2trip/rq1.md): plan without the trajectory, optionally asking a user
     no_trajectory: bool = suite_flag(
         False, help="RQ1: withhold the behaviour trajectory (the agent gets only the request; "
@@ -49,6 +55,13 @@ class TripOptions(SuiteOptions):
     clarify_turns: int | None = suite_flag(
         None, help="With --clarify: the most questions the user answers per episode (default 5).",
         commands=("run",), metavar="N", ge=1, le=50)  # fmt: skip
+
+    @field_validator("noise")
+    @classmethod
+    def _noise_level(cls, value: float) -> float:
+        from travelgym.suites.behavior2trip.noise import check_noise
+
+        return check_noise(value)
 
     @field_validator("clarify")
     @classmethod

@@ -40,7 +40,7 @@ Operation = Literal["no_action", "correct_preference", "mark_incomplete", "delet
 # Figure 9 rules that make a trajectory broken or illogical (criterion 1: delete, not mark)
 BROKEN_RULES = ("unknown_poi", "poi_mismatch", "funnel", "rebooked", "timestamp",
                 "session_order", "session_city", "session_topic", "plan_order", "commitment",
-                "noise_clustered", "noise_budget")  # fmt: skip
+                "noise_clustered", "noise_budget", "drift")  # fmt: skip
 # rules that say a chain is incomplete (single-patterned, no final decision): mark it
 INCOMPLETE_RULES = ("no_booking", "category_diversity")
 # list attributes whose every value must be shown by a key behaviour (category, attribute)
@@ -109,17 +109,30 @@ def completeness(instance: Instance, problems: list[str]) -> tuple[Criterion, bo
 
 def clarity(instance: Instance, catalog: Any) -> tuple[Criterion, bool]:
     """Criterion 2: key behaviours against the stated preferences. The flag says whether the
-    profile can be corrected from the behaviour (:mod:`.quality_apply` does it)."""
+    profile can be corrected from the behaviour (:mod:`.quality_apply` does it).
+
+    Judged against the instance's ``--noise`` level ``p``: favourites of off-profile POIs are
+    expected noise up to the level's allowance (``ceil(p * F)`` of the ``F`` favourites, as
+    Figure 9's relaxed rule), neither a conflict nor evidence of a preference; a category must
+    be shown by a key behaviour on a matching POI. At ``p = 0`` this is the paper's criterion."""
+    from travelgym.suites.behavior2trip.behaviour_rules import allowance
+
     prefs = instance.profile.preferences
     key = [a for a in instance.trajectory if a.action_type in KEY_ACTIONS]
-    conflicts, shown = [], Counter()
+    tolerated = allowance(instance.noise, sum(a.action_type == "add_to_favorites" for a in key))
+    conflicts, shown, noisy = [], Counter(), 0
     for a in key:
         poi = catalog.pois.get(a.poi_id)
         category = POI_TYPE_CATEGORY.get(a.poi_type)
         if poi is None or category is None or getattr(prefs, category) is None:
             continue
+        matches = poi_matches(prefs, poi)
+        if instance.noise and not matches and a.action_type == "add_to_favorites":
+            noisy += 1
+            if noisy <= tolerated:
+                continue
         shown[category] += 1
-        if not poi_matches(prefs, poi):
+        if not matches:
             conflicts.append(f"{a.action_type} of {a.poi_id} ({', '.join(a.categories)}) "
                              f"against {category}")  # fmt: skip
     reasons, fixable = [], True
@@ -140,8 +153,10 @@ def clarity(instance: Instance, catalog: Any) -> tuple[Criterion, bool]:
                            "booking or click of a matching POI")  # fmt: skip
     if reasons:
         return Criterion(score=0, reason="; ".join(reasons)), fixable
+    noise = (f" ({min(noisy, tolerated)} off-profile favourites within noise "
+             f"{instance.noise:g})" if noisy else "")  # fmt: skip
     return Criterion(score=1, reason=f"{len(key)} favourites and bookings agree with and show "
-                     f"every stated preference ({', '.join(prefs.categories)})"), True  # fmt: skip
+                     f"every stated preference ({', '.join(prefs.categories)}){noise}"), True  # fmt: skip
 
 
 # --- criterion 3: constraints --------------------------------------------------------------------

@@ -17,16 +17,27 @@ KEY_ACTIONS = ("add_to_favorites", "book")
 def shown_kinds(instance: Instance, catalog: Any, category: str) -> set[str]:
     """The kinds (star level, attraction type, cuisine) the behaviour shows for ``category``:
     those of its favourites and bookings, and of clicked POIs that match every preference
-    (a noise click shows nothing)."""
+    (a noise click shows nothing; at a ``--noise`` level above 0 neither does a favourite of an
+    off-profile POI)."""
     prefs = instance.profile.preferences
     out = set()
     for a in instance.trajectory:
         poi = catalog.pois.get(a.poi_id)
         if poi is None or POI_TYPE_CATEGORY.get(a.poi_type) != category:
             continue
-        if a.action_type in KEY_ACTIONS or poi_matches(prefs, poi):
+        if _evidence(instance, a, poi) or poi_matches(prefs, poi):
             out.add(poi.kind)
     return out
+
+
+def _evidence(instance: Instance, action: Any, poi: Any) -> bool:
+    """Whether ``action`` on ``poi`` is a key behaviour that speaks for a preference: every
+    favourite and booking, except (at a ``--noise`` level above 0) a favourite of an
+    off-profile POI, which the level makes expected noise."""
+    if action.action_type not in KEY_ACTIONS:
+        return False
+    return (not instance.noise or action.action_type == "book"
+            or poi_matches(instance.profile.preferences, poi))  # fmt: skip
 
 
 def _ordered(values: list[str]) -> list[str]:
@@ -52,8 +63,9 @@ def corrected_from_behaviour(instance: Instance, catalog: Any) -> dict[str, Any]
     pois: dict[str, list] = {}
     for a in instance.trajectory:
         category = POI_TYPE_CATEGORY.get(a.poi_type)
-        if a.action_type in KEY_ACTIONS and category and a.poi_id in catalog.pois:
-            pois.setdefault(category, []).append(catalog.pois[a.poi_id])
+        poi = catalog.pois.get(a.poi_id)
+        if category and poi is not None and _evidence(instance, a, poi):
+            pois.setdefault(category, []).append(poi)
     out = prefs.model_dump(mode="json", exclude={"historical_travel_experiences"})
 
     def narrowed(stated: list[str], category: str) -> list[str]:

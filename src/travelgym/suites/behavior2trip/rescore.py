@@ -61,7 +61,7 @@ def trip_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
     db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
     refuse_other_database(Path(run_dir), db)
     judged = manifest.get("judge") is not None
-    instances = _Instances(db, data_dir, which)
+    instances = _Instances(db, data_dir, which, manifest.get("noise") or keys["noise"])
     instances.load(str(manifest.get("split") or "test"), manifest.get("task_ids") or [])
     conn = connect_readonly(db.path)
     try:
@@ -87,8 +87,8 @@ def trip_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
 class _Instances:
     """The run's instances by id, built (only the ones asked for) as ``score`` builds them."""
 
-    def __init__(self, db: Any, data_dir: Path | None, which: str) -> None:
-        self.db, self.data_dir, self.which = db, data_dir, which
+    def __init__(self, db: Any, data_dir: Path | None, which: str, noise: float = 0.0) -> None:
+        self.db, self.data_dir, self.which, self.noise = db, data_dir, which, noise
         self.by_id: dict[str, Any] = {}
         self.missing: set[str] = set()
 
@@ -99,7 +99,8 @@ class _Instances:
         wanted = [i for i in ids if isinstance(i, str) and i not in self.by_id]
         keys = known_slots(split, wanted) if split in ("train", "test") else []
         if keys:
-            _, chosen = ensure_selected(self.db, self.data_dir, split, keys, instances=self.which)
+            _, chosen = ensure_selected(self.db, self.data_dir, split, keys, instances=self.which,
+                                        noise=self.noise)  # fmt: skip
             self.by_id.update({x.instance_id: x for x in chosen})
 
     def get(self, iid: Any, split: Any) -> Any:

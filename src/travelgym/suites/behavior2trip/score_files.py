@@ -25,6 +25,20 @@ def scale_for(answers: Path, options: Any) -> str:
     return recorded
 
 
+def noise_for(answers: Path, options: Any) -> float:
+    """The ``--noise`` level to score ``answers`` at: a run directory's recorded ``noise``
+    (0 for a run made before the key existed), else ``--noise`` (default 0). A ``--noise``
+    that contradicts the run's is an error, never a silent rescore on other instances."""
+    given = options.noise if "noise" in options.model_fields_set else None
+    if not Path(answers).is_dir():
+        return given or 0.0
+    recorded = _manifest(answers).get("noise") or 0.0
+    if given is not None and given != recorded:
+        raise UserError(f"{answers} is a run at noise {recorded:g}, not {given:g}: drop --noise "
+                        f"or use --noise {recorded:g}")  # fmt: skip
+    return recorded
+
+
 def refuse_other_versions(answers: Path) -> None:
     """Refuse to re-score a run directory made with other checks or instance files: its
     episodes keep the scores of their own version (a run from before versions were recorded
@@ -80,6 +94,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
 
     refuse_other_versions(answers)
     scale = scale_for(answers, options)
+    noise = noise_for(answers, options)
     entries = read_answers(answers, notes)
     if not entries and not left_out_all(answers):  # a run's infra errors are counted apart
         raise UserError(f"{answers}: no answers in it")
@@ -89,7 +104,8 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     wanted = {e["instance_id"] for e in entries}
     for split in _splits_of(entries):
         keys = known_slots(split, wanted)  # an unknown id is refused below
-        _, chosen = ensure_selected(db, data_dir, split, keys, instances=options.instances)
+        _, chosen = ensure_selected(db, data_dir, split, keys, instances=options.instances,
+                                    noise=noise)  # fmt: skip
         instances.update({x.instance_id: x for x in chosen})
     refuse_nothing_known(answers, entries, set(instances), "instance_id")
     judge = None
@@ -98,7 +114,8 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
 
         judge = make_model_client(options.judge, base_url, {})
     result = score_answers(entries, instances, db.path, judge=judge, close_judge=True)
-    return {**result, "db_scale": scale, "judge": options.judge}
+    return {**result, "db_scale": scale, "judge": options.judge,
+            **({"noise": noise} if noise else {})}  # fmt: skip
 
 
 def _splits_of(entries: list[dict[str, Any]]) -> tuple[str, ...]:

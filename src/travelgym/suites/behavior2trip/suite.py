@@ -62,7 +62,8 @@ class Behavior2TripSuite(
 
     def options_of_run(self, manifest: dict[str, Any]) -> TripOptions:
         return TripOptions(scale=manifest.get("db_scale") or "small",
-                           instances=manifest.get("instances") or "filtered")  # fmt: skip
+                           instances=manifest.get("instances") or "filtered",
+                           noise=manifest.get("noise") or 0.0)  # fmt: skip
 
     def options_call_llm(self, options: TripOptions) -> bool:
         return options.judge is not None or options.clarify not in (None, "template")
@@ -79,7 +80,8 @@ class Behavior2TripSuite(
         built = self.build(options, seed, data_dir) if db is None else None
         path = db if db is not None else built.path
         result = {"path": str(path), **database_stats(path),
-                  "instances": instance_stats(data_dir=data_dir, db=built)}  # fmt: skip
+                  "instances": instance_stats(data_dir=data_dir, db=built,
+                                              noise=options.noise)}  # fmt: skip
         if plots is not None:
             from travelgym.suites.behavior2trip.plots import write_instance_plots
 
@@ -107,7 +109,8 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.listing import public_record
 
         _, instances, _ = load_split(options.split, data_dir=data_dir, scale=options.scale,
-                                     instances=options.instances)  # fmt: skip
+                                     instances=options.instances,
+                                     noise=options.noise)  # fmt: skip
         # the public view only: the hidden profile is the answer key of the checks
         return [public_record(x) for x in instances if options.difficulty in (None, x.difficulty)]
 
