@@ -176,3 +176,8 @@ def test_noisy_files_and_runs_carry_the_level(trips_database, trips_db, tmp_path
 
     assert manifest["tasks_sha256"] == set_sha256(trips_database, SEED, "test", noise=0.3)
     assert manifest["tasks_sha256"] != set_sha256(trips_database, SEED, "test")
+    # a run on noisy instances is never resumed on the default ones
+    again = CliRunner().invoke(main, ["run", "behavior2trip", "--agent", "scripted", "--limit",
+                                      "3", "--data-dir", str(data_dir), "--out",
+                                      str(tmp_path / "runs"), "--resume"])  # fmt: skip
+    assert again.exit_code != 0 and "noise" in again.output, again.output

@@ -61,7 +61,7 @@ def trip_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
     db = ensure_database(scale=scale, seed=db_seed, data_dir=data_dir)
     refuse_other_database(Path(run_dir), db)
     judged = manifest.get("judge") is not None
-    instances = _Instances(db, data_dir, which, manifest.get("noise") or keys["noise"])
+    instances = _Instances(db, data_dir, which, manifest.get("noise") or 0.0)
     instances.load(str(manifest.get("split") or "test"), manifest.get("task_ids") or [])
     conn = connect_readonly(db.path)
     try:

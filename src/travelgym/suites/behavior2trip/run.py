@@ -58,19 +58,22 @@ class Behavior2TripRun(SuiteRun):
         self.user_client = None  # RQ1's LLM user (--clarify MODEL), on the same endpoint
 
     # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
-    # and (before RQ1 and quality control) the trajectory given, no user, the unfiltered set,
-    # (before --noise) the paper's behaviour
+    # and (before RQ1 and quality control) the trajectory given, no user, the unfiltered set; a
+    # run at noise 0 (the paper's behaviour) writes no noise key: its manifest is as before
     identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
                      "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
-                     "clarify_turns": None, "instances": "unfiltered", "noise": 0.0}  # fmt: skip
+                     "clarify_turns": None, "instances": "unfiltered", "noise": None}  # fmt: skip
 
     def manifest(self) -> dict[str, Any]:
         return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
                 "max_turns": self.options.max_steps, "db_scale": self.options.scale,
                 "judge": self.options.judge, "no_trajectory": self.options.no_trajectory,
                 "clarify": self.options.clarify, "clarify_turns": self.options.ask_limit,
-                "instances": self.options.instances, "noise": self.options.noise,
-                **versions()}  # fmt: skip
+                "instances": self.options.instances, **self._noise(), **versions()}  # fmt: skip
+
+    def _noise(self) -> dict[str, Any]:
+        """The manifest's ``noise`` key: the level, only above 0 (see :attr:`identity_keys`)."""
+        return {"noise": self.options.noise} if self.options.noise else {}
 
     def agent_factory(self, spec, base_url, client_options, seed=0) -> AgentFactory:
         factory = agent_factory(spec, base_url, client_options, self.options.max_steps)
@@ -113,6 +116,5 @@ class Behavior2TripRun(SuiteRun):
         self.conn.close()
 
     def data_identity(self) -> dict[str, Any]:
-        noise = {"noise": self.options.noise} if self.options.noise else {}  # default: as before
-        return {"db_scale": self.options.scale, "instances": self.options.instances, **noise,
-                **versions()}  # fmt: skip
+        return {"db_scale": self.options.scale, "instances": self.options.instances,
+                **self._noise(), **versions()}  # fmt: skip
