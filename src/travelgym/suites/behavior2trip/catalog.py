@@ -1,9 +1,10 @@
 """Reference facts of the 24 Behavior2Trip cities and the name parts the generator combines.
 
 Names are real (cities, districts, railway stations, airlines, hotel and restaurant brands,
-famous attractions); coordinates are never typed here: city centres come from ``pyecharts``'s
-bundled city table and airports from ``airportsdata`` (:func:`city_coordinates`,
-:func:`airport_records`).
+famous attractions); coordinates are never typed here: city centres are the 24 entries of
+``pyecharts``'s city table (``pyecharts/datasets/city_coordinates.json`` of pyecharts 2.1.0,
+MIT licence), vendored in ``city_coordinates.json`` beside this module, and airports come from
+``airportsdata`` (:func:`city_coordinates`, :func:`airport_records`).
 Climate normals (October / November mean highs and lows, rain share) calibrate the weather.
 The cities' facts (one record a city, the fields of :class:`CityInfo`) and the brand tables are
 data, in ``cities.json`` and ``brands.json`` beside this module.
@@ -25,7 +26,7 @@ from travelgym.suites.behavior2trip.vocab import CITIES
 @dataclass(frozen=True)
 class CityInfo:
     name: str  # as in vocab.CITIES
-    name_zh: str  # key of the pyecharts coordinate table
+    name_zh: str  # Chinese name (with 市, the key of pyecharts' coordinate table)
     province: str
     area_code: str  # telephone area code
     tier: float  # relative size: POI counts and flight/train frequencies scale with it
@@ -163,18 +164,21 @@ WIND_DIRECTIONS = ("North", "Northeast", "East", "Southeast", "South", "Southwes
 
 @lru_cache(maxsize=1)
 def city_coordinates() -> dict[str, tuple[float, float]]:
-    """City name -> (lat, lon) of its centre, read from pyecharts' bundled coordinate table."""
-    table = json.loads(_package_file("pyecharts", "datasets", "city_coordinates.json"))
+    """City name -> (lat, lon) of its centre, from the vendored ``city_coordinates.json``.
+
+    The values are pyecharts 2.1.0's (its ``datasets/city_coordinates.json``, MIT licence)
+    exactly as the database has always used them, so the content hash does not move."""
+    table = _load("city_coordinates.json")["cities"]
     out = {}
-    for name, info in CITY_INFO.items():
-        lon, lat = table.get(info.name_zh + "市") or table[info.name_zh]
+    for name in CITY_INFO:
+        lat, lon = table[name]
         out[name] = (round(float(lat), 5), round(float(lon), 5))
     return out
 
 
 def _package_file(package: str, *parts: str) -> str:
     """The text of a data file of an installed ``package``, found without importing it
-    (importing pyecharts takes longer than reading the table)."""
+    (importing the package takes longer than reading the file)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return (resources.files(package).joinpath(*parts)).read_text(encoding="utf-8")
