@@ -31,7 +31,6 @@ WHEELS=(
   opentelemetry-api==1.45.2 pyjwt==2.15.1 python-multipart==0.0.34 sse-starlette==3.7.1
   starlette==1.10.0 uvicorn==0.55.0
   openai==3.60.0 jiter==0.19.0 sniffio==1.3.1
-  pyecharts==2.1.0 prettytable==3.19.0 wcwidth==0.7.0
   # the train extra (torch, transformers, accelerate, tokenizers, pyyaml are there)
   trl==1.16.0 datasets==5.2.0 dill==0.4.1 multiprocess==0.70.19 gguf==0.19.0
   # the test extra's modules that the tests import (pytest, hypothesis, anyio, pyarrow are there)
