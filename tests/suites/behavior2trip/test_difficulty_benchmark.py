@@ -93,3 +93,18 @@ def test_the_command_prints_json(bench, trips_database, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed["n"] == {"easy": 1, "medium": 1, "hard": 1}
     assert set(printed["agents"]) == {"skeleton"} and printed["per_level"] == 1
+
+
+def test_a_model_runs_through_the_runner_beside_the_rule_agents(bench, trips_database, capsys):
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+    bare = '<answer>[{"day": 1, "date": "2025-10-06", "city": "Beijing"}]</answer>'
+    data_dir = trips_database.path.parent.parent
+    with FakeOpenAIServer(responder=lambda body: Reply(bare)) as server:
+        assert bench.main(["--data-dir", str(data_dir), "--per-level", "1", "--agents", "skeleton",
+                           "--base-url", server.base_url, "--model", "fake-model",
+                           "--json"]) == 0  # fmt: skip
+    model = json.loads(capsys.readouterr().out)["agents"]["b2t:fake-model"]
+    assert model["episodes"] == 3 and server.requests
+    for level in ("easy", "medium", "hard"):
+        assert model["figures"][level]["n"] == 1 and model["figures"][level]["DR"] == 0.0
