@@ -39,7 +39,10 @@ MANIFEST_ADDED = {"generation": {"compass": {}, "behavior2trip": {}},
                   "tamper_evidence": {s: {"chain": "sha256-episodes-lines", "version": 1}
                                       for s in ("compass", "behavior2trip")},
                   # issue 34: the version of the scorer (Behavior2Trip's checks_version already)
-                  "scorer_version": {"compass": "1"}}  # fmt: skip
+                  "scorer_version": {"compass": "1"},
+                  # issue 37: the commit, Python and package versions (checked by _provenance)
+                  "provenance": {s: "<machine-dependent: git commit, dirty, python, packages>"
+                                 for s in ("compass", "behavior2trip")}}  # fmt: skip
 
 # manifest keys added since the checked-in runs were written, with the value an older manifest
 # without them stands for (resuming an old run treats it so)
@@ -58,6 +61,17 @@ def _sandbox_entry(entry: dict) -> str:
     return "<machine-dependent: boundary, used=no, python or reason>"
 
 
+def _provenance(entry: dict) -> str:
+    """The manifest's ``provenance``: its keys and value types are frozen, its values follow
+    the machine (tests/runner/test_provenance.py checks them)."""
+    assert set(entry) == {"git_commit", "git_dirty", "python", "packages"}, entry
+    assert entry["git_commit"] is None or len(entry["git_commit"]) in (40, 64)
+    assert entry["git_dirty"] in (True, False, None)
+    assert isinstance(entry["python"], str) and entry["python"]
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in entry["packages"].items())
+    return "<machine-dependent: git commit, dirty, python, packages>"
+
+
 @pytest.mark.parametrize("suite", SUITES)
 def test_run_directory_layout(golden, suite):
     """One directory per agent inside --out, named after the agent, holding exactly these files."""
@@ -71,6 +85,7 @@ def test_manifest(golden, suite):
     """Keys, types and the deterministic values (suite, agent, task ids, seeds, hashes)."""
     manifest = json.loads((golden.fresh(suite).run_dir / "manifest.json").read_text())
     manifest["sandbox"] = _sandbox_entry(manifest["sandbox"])
+    manifest["provenance"] = _provenance(manifest["provenance"])
     check_json(f"manifest_{suite}.json", mask(manifest, MANIFEST_VOLATILE))
 
 
@@ -81,6 +96,7 @@ def test_checked_in_manifest_matches_a_fresh_one(golden, suite):
     old = json.loads((CHECKED_IN[suite] / "manifest.json").read_text())
     for entry in (fresh, old):
         entry["sandbox"] = _sandbox_entry(entry["sandbox"])
+    fresh["provenance"] = _provenance(fresh["provenance"])
     added = ADDED_SINCE_CHECKED_IN[suite]
     assert not set(added) & set(old), "a key listed as added is in the checked-in manifest"
     assert set(added) <= set(fresh)

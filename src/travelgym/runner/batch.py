@@ -20,6 +20,7 @@ from travelgym.core.suite import FIRST_SCORER_VERSION, Suite, SuiteRun
 from travelgym.core.summary import COUNT_ERRORS_KEY
 from travelgym.llm.endpoints import base_url_record, base_url_value
 from travelgym.runner.integrity import IntegritySession, sandbox_entry
+from travelgym.runner.provenance import provenance
 from travelgym.runner.run_summary import summarize_run
 from travelgym.runner.specs import AgentSpec, client_kwargs, parse_agent_spec
 from travelgym.runner.stopping import RunStopped, StopSignals, grace_s
@@ -116,6 +117,8 @@ def manifest_of(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,
         "base_url": base_url_record(cfg.base_url),
         COUNT_ERRORS_KEY: cfg.count_errors_as_failures,
         "pricing": prices,
+        # the commit, Python and package versions it ran on (never part of its identity)
+        "provenance": provenance(),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
 

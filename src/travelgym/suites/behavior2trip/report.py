@@ -21,7 +21,12 @@ from typing import Any
 from travelgym.report.body import ReportBody, ReportRun, Section, Viewer, viewer_filters
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, esc, finite, pct
 from travelgym.report.page import asset
-from travelgym.report.run_facts import manifest_fact, terminations, unscored
+from travelgym.report.run_facts import (
+    manifest_fact,
+    provenance_fact,
+    terminations,
+    unscored,
+)
 from travelgym.report.tables import facts_table, metric_table
 
 TRIP_METRICS = (("DR", "DR"), ("C_micro", "C micro"), ("C_macro", "C macro"),
@@ -93,13 +98,15 @@ def check_table(catalog: list[dict[str, str]], rates: dict[str, dict[str, list[i
 
 def run_facts(runs: list[ReportRun]) -> str:
     """One row per run: split, episodes (unscored, with invalid actions), how they ended, db
-    seed, when it was made and where it is."""
+    seed, when it was made and where it is, and the code it ran (commit, Python, packages)."""
     rows = [(run.label, manifest_fact(run, "split"), len(run.episodes), unscored(run),
              sum(1 for e in run.episodes if e.p_action < 0), terminations(run),
-             manifest_fact(run, "db_seed"), manifest_fact(run, "created"), str(run.directory))
+             manifest_fact(run, "db_seed"), manifest_fact(run, "created"), str(run.directory),
+             provenance_fact(run))
             for run in runs]  # fmt: skip
     return facts_table(("run", "split", "episodes", "unscored", "with invalid actions",
-                        "termination", "db seed", "created", "directory"), rows)  # fmt: skip
+                        "termination", "db seed", "created", "directory", "code"),
+                       rows)  # fmt: skip
 
 
 def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,

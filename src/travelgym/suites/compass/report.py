@@ -29,7 +29,12 @@ from travelgym.report.body import (
 )
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, finite
 from travelgym.report.page import asset
-from travelgym.report.run_facts import manifest_fact, terminations, unscored
+from travelgym.report.run_facts import (
+    manifest_fact,
+    provenance_fact,
+    terminations,
+    unscored,
+)
 from travelgym.report.tables import facts_table, metric_table
 
 METRIC_COLUMNS = (("FR", "FR"), ("OR5", "OR-5"), ("OR10", "OR-10"), ("OR20", "OR-20"),
@@ -66,13 +71,14 @@ def summary_tables(summaries: list[tuple[ReportRun, dict[str, Any]]]) -> str:
 
 def run_facts(runs: list[ReportRun]) -> str:
     """One row per run: user, episodes (unscored), how they ended, seeds, trials, when it was
-    made and where it is."""
+    made and where it is, and the code it ran (commit, Python, packages)."""
     rows = [(run.label, manifest_fact(run, "user"), len(run.episodes), unscored(run),
              terminations(run), manifest_fact(run, "seed"), manifest_fact(run, "db_seed"),
-             manifest_fact(run, "trials"), manifest_fact(run, "created"), str(run.directory))
+             manifest_fact(run, "trials"), manifest_fact(run, "created"), str(run.directory),
+             provenance_fact(run))
             for run in runs]  # fmt: skip
     return facts_table(("run", "user", "episodes", "unscored", "termination", "seed", "db seed",
-                        "trials", "created", "directory"), rows)  # fmt: skip
+                        "trials", "created", "directory", "code"), rows)  # fmt: skip
 
 
 def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
