@@ -53,8 +53,10 @@ def _config(suite: Suite, agent: str, options: dict[str, Any], **run: Any) -> An
         where = ".".join(str(p) for p in first["loc"])
         raise UserError(f"{suite.name} option {where}: {first['msg']}") from None
     out = run.pop("out", None)
-    out = Path(out) if out is not None else Path("runs") / suite.name / spec.dirname
-    return RunConfig(suite.name, spec.text, out, options=dict(options), **run)
+    if out is None:  # a new directory under runs/SUITE, named by the runner (as ``run`` does)
+        return RunConfig(suite.name, spec.text, Path("runs") / suite.name, options=dict(options),
+                         name_run=True, **run)  # fmt: skip
+    return RunConfig(suite.name, spec.text, Path(out), options=dict(options), **run)
 
 
 async def aevaluate(suite: str, agent: str, *, limit: int | None = None,
@@ -82,9 +84,11 @@ def evaluate(suite: str, agent: str, **kwargs: Any) -> RunResult:
     """Run ``agent`` (a spec as ``--agent`` takes it: ``scripted:greedy``, ``llm:MODEL``,
     ``package.module:factory``...) on ``suite`` into a run directory and score it, as
     ``travelgym run SUITE --agent AGENT`` does. Keywords: ``limit``, ``tasks`` (ids), ``out``
-    (the run directory; default ``runs/SUITE/AGENT``), ``seed``, ``db_seed``, ``data_dir``,
-    ``base_url``, ``concurrency``, ``resume``, ``progress``, and the suite's own options by
-    name (``level=2``, ``max_turns=6``, ``split="test"``...)."""
+    (the run directory; default: a new one under ``runs/SUITE`` named
+    ``<UTC start>-<agent>-<identity hash>``, with ``resume`` the latest of the same identity
+    there), ``seed``, ``db_seed``, ``data_dir``, ``base_url``, ``concurrency``, ``resume``,
+    ``progress``, and the suite's own options by name (``level=2``, ``max_turns=6``,
+    ``split="test"``...)."""
     return asyncio.run(aevaluate(suite, agent, **kwargs))
 
 

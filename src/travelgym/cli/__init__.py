@@ -34,11 +34,13 @@ from travelgym.cli.export import export  # noqa: E402 - training data (SFT expor
 from travelgym.cli.play import play  # noqa: E402 - a person plays an episode
 from travelgym.cli.quality import quality  # noqa: E402 - quality control of tasks
 from travelgym.cli.running import run  # noqa: E402
+from travelgym.cli.runs import runs  # noqa: E402 - the run directories found
 from travelgym.cli.scoring import score  # noqa: E402
 from travelgym.cli.train import train  # noqa: E402 - GRPO / SFT (the train extra)
 
 data.register(main)
 main.add_command(run)
+main.add_command(runs)
 main.add_command(score)
 analysis.register(main)
 main.add_command(chains)

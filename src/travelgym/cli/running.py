@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
 import sys
 from pathlib import Path
@@ -146,9 +147,16 @@ def _agent_help() -> str:
     "--out",
     type=OutputPath("dir"),
     default=None,
-    help="Parent directory; one run directory per agent inside (default: runs/SUITE).",
+    help="Parent directory; one run directory per agent inside, named after the agent "
+    "(default: a new directory per agent under runs/SUITE, named <UTC start>-<agent>-<hash of "
+    "the run's identity>).",
 )
-@click.option("--resume", is_flag=True, help="Continue interrupted runs in --out.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue interrupted runs in --out (without --out: the latest run under runs/SUITE "
+    "of the same agent, tasks, seeds and settings).",
+)
 @click.option(
     "--retry-errors",
     cls=RuledOption,
@@ -246,12 +254,15 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
     generation = _generation(any(s.calls_llm for s in specs), flags)
     client = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
+    named = out is None  # the runner names each run directory once its identity is known
     out = out if out is not None else Path("runs") / suite
+    started = dt.datetime.now(dt.timezone.utc)  # the time the default directories carry
     given = options.model_dump(mode="json", include=set(merged))
     check = None
     if tasks_from is not None:
         given, check = _tasks_from(tasks_from, chosen, given, db_seed)
     results = {}
+    directories: list[Path] = []
     connected = False
     if backend == "ray":  # one cluster for every agent's run (a local one starts once)
         from travelgym.runner.ray_backend import connect, disconnect
@@ -259,7 +270,8 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
         connected = connect(ray_address)
     try:
         for spec in specs:
-            cfg = RunConfig(suite, spec.text, out / spec.dirname, options=given, task_ids=task_ids,
+            cfg = RunConfig(suite, spec.text, out if named else out / spec.dirname,
+                            options=given, task_ids=task_ids,
                             limit=limit, concurrency=concurrency, seed=seed, db_seed=db_seed,
                             data_dir=data_dir, resume=resume, retry_errors=retry_errors,
                             repair=repair, base_url=base_url,
@@ -268,7 +280,8 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
                             ray_address=ray_address,
                             gpus_per_episode=gpus_per_episode or 0.0,
                             count_errors_as_failures=count_errors_as_failures,
-                            pricing=prices, max_cost=max_cost)  # fmt: skip
+                            pricing=prices, max_cost=max_cost, name_run=named,
+                            started=started)  # fmt: skip
             try:
                 results[spec.text] = asyncio.run(run_suite(cfg))
             except ValueError as exc:  # e.g. unknown task ids
@@ -279,6 +292,7 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
                 raise SystemExit(stopped.exit_status) from None
             if not as_json:
                 click.echo(f"{spec.text}: {cfg.finished} episodes in {cfg.out}")
+            directories.append(cfg.out)
     finally:
         if connected:
             disconnect(connected)
@@ -288,6 +302,15 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
     else:
         click.echo(chosen.format_results(results))
         click.echo(outcome_table(results))
+    if not as_json:  # with --json, stdout is the JSON alone and stderr as quiet as before
+        for directory in directories:
+            click.echo(view_line(directory))
+    for agent, result in results.items():  # --cache-dir: what the cache did (--json: a key)
+        if "llm_cache" in result and not as_json:
+            from travelgym.llm.cache import format_stats
+
+            named = f" ({agent})" if len(results) > 1 else ""
+            click.echo(format_stats(result["llm_cache"]) + named)
     for line in warnings(results):
         click.echo(line, err=True)
     over = [a for a, r in results.items() if infra_error_rate(r) > max_error_rate]
@@ -295,6 +318,14 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
         click.echo(f"error: infra errors above --max-error-rate {max_error_rate:g} in "
                    f"{', '.join(over)}: the scores are incomplete (exit status 3)", err=True)  # fmt: skip
         raise SystemExit(INFRA_ERROR_EXIT)
+
+
+def view_line(directory: Path) -> str:
+    """The line ``run`` prints after a run: how to view it and how to get its scores as JSON."""
+    where = shlex.quote(str(directory))
+    return (
+        f"view: travelgym report {where} --out report.html · JSON: travelgym score {where} --json"
+    )
 
 
 def resume_command(argv: list[str] | None = None) -> str:

@@ -68,6 +68,14 @@ class RunConfig:
     # a price table (travelgym.core.pricing.read_pricing): the run's cost and ``max_cost``
     pricing: dict[str, dict[str, float]] | None = None
     max_cost: float | None = None  # dollars: the run's model calls stop there (infra errors)
+    # the run's response cache (``--cache-dir``), set when its clients start here: what it
+    # hit, missed, read and wrote goes into the manifest and the summary (``llm_cache``)
+    response_cache: Any = None
+    # ``out`` is the parent of a run directory the runner names once the run's identity is
+    # known (runner.run_dirs: ``<UTC start>-<agent>-<identity hash>``; with ``resume`` the
+    # latest there of the same identity); ``out`` is that directory afterwards
+    name_run: bool = False
+    started: dt.datetime | None = None  # the UTC start a named run's directory carries
 
 
 def run_models(spec: AgentSpec, options: Any) -> dict[str, str | None]:
@@ -137,6 +145,8 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
         manifest = _checked_manifest(suite, spec, cfg, run, prices)
+        if cfg.name_run:
+            _name_run(cfg, spec, manifest, _identity(suite, run))
         # a spec that cannot start (a missing extra, a bad checkpoint, no API key) is refused
         # before the run directory exists; the Ray backend starts its agents on its workers
         factory = _start_agents(spec, cfg, run) if cfg.backend != "ray" else None
@@ -152,6 +162,8 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
         raise RunStopped(stop.signum, cfg.finished, len(run.tasks) * run.trials, cfg.out)
     summary = summarize_run(suite, cfg.out)
     summary["episodes_wall_s"] = round(wall, 3)  # this session's episodes only
+    if cfg.response_cache is not None:
+        summary["llm_cache"] = cfg.response_cache.stats()  # this session's calls only
     if cfg.backend_stats is not None:
         summary["ray"] = cfg.backend_stats
     return summary
@@ -171,10 +183,30 @@ def _checked_manifest(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteR
     return manifest
 
 
+def _identity(suite: Suite, run: SuiteRun) -> dict[str, Any]:
+    """The suite's own keys of a run's identity (key -> the value a manifest without it stands
+    for), beside :data:`~travelgym.runner.store.IDENTITY_KEYS`."""
+    return {suite.scorer_version_key: FIRST_SCORER_VERSION, **run.identity_keys,
+            "tasks_from": None}  # fmt: skip
+
+
+def _name_run(cfg: RunConfig, spec: AgentSpec, manifest: dict[str, Any],
+              identity: dict[str, Any]) -> None:  # fmt: skip
+    """Set ``cfg.out`` (the parent) to the run's own directory (see ``RunConfig.name_run``),
+    saying on stderr which run a resume continues."""
+    from travelgym.runner.run_dirs import place_run
+
+    cfg.out, note = place_run(cfg.out, spec.text, manifest, identity, cfg.resume, cfg.started)
+    cfg.name_run = False
+    if note:
+        print(note, file=sys.stderr)
+
+
 def _start_agents(spec: AgentSpec, cfg: RunConfig, run: SuiteRun) -> Any:
     """The run's agent factory, its clients built (a local server started, a model loaded)."""
     generation = cfg.generation if spec.calls_llm else None
     client_options = client_kwargs(cfg.client_options, generation)
+    cfg.response_cache = client_options.get("cache")
     return run.agent_factory(spec, cfg.base_url, client_options, cfg.seed)
 
 
@@ -192,17 +224,20 @@ async def _run_into_store(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: Su
     """Open the run directory (its lock held until the run ends), run the episodes not done
     yet into it and return their wall time; ``cfg.finished``: the episodes it then holds."""
     with RunStore(cfg.out) as store:
-        done = store.open(manifest, cfg.resume, cfg.retry_errors, cfg.repair,
-                          identity={suite.scorer_version_key: FIRST_SCORER_VERSION,
-                                    **run.identity_keys, "tasks_from": None})  # fmt: skip
+        done = store.open(
+            manifest, cfg.resume, cfg.retry_errors, cfg.repair, identity=_identity(suite, run)
+        )
         for note in store.notes:
             print(f"note: {note}", file=sys.stderr)
         integrity = IntegritySession.start(cfg.out, run.db_path, manifest["sandbox"])
         try:
-            return await _run_pending(suite, spec, cfg, run, store, done, integrity, factory,
+            wall = await _run_pending(suite, spec, cfg, run, store, done, integrity, factory,
                                       stop)  # fmt: skip
         finally:
             cfg.finished = store.saved
+        if cfg.response_cache is not None:
+            store.amend_manifest({"llm_cache": cfg.response_cache.stats()})
+        return wall
 
 
 async def _run_pending(suite: Suite, spec: AgentSpec, cfg: RunConfig, run: SuiteRun,

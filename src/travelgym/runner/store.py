@@ -35,7 +35,7 @@ from travelgym.runner.lock import RunLock
 from travelgym.safe_open import read_regular_text
 
 __all__ = ["EPISODES", "MANIFEST", "QUARANTINE", "RunDirError", "RunStore", "read_episodes",
-           "read_manifest", "read_run", "missing_note"]  # fmt: skip
+           "read_manifest", "read_run", "missing_note", "run_identity"]  # fmt: skip
 
 EPISODES = "episodes.jsonl"
 MANIFEST = "manifest.json"
@@ -70,6 +70,7 @@ class RunStore:
         self._prior: Any = None  # the verdict on the directory before this session changed it
         self._rewrote: str | None = None  # why this session rewrote lines of the file
         self._manifest_sha256: str | None = None
+        self._amend: dict[str, Any] = {}  # entries the manifest gains as the session closes
 
     def open(self, manifest: dict[str, Any], resume: bool, retry_errors: bool = False,
              repair: bool = False,
@@ -284,6 +285,27 @@ class RunStore:
         """Episodes in the file (those found on opening plus those appended since)."""
         return self._saved
 
+    def amend_manifest(self, entries: dict[str, Any]) -> None:
+        """Add ``entries`` (what only the end of the session knows) to the manifest when the
+        session closes without a failed write: the chain's close entry names the amended
+        manifest's digest, then the manifest is replaced (a kill in between leaves the old one,
+        which the chain still accepts)."""
+        self._amend.update(entries)
+
+    def _amended_manifest(self) -> bytes | None:
+        """The manifest with :meth:`amend_manifest`'s entries, or ``None`` (nothing to add, or
+        the file is not the one this session wrote)."""
+        if not self._amend or self._manifest_sha256 is None:
+            return None
+        try:
+            data = self.manifest_path.read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != self._manifest_sha256:
+            return None
+        amended = {**json.loads(data), **self._amend}
+        return (json.dumps(amended, indent=2, sort_keys=True) + "\n").encode()
+
     def close(self) -> None:
         """Stop writing and give the directory's lock up (idempotent); a session that ended
         without a failed write closes its chain (nothing may go missing after that)."""
@@ -291,8 +313,13 @@ class RunStore:
             fd, self._chain_fd = self._chain_fd, None
             try:
                 if self._failure is None and self._fd is not None:
-                    entry = chain.entry("close", lines=self._lines, head=self._head.hex())
-                    append_durably(fd, entry)
+                    fields: dict[str, Any] = {"lines": self._lines, "head": self._head.hex()}
+                    amended = self._amended_manifest()
+                    if amended is not None:
+                        fields["manifest_sha256"] = hashlib.sha256(amended).hexdigest()
+                    append_durably(fd, chain.entry("close", **fields))
+                    if amended is not None:
+                        replace_atomically(self.manifest_path, amended)
             except OSError:
                 pass  # the run's own error says what went wrong; the chain stays open
             finally:
@@ -358,6 +385,17 @@ def _truncate(path: Path, size: int) -> None:
 def _identity_of(manifest: dict[str, Any], key: str) -> Any:
     """The value of identity key ``key`` in ``manifest`` (its default when it is missing)."""
     return manifest.get(key, IDENTITY_DEFAULTS.get(key))
+
+
+def run_identity(
+    manifest: dict[str, Any], identity: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What makes the run of ``manifest`` the run it is (two runs of equal identities are one
+    run to ``--resume``): its :data:`IDENTITY_KEYS` and the suite's own keys ``identity`` (key
+    -> the value a manifest without the key stands for), as :meth:`RunStore.open` compares them."""
+    found = {k: _identity_of(manifest, k) for k in IDENTITY_KEYS}
+    found.update({k: manifest.get(k, was) for k, was in (identity or {}).items()})
+    return found
 
 
 def _mark_strangers(lines: EpisodeLines, manifest: dict[str, Any]) -> None:

@@ -1,0 +1,61 @@
+"""``travelgym runs``: the run directories under ``runs/`` (or another root), newest first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from travelgym.cli.common import emit_json, json_option
+from travelgym.core.registry import suite_names
+
+
+@click.command("runs")
+@click.argument("suite", required=False, type=click.Choice(suite_names()))
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Where to look: runs/, one suite's directory or an --out directory (runs two levels "
+    "down at most).",
+)
+@json_option("Print the runs as a JSON list (with each run's headline figures).")
+def runs(suite: str | None, root: Path, as_json: bool) -> None:
+    """List the run directories under --root (of SUITE if given), newest first: agent,
+    episodes, success (the suite's success criterion over the counted episodes, as pass^k
+    counts it), infra errors, cost and date. Directories that are not readable runs are
+    skipped with a note on stderr."""
+    from travelgym.core.text_table import format_table
+    from travelgym.runner.run_dirs import list_runs
+
+    rows, notes = list_runs(root, suite)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if as_json:
+        emit_json([row.as_json() for row in rows])
+        return
+    if not rows:
+        click.echo(f"no runs under {root}" + (f" of {suite}" if suite else ""), err=True)
+        return
+    header = [
+        "directory",
+        "suite",
+        "agent",
+        "n",
+        "success %",
+        "infra errors",
+        "cost",
+        "created (UTC)",
+    ]
+    table = [[r.directory, r.suite, r.agent, r.episodes, r.success_pct, r.infra_errors,
+              "-" if r.cost_usd is None else f"${r.cost_usd:,.4f}", _date(r.created)]
+             for r in rows]  # fmt: skip
+    click.echo(format_table(header, table))
+
+
+def _date(created: str | None) -> str:
+    """A manifest's ISO creation time as ``YYYY-MM-DD HH:MM`` (UTC), ``-`` when unknown."""
+    if not created:
+        return "-"
+    return created[:16].replace("T", " ")
