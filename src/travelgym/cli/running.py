@@ -254,7 +254,7 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
     generation = _generation(any(s.calls_llm for s in specs), flags)
     client = {k: v for k, v in {"max_calls": max_calls, "max_tokens": max_tokens_total,
                                 "cache_dir": cache_dir}.items() if v is not None}  # fmt: skip
-    named = out is None  # the runner names each run directory once its identity is known
+    by_identity = out is None  # the runner names each run directory once its identity is known
     out = out if out is not None else Path("runs") / suite
     started = dt.datetime.now(dt.timezone.utc)  # the time the default directories carry
     given = options.model_dump(mode="json", include=set(merged))
@@ -270,7 +270,7 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
         connected = connect(ray_address)
     try:
         for spec in specs:
-            cfg = RunConfig(suite, spec.text, out if named else out / spec.dirname,
+            cfg = RunConfig(suite, spec.text, out if by_identity else out / spec.dirname,
                             options=given, task_ids=task_ids,
                             limit=limit, concurrency=concurrency, seed=seed, db_seed=db_seed,
                             data_dir=data_dir, resume=resume, retry_errors=retry_errors,
@@ -280,7 +280,7 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
                             ray_address=ray_address,
                             gpus_per_episode=gpus_per_episode or 0.0,
                             count_errors_as_failures=count_errors_as_failures,
-                            pricing=prices, max_cost=max_cost, name_run=named,
+                            pricing=prices, max_cost=max_cost, name_run=by_identity,
                             started=started)  # fmt: skip
             try:
                 results[spec.text] = asyncio.run(run_suite(cfg))
