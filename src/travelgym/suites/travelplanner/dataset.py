@@ -15,7 +15,8 @@ import csv
 import datetime as dt
 import json
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, get_args
 
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 
 from travelgym.bounded_parquet import ParquetBudgetError, read_parquet_rows
 from travelgym.core.errors import UserError
+from travelgym.suites.travelplanner.frames import render_records
 from travelgym.suites.travelplanner.records import Level, LocalConstraint, Query, Split
 
 SPLITS: tuple[str, ...] = get_args(Split)
@@ -94,10 +96,19 @@ def read_split(paths: list[Path], split: str) -> list[Query]:
     return queries
 
 
+def read_rows(rows: Iterable[dict[str, Any]], split: str, source: str | Path,
+              columns: list[str]) -> list[Query]:  # fmt: skip
+    """The queries of one split from rows already decoded (e.g. a ``datasets.Dataset``) with
+    ``columns``; ``source`` names them in errors."""
+    _check_columns(source, columns)
+    return [parse_row(row, split, number, Loc(source, number))
+            for number, row in enumerate(rows, 1)]  # fmt: skip
+
+
 class Loc:
     """Where a value came from, for error messages."""
 
-    def __init__(self, path: Path, row: int) -> None:
+    def __init__(self, path: Path | str, row: int) -> None:
         self.path, self.row = path, row
 
     def error(self, field: str, problem: str) -> DatasetError:
@@ -118,7 +129,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                            f"(expected {', '.join(SUFFIXES)})")  # fmt: skip
 
 
-def _check_columns(path: Path, columns: list[str]) -> None:
+def _check_columns(path: Path | str, columns: list[str]) -> None:
     missing = [c for c in COLUMNS if c not in columns and c not in OPTIONAL]
     if missing:
         raise DatasetError(f"{path}: missing column {missing[0]!r} (columns present: "
@@ -297,9 +308,12 @@ def _reference(row: dict[str, Any], loc: Loc) -> list[dict[str, str]] | None:
     value = _literal(row, "reference_information", loc)
     if value is None:
         return None
+    if isinstance(value, dict):
+        return reference_entries(value, loc)
     if not isinstance(value, list) or not all(isinstance(u, dict) for u in value):
         raise loc.error("reference_information", "expected a list of {'Description', "
-                                                 "'Content'} entries")  # fmt: skip
+                                                 "'Content'} entries or an object of "
+                                                 "description: records")  # fmt: skip
     out = []
     for unit in value:
         if not isinstance(unit.get("Description"), str) or "Content" not in unit:
@@ -310,6 +324,44 @@ def _reference(row: dict[str, Any], loc: Loc) -> list[dict[str, str]] | None:
         text = content if isinstance(content, str) else json.dumps(content, default=str)
         out.append({"Description": unit["Description"], "Content": text})
     return out
+
+
+_FLIGHT = re.compile(r"flights? from (.+) to (.+) on (\d{4}-\d{2}-\d{2})", re.I)
+_CITY = re.compile(r"(accommodation|restaurant|attraction)s? in .+", re.I)
+
+
+def reference_entries(value: dict[str, Any], loc: Loc) -> list[dict[str, str]]:
+    """The TravelPlanner repository's reference information (``database/*_ref_info.jsonl``:
+    one object of description -> records, text or city names) as the Hugging Face column
+    holds it: ``{"Description", "Content"}`` entries in the object's order whose tables are the
+    ``DataFrame.to_string`` text TravelPlanner printed (flights without the index, the rest
+    with it), so the same data in either form gives the same queries and content hash."""
+    out = []
+    for description, content in value.items():
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list) and content and all(isinstance(r, dict) for r in content):
+            text = render_records(content, index=not _FLIGHT.fullmatch(description.strip()))
+        elif isinstance(content, list) and not content:
+            text = _nothing_found(description)
+        elif isinstance(content, list) and all(isinstance(c, str) for c in content):
+            text = json.dumps(content)  # a city list, as the Hugging Face column's is kept
+        else:
+            raise loc.error("reference_information", f"entry {_show(description)}: expected "
+                                                     f"text, a list of records or a list of "
+                                                     f"names, got {_show(content)}")  # fmt: skip
+        out.append({"Description": description, "Content": text})
+    return out
+
+
+def _nothing_found(description: str) -> str:
+    """TravelPlanner's sentence for a search with no rows (what its text form holds)."""
+    if match := _FLIGHT.fullmatch(description.strip()):
+        origin, dest, date = match.groups()
+        return f"There is no flight from {origin} to {dest} on {date}."
+    if match := _CITY.fullmatch(description.strip()):
+        return f"There is no {match.group(1).lower()} in this city."
+    return "[]"
 
 
 def _plan(row: dict[str, Any], loc: Loc) -> list[dict[str, Any]] | None:

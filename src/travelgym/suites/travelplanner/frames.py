@@ -112,3 +112,82 @@ def _cell(value: object) -> str:
     if value is None:
         return "NaN"
     return str(value)
+
+
+def render_records(rows: Sequence[dict[str, object]], index: bool = True) -> str:
+    """Records (as ``DataFrame.to_dict("records")`` gives them, e.g. from JSON) as
+    ``pandas.DataFrame(rows).to_string(index=index)`` prints them with the default options, so
+    the rows of TravelPlanner's JSON reference information become the text of its Hugging Face
+    export: columns in first-seen order; a column of whole numbers stays whole, one mixing in
+    fractions or missing values is printed as floats (6 decimals, trailing zeros trimmed alike
+    across the column); missing values print ``NaN``; numeric columns and, with the index,
+    every cell get the leading space pandas gives them."""
+    columns: list[str] = []
+    for row in rows:
+        columns += [c for c in row if c not in columns]
+    strcols = []
+    for name in columns:
+        values = [row.get(name) for row in rows]
+        cells, numeric = _format_column(values, leading=index)
+        header = (" " + name) if numeric else name
+        width = max([len(header)] + [len(c) for c in cells])
+        strcols.append([header.rjust(width)] + [c.rjust(width) for c in cells])
+    if index:
+        labels = [str(i) for i in range(len(rows))]
+        width = max((len(label) for label in labels), default=0)
+        strcols.insert(0, [" " * width] + [label.ljust(width) for label in labels])
+    return "\n".join(" ".join(line) for line in zip(*strcols, strict=True))
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _format_column(values: list[object], leading: bool) -> tuple[list[str], bool]:
+    """One column's cells as pandas formats them, and whether the column is numeric."""
+    present = [v for v in values if not _missing(v)]
+    if present and all(isinstance(v, bool) for v in present) and len(present) == len(values):
+        return [(" " if leading else "") + str(v) for v in values], True
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return [f"{v: d}" if leading else f"{v:d}" for v in values], True  # type: ignore[str-format]
+    numbers = all(_missing(v) or isinstance(v, (int, float)) and not isinstance(v, bool)
+                  for v in values)  # fmt: skip
+    if numbers and (present or any(isinstance(v, float) for v in values)):
+        floats = [None if _missing(v) else float(v) for v in values]  # type: ignore[arg-type]
+        return _format_floats(floats, leading), True
+    # text: a missing cell is NaN (pandas' string columns); a column of nothing but None stays
+    # an object column, printed "None"
+    gap = "NaN" if present else "None"
+    return [(" " if leading else "") + (gap if _missing(v) else str(v)) for v in values], False
+
+
+def _format_floats(values: list[float | None], leading: bool, digits: int = 6) -> list[str]:
+    """pandas' float column: fixed ``digits`` decimals trimmed alike, or scientific notation
+    when a value would print as 0 or a large value makes the column too wide."""
+    space = " " if leading else ""
+
+    def formatted(kind: str) -> list[str]:
+        return ["NaN" if v is None else format(v, f"{space}.{digits}{kind}") for v in values]
+
+    cells = _trim_zeros(formatted("f"))
+    numbers = [abs(v) for v in values if v is not None]
+    too_long = max((len(c) for c in cells), default=0) > digits + 6
+    large = any(v > 1e6 for v in numbers)
+    small = any(0 < v < 10**-digits for v in numbers)
+    if small or (too_long and large):
+        cells = _trim_zeros(formatted("e"))
+    return cells
+
+
+_DECIMAL = re.compile(r"^\s*[+-]?[0-9]+\.[0-9]*$")
+
+
+def _trim_zeros(cells: list[str]) -> list[str]:
+    """Trailing zeros dropped from every number of a column while all of them end in one,
+    keeping a digit after the point (pandas' ``_trim_zeros_float``)."""
+    while True:
+        numbers = [c for c in cells if _DECIMAL.match(c)]
+        if not numbers or not all(c.endswith("0") for c in numbers):
+            break
+        cells = [c[:-1] if _DECIMAL.match(c) else c for c in cells]
+    return [c + "0" if _DECIMAL.match(c) and c.endswith(".") else c for c in cells]

@@ -22,6 +22,7 @@ from travelgym.db import atomic_build, connect_readonly, content_hash, insert_ro
 from travelgym.paths import suite_dir
 from travelgym.suites.travelplanner.database import DatabaseRecords, read_database
 from travelgym.suites.travelplanner.dataset import read_dataset
+from travelgym.suites.travelplanner.hub import parse_hub_name, read_hub_dataset
 from travelgym.suites.travelplanner.records import Query
 
 SUITE = "travelplanner"
@@ -63,14 +64,17 @@ def data_path(data_dir: str | os.PathLike[str] | None = None) -> Path:
     return suite_dir(SUITE, data_dir) / FILE_NAME
 
 
-def ingest(dataset: Path, database: Path | None, data_dir: Path | None,
+def ingest(dataset: Path | str, database: Path | None, data_dir: Path | None,
            split: str | None = None, out: Path | None = None) -> dict:  # fmt: skip
-    """Read the dataset (a file of ``split``, or a directory of split files) and the database
-    directory (optional), and write them as the one ingested file (``out``: another path, as
-    ``run --data`` uses for its cached copies). Returns its metadata:
+    """Read the dataset (a file of ``split``, a directory of split files, or, when no such path
+    exists, a Hugging Face dataset name ``OWNER/NAME[:SPLIT]`` read through ``datasets``) and
+    the database directory (optional), and write them as the one ingested file (``out``:
+    another path, as ``run --data`` uses for its cached copies). Returns its metadata:
     ``path``, ``format_version``, ``content_hash``, ``splits`` (queries per split),
     ``has_database``, ``records`` (rows per database table) and ``skipped`` (rows dropped)."""
-    splits = read_dataset(dataset, split)
+    source = Path(dataset).expanduser()
+    hub = isinstance(dataset, str) and not source.exists() and parse_hub_name(dataset)
+    splits = read_hub_dataset(dataset, split) if hub else read_dataset(source, split)
     records = read_database(database) if database is not None else DatabaseRecords()
     path = Path(out) if out is not None else data_path(data_dir)
     with atomic_build(path) as conn:
@@ -84,7 +88,7 @@ def ingest(dataset: Path, database: Path | None, data_dir: Path | None,
             "has_database": database is not None,
             "records": {t: _count(conn, t) for t in RECORD_TABLES},
             "skipped": records.skipped,
-            "dataset": str(Path(dataset).expanduser().resolve()),
+            "dataset": str(dataset).strip() if hub else str(source.resolve()),
             "database": str(Path(database).expanduser().resolve()) if database else None,
         }
         conn.executemany("INSERT INTO metadata VALUES (?, ?)",

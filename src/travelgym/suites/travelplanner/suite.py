@@ -45,8 +45,10 @@ class PlannerOptions(SuiteOptions):
                                       commands=("run", "tasks", "score", "ingest",
                                                 "export"))  # fmt: skip
     dataset: str | None = suite_flag(None, help="TravelPlanner dataset file or directory to "
-                                     "ingest (CSV, JSONL or Parquet).", commands=("ingest",),
-                                     metavar="PATH", path="any")  # fmt: skip
+                                     "ingest (CSV, JSONL or Parquet), or a Hugging Face dataset "
+                                     "read through `datasets` (osunlp/TravelPlanner[:SPLIT]; "
+                                     "offline from its local cache).", commands=("ingest",),
+                                     metavar="PATH|NAME")  # fmt: skip
     max_steps: int = suite_flag(30, help="The most agent steps of an episode (two-stage).",
                                 commands=("run",), counterpart="max_turns", ge=1, le=200)  # fmt: skip
 
@@ -103,13 +105,18 @@ class TravelPlannerSuite(Suite, RawIngest):
         """Ingest ``--dataset`` (or RAW_DIR) and ``--database`` into the data directory (or
         ``--out``)."""
         from travelgym.core.errors import UserError
+        from travelgym.suites.travelplanner.hub import parse_hub_name
         from travelgym.suites.travelplanner.ingest import ingest
 
         dataset = options.dataset or raw_dir
         if dataset is None:
             raise UserError("travelplanner ingest needs --dataset PATH (the dataset file or "
-                            "directory), and optionally --database DIR")  # fmt: skip
-        return ingest(Path(dataset), Path(options.database) if options.database else None,
+                            "directory) or --dataset osunlp/TravelPlanner[:SPLIT], and "
+                            "optionally --database DIR")  # fmt: skip
+        if not Path(dataset).expanduser().exists() and not parse_hub_name(str(dataset)):
+            raise UserError(f"--dataset {dataset}: no such file or directory (nor a Hugging "
+                            f"Face dataset name such as osunlp/TravelPlanner:validation)")  # fmt: skip
+        return ingest(dataset, Path(options.database) if options.database else None,
                       data_dir, split=options.split, out=out)  # fmt: skip
 
     def build(self, options, seed, data_dir, force=False) -> BuiltData:
