@@ -68,6 +68,10 @@ class ChainState:
     closed: bool = False  # the last session ended normally: nothing may be missing
     in_session: bool = False  # an open entry came and no close since: lines may follow
     manifest_sha256: str | None = None
+    # a close entry that amended the manifest (end-of-run records) names the new digest; until
+    # the next open entry the manifest it replaced is accepted too (a kill between the entry
+    # and the replacement leaves that one)
+    manifest_replaced: str | None = None
     entries: int = 0  # chain entries read
     problem: str | None = None  # the first inconsistency inside integrity.jsonl itself
     prior: str | None = None  # the first tampering a session recorded before rewriting
@@ -104,7 +108,7 @@ class ChainState:
             self.fallback.heads = dict(self.heads)
             self.fallback.fallback = None
             self.closed, self.in_session = False, True
-            self.manifest_sha256 = item.get("manifest_sha256")
+            self.manifest_sha256, self.manifest_replaced = item.get("manifest_sha256"), None
             if item.get("prior") and self.prior is None:
                 self.prior, self.prior_line = item["prior"], item.get("prior_line")
             rewrite = item.get("rewrite")
@@ -118,5 +122,8 @@ class ChainState:
         elif kind == "close":
             if self._cut(item.get("lines"), item.get("head"), where):
                 self.closed, self.in_session, self.fallback = True, False, None
+                amended = item.get("manifest_sha256")
+                if isinstance(amended, str):
+                    self.manifest_replaced, self.manifest_sha256 = self.manifest_sha256, amended
         else:
             self.problem = self.problem or f"{where} is of no known kind"

@@ -200,8 +200,12 @@ def _compare(state: chain.ChainState, run_dir: Path,
         return None, None, notes
     if raw_manifest is None:
         return f"{MANIFEST} is missing", None, notes
-    if hashlib.sha256(raw_manifest).hexdigest() != state.manifest_sha256:
-        return f"{MANIFEST} differs from the digest recorded when the run was written", None, notes
+    digest = hashlib.sha256(raw_manifest).hexdigest()
+    if digest != state.manifest_sha256:
+        if digest != state.manifest_replaced:
+            why = f"{MANIFEST} differs from the digest recorded when the run was written"
+            return why, None, notes
+        notes.append(f"the run was killed as it ended: {MANIFEST} lacks its end-of-run records")
     return None, None, notes
 
 
