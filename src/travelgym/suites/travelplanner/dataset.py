@@ -6,6 +6,9 @@ In the CSV and Parquet exports ``date``, ``local_constraint``, ``reference_infor
 ``annotated_plan`` are strings holding Python-literal (or JSON) text; they are parsed with
 :func:`ast.literal_eval` or :func:`json.loads`, never evaluated. Every malformed input raises
 :class:`DatasetError`, one line naming the file, the row (1-based, as ``idx``) and the field.
+``reference_information`` may also be the TravelPlanner repository's object of description ->
+records (its ``database/*_ref_info.jsonl``); it is read as the Hugging Face column holds the same
+data (:func:`reference_entries`).
 """
 
 from __future__ import annotations
