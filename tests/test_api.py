@@ -5,6 +5,7 @@ clear error."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -69,3 +70,19 @@ def test_make_env_is_the_suites_training_environment(compass_db):
         assert info is not None
     finally:
         env.close()
+
+
+def test_evaluate_without_out_gets_a_new_directory_and_resumes_the_matching_one(
+    tmp_path, compass_db, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    data_dir = compass_db.parent.parent
+    first = travelgym.evaluate("compass", "scripted:greedy", limit=1, data_dir=data_dir)
+    second = travelgym.evaluate("compass", "scripted:greedy", limit=1, data_dir=data_dir)
+    assert first.directory != second.directory
+    assert str(first.directory.parent) == str(second.directory.parent) == "runs/compass"
+    hashes = {re.search(r"-([0-9a-f]{8})(-\d+)?$", r.directory.name)[1] for r in (first, second)}
+    assert len(hashes) == 1  # one identity, one hash
+    again = travelgym.evaluate("compass", "scripted:greedy", limit=1, data_dir=data_dir,
+                               resume=True)  # fmt: skip
+    assert again.directory in (first.directory, second.directory) and again.episodes == 1
