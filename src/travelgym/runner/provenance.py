@@ -19,20 +19,20 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import travelgym
-
 # the packages whose versions can change a run's results (model clients, local inference,
 # training); recorded where installed
 RESULT_PACKAGES = ("openai", "litellm", "transformers", "torch", "trl", "vllm",
                    "llama-cpp-python")  # fmt: skip
 GIT_TIMEOUT_S = 10.0
+# the package's own file, found without importing the package root (no import cycle)
+PACKAGE_INIT = Path(__file__).resolve().parent.parent / "__init__.py"
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
 def provenance() -> dict[str, Any]:
     """The manifest's ``provenance`` entry: ``git_commit`` and ``git_dirty`` (``None`` when
     not run from a checkout or unknown), ``python`` and ``packages`` (name -> version)."""
-    checkout = source_checkout(Path(travelgym.__file__))
+    checkout = source_checkout(PACKAGE_INIT)
     commit = git_commit(checkout) if checkout is not None else None
     return {
         "git_commit": commit,
