@@ -17,6 +17,7 @@ from tests.golden.golden import (
     check_text,
     invoke,
 )
+from travelgym.suites.behavior2trip.instances import INSTANCE_GENERATOR_VERSION
 
 SUITES = ["compass", "behavior2trip"]
 
@@ -122,5 +123,19 @@ def test_a_run_of_older_instances_is_refused_not_rescored(golden, tmp_path):
     (copy / "manifest.json").write_text(json.dumps(manifest, indent=2))
     result = invoke("score", copy, "--json", data_dir=golden.data_dir("behavior2trip"), ok=False)
     assert result.exit_code != 0
-    assert "2/2.1.0" in result.output and "2/3.0.0" in result.output
+    assert "2/2.1.0" in result.output and f"2/{INSTANCE_GENERATOR_VERSION}" in result.output
     assert "refused" in result.output
+
+
+def test_a_run_on_instances_3_0_0_is_refused_naming_both_versions(golden):
+    """``runs/behavior2trip_small_instances_3_0_0`` was written under the installed checks
+    (version 4) on the 3.0.0 instances, whose Easy requests stated a budget and whose Easy
+    profiles carried 2-4 preference checks (4.0.0: one): ``score`` refuses to re-score it
+    against the installed instances, naming both generator versions, and writes nothing."""
+    old = RUNS / "behavior2trip_small_instances_3_0_0"
+    assert json.loads((old / "manifest.json").read_text())["checks_version"] == "4"
+    before = {p.name: p.read_bytes() for p in old.iterdir()}
+    result = invoke("score", old, "--json", data_dir=golden.data_dir("behavior2trip"), ok=False)
+    assert result.exit_code != 0 and "refused" in result.output
+    assert "2/3.0.0" in result.output and f"2/{INSTANCE_GENERATOR_VERSION}" in result.output
+    assert {p.name: p.read_bytes() for p in old.iterdir()} == before

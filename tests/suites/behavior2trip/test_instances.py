@@ -10,6 +10,7 @@ import pytest
 from travelgym.datafiles import read_manifest
 from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
 from travelgym.suites.behavior2trip.behaviour_rules import validate_trajectory
+from travelgym.suites.behavior2trip.checks import CHECKS
 from travelgym.suites.behavior2trip.instance_stats import (
     MEASURES,
     PAPER_TABLE2,
@@ -114,8 +115,13 @@ def _check_instance(inst):
     span = dt.date.fromisoformat(ins.end_date) - dt.date.fromisoformat(ins.start_date)
     assert span.days == ins.days - 1
     assert ins.destination_city in ins.text and ins.departure_city in ins.text
-    assert f"{ins.budget_cny:,}" in ins.text and f"{ins.days}" in ins.text
-    assert ins.budget_cny >= 100 * ins.days
+    assert f"{ins.days}" in ins.text
+    if inst.difficulty == "easy":  # one preference check (Table 3: UPC micro = macro on Easy)
+        assert ins.budget_cny == 0 and "CNY" not in ins.text
+        applicable = [c.id for c in CHECKS if c.group == "UPC" and c.applies(inst) is None]
+        assert len(applicable) == 1, (inst.instance_id, applicable)
+    else:
+        assert f"{ins.budget_cny:,} CNY" in ins.text and ins.budget_cny >= 100 * ins.days
     assert inst.witness  # a plan passing every applicable check (re-checked in test_witness)
 
 

@@ -6,6 +6,7 @@ agent is handed the profile."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -15,6 +16,7 @@ from travelgym.suites.behavior2trip.agents.oracle import OracleTripAgent, prefer
 from travelgym.suites.behavior2trip.agents.scripted import ScriptedTripAgent
 from travelgym.suites.behavior2trip.episode import run_trip_episode
 from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+from travelgym.suites.behavior2trip.plan_parse import _answer_body
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +54,10 @@ def test_the_oracle_passes_all_60_through_the_tools_without_the_witness(sample, 
         failed = [c["id"] for c in e.score["checks"] if c["passed"] is False]
         assert e.score["final"] and failed == [], (x.instance_id, failed)
         assert x.witness[:200] not in e.model_dump_json()  # no episode line carries it
+        # ... yet it plans the witness: the stored witness is the oracle's plan of the instance
+        # (test_witness.py checks that plan on the whole test split)
+        body, _ = _answer_body(e.final_answer)
+        assert json.loads(body) == json.loads(x.witness), x.instance_id
     scripted = _episodes(ScriptedTripAgent, sample[::3], conn)
     assert sum(bool(e.score["final"]) for e in scripted) < len(scripted)
 

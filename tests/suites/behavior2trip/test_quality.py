@@ -133,7 +133,7 @@ def test_an_unevidenced_preference_is_corrected_and_applied(judge, clean, trips_
     (change,) = report["corrected"]
     assert change["changes"][attribute][1] == getattr(getattr(clean.profile.preferences, cat),
                                                       attr)  # fmt: skip
-    assert change["witness"] == "the witness still passes every check"
+    assert change["witness"] == "the witness is unchanged"
 
 
 def test_apply_leaves_out_marked_and_deleted_with_reasons(judge, sample, trips_db):

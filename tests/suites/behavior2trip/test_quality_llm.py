@@ -73,7 +73,7 @@ def test_llm_backend_end_to_end(data_dir, tmp_path):
     assert result["input"] == 4 and result["kept"] == 4 and result["corrected"] == 1
     assert result["counts"]["unjudged"] == 2
     report = json.loads((out / "report.json").read_text())["test"]
-    assert report["corrected"][0]["witness"] == "the witness still passes every check"
+    assert report["corrected"][0]["witness"] == "the witness is unchanged"
     target = out / "instances-small-test-llm-qc-model.jsonl"
     assert read_manifest(target)["qc_backend"] == "llm:qc-model"
     assert len(target.read_text().splitlines()) == 4

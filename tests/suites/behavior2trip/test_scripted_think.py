@@ -106,7 +106,9 @@ def test_no_think_mentions_results_of_its_own_turn_or_later(episodes):
 def test_the_check_finds_a_result_mentioned_too_early(episodes):
     _, _, chat = episodes[0]
     steps = turns(chat)
-    name = sorted(v for v in STRING_VALUE.findall(steps[0][2]) if v[:1].isupper())[-1]
+    prompt = "\n".join(m["content"] for m in chat[:2])
+    name = sorted(v for v in STRING_VALUE.findall(steps[0][2])
+                  if v[:1].isupper() and not mentioned(v, prompt))[-1]  # a value new in turn 0  # fmt: skip
     early = [dict(m) for m in chat]
     first = next(i for i, m in enumerate(early) if m["role"] == "assistant")
     early[first]["content"] = early[first]["content"].replace(

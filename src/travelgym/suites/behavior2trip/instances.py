@@ -36,8 +36,10 @@ INSTANCE_FORMAT_VERSION = "2"  # 2: the hidden witness plan
 # 2.0.0: requests without a witness are drawn again; 2.1.0: the default set is filtered by the
 # automatic quality control (quality_filter.py), the unfiltered one is its own file; 3.0.0: a
 # slot left out by the control takes its own next candidate, not an instance beyond the last
-# id (instance_slots.py), so any subset builds alone
-INSTANCE_GENERATOR_VERSION = "3.0.0"
+# id (instance_slots.py), so any subset builds alone; 4.0.0: an Easy instance carries one
+# preference check (profiles.EASY_DROPPED, no budget), a corrected profile's witness is the
+# oracle's plan for it
+INSTANCE_GENERATOR_VERSION = "4.0.0"
 INSTANCE_SETS = ("filtered", "unfiltered")
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"

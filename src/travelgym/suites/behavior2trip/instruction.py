@@ -1,5 +1,6 @@
 """The natural-language travel request of an instance (Figure 1): destination, dates, party size
-and a budget derived from the hidden preferences and the database's prices.
+and, on Medium and Hard, a budget derived from the hidden preferences and the database's prices
+(an Easy request states none, as Figure 1's: ``budget_cny`` 0).
 
 The departure city is the user's home city. The destination is a different city reachable from
 it (by the preferred intercity mode when there is one) where every active preference category has
@@ -52,7 +53,7 @@ class Instruction(BaseModel):
     companions: int = Field(ge=0)
     travellers: int = Field(ge=1)  # companions + the user
     rooms: int = Field(ge=1)
-    budget_cny: int = Field(ge=0)
+    budget_cny: int = Field(ge=0)  # 0: the request states no budget
 
 
 def reachable_cities(profile: Profile, catalog: PoiCatalog) -> list[str]:
@@ -128,6 +129,16 @@ TEMPLATES = (
 )
 
 
+# Easy requests state no budget (one preference check per Easy instance: profiles.EASY_DROPPED)
+TEMPLATES_NO_BUDGET = (
+    "I'm planning a {days}-day trip from {origin} to {dest}, leaving on {date}, {party}. "
+    "Could you give me a travel plan?",
+    "Could you plan {days} days in {dest} for me? I'll set off from {origin} on {date}, {party}.",
+    "I want to visit {dest} for {days} days starting {date}, departing from {origin} {party}. "
+    "Please make a travel plan.",
+)
+
+
 def _date_text(iso: str) -> str:
     day = dt.date.fromisoformat(iso)
     return f"{day:%B} {day.day}, {day.year}"
@@ -147,8 +158,9 @@ def make_instruction(profile: Profile, trajectory: Sequence[Action], catalog: Po
     travellers = companions + 1
     rooms = math.ceil(travellers / 2)
     start = d.randint(0, len(DATES) - days)
-    budget = estimate_budget(profile, catalog, dest, days, travellers, rooms, d)
-    text = d.choice(TEMPLATES).format(
+    budgeted = profile.difficulty != "easy"
+    budget = estimate_budget(profile, catalog, dest, days, travellers, rooms, d) if budgeted else 0
+    text = d.choice(TEMPLATES if budgeted else TEMPLATES_NO_BUDGET).format(
         days=days, origin=profile.persona.home_city, dest=dest, date=_date_text(DATES[start]),
         party=party_phrase(family, companions, d), budget=f"{budget:,}",
     )  # fmt: skip

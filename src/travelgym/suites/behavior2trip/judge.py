@@ -28,7 +28,7 @@ JUDGE_PROMPT = """You are a strict but fair reviewer of personalized travel plan
 {instruction}
 
 # Trip facts
-From {departure} to {destination}, {start_date} to {end_date} ({days} days), {travellers} traveller(s), budget {budget} CNY in total.
+From {departure} to {destination}, {start_date} to {end_date} ({days} days), {travellers} traveller(s), {budget}.
 
 # The user's preferences (inferred from their past behaviour; the planner did not see this list)
 {preferences}
@@ -39,7 +39,7 @@ From {departure} to {destination}, {start_date} to {end_date} ({days} days), {tr
 # Rubric: the plan passes only if ALL of these hold
 1. Completeness: one entry per day of the trip; intercity transport to the destination on the first day and back on the last day; breakfast, lunch and dinner every day; at least one attraction every day (at most 4); a hotel for every night; weather and city information.
 2. Feasibility: times are realistic (activities roughly 09:00-21:00, no travel between 23:00 and 06:00, meals at meal times, no overlapping activities, no idle gaps of more than 2 hours, hotel check-in in the evening, no sightseeing after arriving in a city after 18:00, local transport of at most about 2 hours a day and about 1 hour between attractions); no restaurant is repeated.
-3. Personalization: hotels, attractions, restaurants and intercity transport follow the user's preferences listed above (star level, facilities, attraction types, walking, cuisine, price level, dining environment, transport mode, seat class), and the total cost for the whole party stays within the budget.
+3. Personalization: hotels, attractions, restaurants and intercity transport follow the user's preferences listed above (star level, facilities, attraction types, walking, cuisine, price level, dining environment, transport mode, seat class), and the total cost for the whole party stays within the budget (when one is stated).
 4. Information: every item names the place and gives times and prices; descriptions or tips add useful detail.
 Judge the substance, not the formatting: different key names, wording or layout are fine. You cannot check a database, so do not fail a plan for place names you do not recognise unless they are clearly invented.
 
@@ -71,7 +71,8 @@ def judge_messages(instance: Instance, answer: str) -> list[ChatMessage]:
     prompt = JUDGE_PROMPT.format(
         instruction=x.text, departure=x.departure_city, destination=x.destination_city,
         start_date=x.start_date, end_date=x.end_date, days=x.days, travellers=x.travellers,
-        budget=x.budget_cny, preferences=describe_preferences(instance), plan=text,
+        budget=f"budget {x.budget_cny} CNY in total" if x.budget_cny else "no budget stated",
+        preferences=describe_preferences(instance), plan=text,
     )  # fmt: skip
     return [ChatMessage(role="user", content=prompt)]
 

@@ -48,7 +48,7 @@ def format_instances(records: Sequence[PublicInstance]) -> str:
         ask = x.instruction
         lines.append(f"{x.instance_id:<22} {x.difficulty:<10} {ask.departure_city:<10} "
                      f"{ask.destination_city:<10} {ask.days:>4} {ask.travellers:>10} "
-                     f"{ask.budget_cny:>10,} {x.actions:>7}")  # fmt: skip
+                     f"{f'{ask.budget_cny:,}' if ask.budget_cny else '-':>10} {x.actions:>7}")  # fmt: skip
     lines.append(f"{len(records)} instances")
     return "\n".join(lines)
 

@@ -325,6 +325,15 @@ def check_profile(profile: Profile) -> list[Issue]:
 # --- sampling ----------------------------------------------------------------------------------
 
 CATEGORY_COUNTS = {"easy": ((1,), (1.0,)), "medium": ((2, 3), (0.6, 0.4)), "hard": ((4,), (1.0,))}
+# An Easy profile states its one category's key attribute only, so exactly one preference check
+# applies (its request states no budget): the paper's Table 3 has UPC micro = macro in every Easy
+# row. Intracity transport has no check and stays.
+EASY_DROPPED: dict[str, dict] = {
+    "hotel_preferences": {"essential_facilities": []},
+    "attraction_preferences": {"walking_tolerance": None},
+    "dining_requirements": {"price_level": None, "dining_environment": None},
+    "transportation_preferences": {"seat_class": None},
+}
 AGES = ((18, 24), (25, 34), (35, 44), (45, 54), (55, 64), (65, 80))
 AGE_WEIGHTS = (0.15, 0.3, 0.24, 0.15, 0.1, 0.06)
 MAX_ATTEMPTS = 500
@@ -411,6 +420,8 @@ def sample_preferences(d: Draws, persona: Persona, difficulty: str) -> Preferenc
         fields["dining_requirements"] = sample_dining(d, cap)
     if "transportation_preferences" in active:
         fields["transportation_preferences"] = sample_transport(d, cap)
+    if difficulty == "easy":
+        fields = {c: section.model_copy(update=EASY_DROPPED[c]) for c, section in fields.items()}
     return Preferences(**fields)
 
 

@@ -1,6 +1,6 @@
 """Applying Figure 10's operation codes: ``no_action`` keeps an instance, ``correct_preference``
-keeps it with the profile corrected from the behaviour (and its witness re-scored on the
-corrected profile), ``mark_incomplete`` and ``delete`` leave it out. The report says what
+keeps it with the profile corrected from the behaviour (and the oracle's plan for the corrected
+profile as its witness), ``mark_incomplete`` and ``delete`` leave it out. The report says what
 changed and why."""
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ REMOVED = ("mark_incomplete", "delete")
 
 def corrected_instance(instance: Instance, preferences: dict[str, Any],
                        db_path: str) -> tuple[Instance | None, str]:  # fmt: skip
-    """The instance with ``preferences`` (history kept) and a witness that passes on them: the
-    stored one when it still does, else the oracle's new plan; ``(None, why)`` when the
-    preferences are invalid, change the categories, break the profile's consistency rules or
-    the trajectory's Figure 9 rules, or leave the request without a witness."""
-    from travelgym.suites.behavior2trip.witness import _open, find_witness, witness_failures
+    """The instance with ``preferences`` (history kept) and, as its witness, the oracle's plan
+    for them; ``(None, why)`` when the preferences are invalid, change the categories, break the
+    profile's consistency rules or the trajectory's Figure 9 rules, or the oracle's plan fails
+    a check (instances version 4: before, a stored witness that still passed was kept, and the
+    oracle could miss an instance whose witness it had not planned)."""
+    from travelgym.suites.behavior2trip.witness import find_witness
 
     old = instance.profile.preferences
     history = old.historical_travel_experiences.model_dump(mode="json")
@@ -48,13 +49,13 @@ def corrected_instance(instance: Instance, preferences: dict[str, Any],
     problems = validate_trajectory(fixed.trajectory, instance_pool(fixed, catalog_for(db_path)))
     if problems:
         return None, f"the trajectory breaks Figure 9 under the correction: {problems[0]}"
-    pdb = _open(str(db_path))[2]
-    if instance.witness and not witness_failures(fixed, instance.witness, pdb):
-        return fixed, "the witness still passes every check"
+    # the witness is the oracle's plan of the instance as kept, never a plan of the profile
+    # before the correction: the oracle, planning through the tools, passes every kept instance
     plan = find_witness(fixed, str(db_path))
     if plan is None:
-        return None, "no witness plan meets the corrected preferences"
-    return fixed.model_copy(update={"witness": plan}), "a new witness plan"
+        return None, "the oracle's plan for the corrected preferences fails a check"
+    why = "the witness is unchanged" if plan == instance.witness else "a new witness plan"
+    return fixed.model_copy(update={"witness": plan}), why
 
 
 def _changes(before: Preferences, after: Preferences) -> dict[str, Any]:

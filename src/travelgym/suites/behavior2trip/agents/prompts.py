@@ -61,7 +61,7 @@ Use only POIs, services, prices and times the tools returned. Travel out on day 
 last day; plan breakfast, lunch and dinner every day at usual times without repeating a
 restaurant, a hotel every night but the last (check-in after 18:00), one to four attractions a
 day between 09:00 and 21:00 with at least 30 minutes between activities, and stay within the
-budget."""
+budget when the request states one."""
 
 
 def plan_format() -> str:

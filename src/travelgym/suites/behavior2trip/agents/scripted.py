@@ -92,11 +92,13 @@ class Planner:
         self.gather()
         self.env.add_step(text=f"search {self.dest}", duration_s=_since(tick))
         tick = time.perf_counter()
+        budget = self.ins.budget_cny  # 0: the request states none
         self.env.begin_step(f"found {len(self.hotels)} hotels, {len({r['id'] for tier in self.sights[self.dest] for r in tier})} "
                             f"attractions, {len(self.fun)} entertainment venues and {len(self.weather)} "
                             f"days of weather in {self.dest}. I will search restaurants and the {self.home}-"
-                            f"{self.dest} transport, route and time each day, and choose cheaper "
-                            f"places if the plan costs more than the budget of {self.ins.budget_cny:,} CNY")  # fmt: skip
+                            f"{self.dest} transport, route and time each day"
+                            + (f", and choose cheaper places if the plan costs more than the budget "
+                               f"of {budget:,} CNY" if budget else ""))  # fmt: skip
         best: tuple[float, list[dict]] | None = None
         for thrift in THRIFT_LEVELS:
             self.thrift = thrift
@@ -104,13 +106,16 @@ class Planner:
             cost = plan_cost(days, self.ins.travellers, self.ins.rooms)
             if best is None or cost < best[0]:
                 best = (cost, days)
-            if cost <= self.ins.budget_cny:
+            if not budget or cost <= budget:  # no budget stated: the first plan is the plan
                 break
         self.env.add_step(text="route and time the days", duration_s=_since(tick))
         answer = json.dumps(best[1], ensure_ascii=False)
-        self.env.begin_step(f"the routed plan costs {best[0]:,.0f} CNY in total, "
-                            f"{'within' if best[0] <= self.ins.budget_cny else 'over'} the budget "
-                            f"of {self.ins.budget_cny:,} CNY")  # fmt: skip
+        verdict = (
+            "no budget was stated"
+            if not budget
+            else f"{'within' if best[0] <= budget else 'over'} the budget of {budget:,} CNY"
+        )
+        self.env.begin_step(f"the routed plan costs {best[0]:,.0f} CNY in total, {verdict}")
         self.env.add_step(text="deliver the plan", answer=True)
         return answer
 
