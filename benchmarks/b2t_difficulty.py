@@ -12,8 +12,8 @@ percent; the project's own :func:`~travelgym.suites.behavior2trip.scoring.summar
   (``--agent-kind``: ``b2t`` (default), ``react`` or ``llm``; run by the runner, exactly as
   ``travelgym run behavior2trip --agent KIND:NAME`` runs it),
 
-with the paper's Table 3 rows beside them, then how readable the synthetic behaviour makes the
-hidden preferences: per level, the share of favourites, bookings and clicks on POIs that match
+with the paper's Table 3 rows beside them, the checks the scripted baseline's delivered plans
+fail most, then how readable the synthetic behaviour makes the hidden preferences: per level, the share of favourites, bookings and clicks on POIs that match
 the preferences (of the actions on POIs an active preference category governs) and how often the
 scripted baseline's inference (``agents/infer.py``) recovers each preference attribute exactly.
 
@@ -37,6 +37,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -135,7 +136,19 @@ def run_rule_agent(name: str, instances: Sequence[Any], conn: Any, pdb: Any) -> 
     failed = [r["instance_id"] for r in summary["instances"] if not r["final"]]
     undelivered = sum(not r["delivered"] for r in summary["instances"])
     return {"figures": _figures(summary), "failed": failed, "undelivered": undelivered,
+            "failed_checks": failed_checks(summary["instances"]),
             "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+
+
+def failed_checks(results: Sequence[dict[str, Any]], top: int = 5) -> dict[str, list]:
+    """Per level and overall: the ``top`` checks delivered plans fail most, as ``[check id,
+    plans failing it, % of the level's delivered plans]`` (undelivered plans fail them all)."""
+    out = {}
+    for level in (*LEVELS, "all"):
+        rows = [r for r in results if r["delivered"] and level in (r["difficulty"], "all")]
+        counts = Counter(c["id"] for r in rows for c in r["checks"] if c["passed"] is False)
+        out[level] = [[cid, n, _share(n, len(rows))] for cid, n in counts.most_common(top)]
+    return out
 
 
 def run_model(spec: str, ids: list[str], data_dir: Path | None, base_url: str,
@@ -348,6 +361,11 @@ def report(result: dict[str, Any]) -> str:
         missed = ", ".join(oracle["failed"]) or "none"
         out.append(f"Oracle Final over the {agg['n']} instances: {agg['final']:.2f} % "
                    f"(failed: {missed}).")  # fmt: skip
+    scripted = result["agents"].get("scripted")
+    if scripted is not None:
+        out.append("Checks the scripted baseline's delivered plans fail most (% of them): "
+                   + "; ".join(f"{lv}: " + ", ".join(f"{cid} {pct:.1f}" for cid, _, pct in rows)
+                               for lv, rows in scripted["failed_checks"].items()) + ".")  # fmt: skip
     skeleton = result["agents"].get("skeleton")
     if skeleton is not None:
         out.append(f"Skeleton: {skeleton['undelivered']} of {skeleton['figures']['all']['n']} "
