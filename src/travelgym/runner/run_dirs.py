@@ -1,11 +1,10 @@
 """Where a run goes when no ``--out`` is given, and the runs found under a directory.
 
 A default run directory is ``runs/<suite>/<UTC start>-<agent>-<identity hash>/``: the start
-time keeps two runs apart, the hash of the run's identity (:func:`~travelgym.runner.store.
-run_identity`, what ``--resume`` compares) tells runs of the same command apart from others at
-a glance. ``--resume`` without ``--out`` continues the latest directory there whose manifest has
-this command's identity (:func:`resumable_runs`); ``travelgym runs`` lists them
-(:func:`list_runs`).
+time keeps two runs apart, and the hash of the run's identity (:func:`run_identity`, what
+``--resume`` compares) tells the runs of one command from the others at a glance. ``--resume``
+without ``--out`` continues the latest directory there whose manifest has this command's
+identity (:func:`resumable_runs`); ``travelgym runs`` lists them (:func:`list_runs`).
 """
 
 from __future__ import annotations
@@ -19,16 +18,35 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.runner.errors import RunDirError
-from travelgym.runner.store import EPISODES, MANIFEST, read_manifest, read_run, run_identity
+from travelgym.runner.store import (
+    EPISODES,
+    IDENTITY_DEFAULTS,
+    IDENTITY_KEYS,
+    MANIFEST,
+    read_manifest,
+    read_run,
+)
 
 HASH_CHARS = 8  # of the identity's sha256: a few runs of a suite never share it by chance
 AGENT_CHARS = 60  # of the agent's part of a name (a checkpoint path can be long)
 STAMP = "%Y%m%dT%H%M%SZ"
 
 
+def run_identity(
+    manifest: dict[str, Any], identity: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What makes the run of ``manifest`` the run it is (two runs of equal identities are one
+    run to ``--resume``): its :data:`~travelgym.runner.store.IDENTITY_KEYS` and the suite's own
+    keys ``identity`` (key -> the value a manifest without the key stands for), as
+    :meth:`~travelgym.runner.store.RunStore.open` compares them."""
+    found = {k: manifest.get(k, IDENTITY_DEFAULTS.get(k)) for k in IDENTITY_KEYS}
+    found.update({k: manifest.get(k, was) for k, was in (identity or {}).items()})
+    return found
+
+
 def identity_hash(manifest: dict[str, Any], identity: dict[str, Any] | None = None) -> str:
     """The short hash of the run identity of ``manifest`` (``identity``: the suite's own keys,
-    as :func:`~travelgym.runner.store.run_identity` takes them)."""
+    as :func:`run_identity` takes them)."""
     text = json.dumps(run_identity(manifest, identity), sort_keys=True, separators=(",", ":"),
                       default=str)  # fmt: skip
     return hashlib.sha256(text.encode()).hexdigest()[:HASH_CHARS]

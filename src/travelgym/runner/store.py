@@ -35,7 +35,7 @@ from travelgym.runner.lock import RunLock
 from travelgym.safe_open import read_regular_text
 
 __all__ = ["EPISODES", "MANIFEST", "QUARANTINE", "RunDirError", "RunStore", "read_episodes",
-           "read_manifest", "read_run", "missing_note", "run_identity"]  # fmt: skip
+           "read_manifest", "read_run", "missing_note"]  # fmt: skip
 
 EPISODES = "episodes.jsonl"
 MANIFEST = "manifest.json"
@@ -385,17 +385,6 @@ def _truncate(path: Path, size: int) -> None:
 def _identity_of(manifest: dict[str, Any], key: str) -> Any:
     """The value of identity key ``key`` in ``manifest`` (its default when it is missing)."""
     return manifest.get(key, IDENTITY_DEFAULTS.get(key))
-
-
-def run_identity(
-    manifest: dict[str, Any], identity: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """What makes the run of ``manifest`` the run it is (two runs of equal identities are one
-    run to ``--resume``): its :data:`IDENTITY_KEYS` and the suite's own keys ``identity`` (key
-    -> the value a manifest without the key stands for), as :meth:`RunStore.open` compares them."""
-    found = {k: _identity_of(manifest, k) for k in IDENTITY_KEYS}
-    found.update({k: manifest.get(k, was) for k, was in (identity or {}).items()})
-    return found
 
 
 def _mark_strangers(lines: EpisodeLines, manifest: dict[str, Any]) -> None:
