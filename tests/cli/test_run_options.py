@@ -20,7 +20,8 @@ SUITE_ONLY = {"user": ("compass",), "level": ("compass",), "trials": ("compass",
               "judge": ("behavior2trip",), "data": ("travelplanner",),
               "database": ("travelplanner",), "mode": ("travelplanner",),
               "instances": ("behavior2trip",), "no_trajectory": ("behavior2trip",),
-              "clarify": ("behavior2trip",), "clarify_turns": ("behavior2trip",)}  # fmt: skip
+              "clarify": ("behavior2trip",), "clarify_turns": ("behavior2trip",),
+              "noise": ("behavior2trip",)}  # fmt: skip
 
 
 def _invoke(args: list[str], tmp_path):

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from tests.runner.chain_helpers import reseal
 from tests.runner.faults import FaultyDisk, injected, normalise, raw_episodes
 from travelgym.cli import main
+from travelgym.runner.counted import missing_note
 from travelgym.runner.episode_file import TORN
 from travelgym.runner.store import (
     EPISODES,
@@ -22,7 +23,6 @@ from travelgym.runner.store import (
     QUARANTINE,
     RunDirError,
     RunStore,
-    missing_note,
     read_run,
 )
 

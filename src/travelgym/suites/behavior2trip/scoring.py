@@ -202,7 +202,8 @@ def read_answers(
 
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict[str, Any]]:
-    from travelgym.runner.store import RunDirError, counted_run_episodes
+    from travelgym.runner.counted import counted_run_episodes
+    from travelgym.runner.store import RunDirError
 
     try:
         counted = counted_run_episodes(directory, "behavior2trip", notes)  # infra errors left out

@@ -43,7 +43,8 @@ def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
 
 
 def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
-    from travelgym.runner.store import RunDirError, counted_run_episodes
+    from travelgym.runner.counted import counted_run_episodes
+    from travelgym.runner.store import RunDirError
     from travelgym.suites.compass.rescore import last_recommendation
 
     try:

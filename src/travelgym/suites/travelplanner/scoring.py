@@ -46,7 +46,8 @@ def score_run_dir(run_dir: Path, notes: list[str]) -> dict[str, Any]:
     """A run directory's summary (the one every command shows:
     :func:`travelgym.runner.run_summary.summarize_run`); what it misses goes to ``notes``."""
     from travelgym.core.registry import get_suite
-    from travelgym.runner.store import missing_note, read_run
+    from travelgym.runner.counted import missing_note
+    from travelgym.runner.store import read_run
 
     note = missing_note(read_run(run_dir, "travelplanner", as_dicts=True))
     if note:
