@@ -271,6 +271,10 @@ class Suite(ABC):
         run with ``manifest``: every episode given counts (which ones do is decided before, by
         :func:`travelgym.core.summary.summarize_episodes`, the one caller)."""
 
+    #: the name of the headline metric: the share (percent) of the counted episodes that
+    #: :meth:`succeeded`, each task's trials averaged; what the report's leaderboard ranks by
+    headline_metric: ClassVar[str] = "success"
+
     @abstractmethod
     def succeeded(self, episode: dict[str, Any]) -> bool:
         """Whether an episode (a JSON dict) meets the suite's success criterion, the one pass^k

@@ -14,6 +14,7 @@ from travelgym.core.registry import get_suite, suite_names
 from travelgym.core.suite import Suite
 from travelgym.core.summary import ACCOUNTING, counted_episodes
 from travelgym.core.summary_table import outcome_rows, warnings
+from travelgym.report import leaderboard
 from travelgym.report.body import ReportBody, ReportResult, ReportRun, Section
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, embed_json, esc
 from travelgym.report.page import document
@@ -95,11 +96,15 @@ def write_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None = Non
     notes += body.notes
     notes += [w.removeprefix("warning: ") for w in warnings({r.label: r.accounting for r in runs})]
     body.sections.insert(0, outcome_section(runs))
-    timings.update(body.timings)
+    clock = time.perf_counter()
+    board = leaderboard.build(suite, runs)
+    body.sections.insert(0, leaderboard.section(board))
+    timings.update(body.timings, leaderboard_s=time.perf_counter() - clock)
 
     clock = time.perf_counter()
     generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    data = {"generated": generated, **body.data, "max_result_chars": max_result_chars}
+    data = {"generated": generated, "leaderboard": board.as_json(), **body.data,
+            "max_result_chars": max_result_chars}  # fmt: skip
     title = title or f"{suite.title} report: " + ", ".join(r.label for r in runs)
     html = document(suite=suite.name, title=title, generated=generated, runs=runs, body=body,
                     notes=notes, data_json=embed_json(data))  # fmt: skip

@@ -41,6 +41,7 @@ class Behavior2TripSuite(
 
     name = "behavior2trip"
     title = "Behavior2Trip"
+    headline_metric = "Final"
     description = ("an agent infers preferences from click/favourite/book behaviour and plans a "
                    "multi-day trip in one of 24 Chinese cities with 9 tools; 32 rule checks")  # fmt: skip
     order = 1

@@ -27,6 +27,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
 
     name = "compass"
     title = "COMPASS"
+    headline_metric = "OR-5"
     description = ("an agent talks with a simulated user, searches 20 US national parks' "
                    "bookings with 18 tools and recommends the optimal feasible package")  # fmt: skip
     order = 0

@@ -71,6 +71,7 @@ class TravelPlannerSuite(Suite, RawIngest):
 
     name = "travelplanner"
     title = "TravelPlanner"
+    headline_metric = "Final"
     description = ("TravelPlanner (Xie et al., 2024) on data you supply: plan a US trip from "
                    "reference information or with 7 tools; 8 commonsense and 5 hard constraints")  # fmt: skip
     order = 2
