@@ -3,7 +3,7 @@ JSON in ``<script type="application/json" id="report-data">``) around a suite's
 :class:`~travelgym.report.body.ReportBody`.
 
 The style sheet and scripts are files of the package (``travelgym/report/assets/``: the shared
-``report.css``, ``error_hook.js``, ``dom.js`` and ``viewer.js``; a suite keeps its own beside its
+``report.css``, ``error_hook.js``, ``dom.js``, ``viewer.js`` and ``tabs.js``; a suite keeps its own beside its
 code, read with :func:`asset`). The viewer script of the page is one function: ``dom.js``, the
 shared ``viewer.js`` (the data, run select, episode list, selection and URL hash) and the
 suite's viewer script, which defines its hooks and calls ``startViewer`` (see ``viewer.js``).
@@ -47,6 +47,11 @@ def error_hook_js() -> str:
 def report_css(suite_css: str = "") -> str:
     """The shared style sheet, then the suite's rules."""
     return _inline(asset(PACKAGE, "assets", "report.css") + suite_css, "style")
+
+
+def tabs_script() -> str:
+    """The script that shows the sections one at a time beside the leaderboard (``tabs.js``)."""
+    return _inline(asset(PACKAGE, "assets", "tabs.js"), "script")
 
 
 def viewer_script(suite_js: str) -> str:
@@ -128,6 +133,7 @@ def document(*, suite: str, title: str, generated: str, runs: list[ReportRun],
 <pre id="console-errors" hidden></pre>
 <script type="application/json" id="report-data">{data_json}</script>
 <script>{script}</script>
+<script>{tabs_script()}</script>
 </body>
 </html>
 """
