@@ -17,6 +17,7 @@ from tests.golden.golden import (
     read_jsonl,
     skeleton,
 )
+from travelgym.report.lazy import unpacked
 
 SUITES = ["compass", "behavior2trip"]
 
@@ -29,8 +30,9 @@ WROTE = re.compile(r"wrote (?P<path>.+) \(\d+\.\d MiB\): (?P<runs>\d+) run\(s\),
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_report_data(golden, tmp_path, suite):
-    """The data blob the viewer reads: every key path (ids as ``*``) and its scalar values'
-    types at the top; plus the counts the command prints. Scoring first builds whatever the
+    """The data blob the viewer reads: every key path (ids as ``*``) of the data as the viewer
+    has it once the episodes' packed details are unpacked, which keys are packed, and its
+    scalar values' types at the top; plus the counts the command prints. Scoring first builds whatever the
     suite's data directory lacks (Behavior2Trip's instance files, whose behaviour trajectories
     the report embeds), so the blob does not depend on which tests ran before."""
     golden.checked_in_score(suite)
@@ -43,9 +45,12 @@ def test_report_data(golden, tmp_path, suite):
     counts = {k: int(found[k]) for k in ("runs", "episodes", "verdicts")}
     elements = DATA_ELEMENT.findall(out.read_text(encoding="utf-8"))
     assert len(elements) == 1
-    data = json.loads(elements[0])
+    packed = json.loads(elements[0])
+    data = unpacked(packed)
+    index = set(key_paths(packed, REPORT_MAPS))
     check_json(f"report_data_{suite}.json", {
         "printed_counts": counts,
+        "packed_key_paths": [k for k in key_paths(data, REPORT_MAPS) if k not in index],
         "top_level_scalars": skeleton({k: v for k, v in data.items() if not isinstance(v, dict | list)}),
         "key_paths": ids_as_star(key_paths(data, REPORT_MAPS)),
     })  # fmt: skip

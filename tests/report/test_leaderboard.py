@@ -1,6 +1,7 @@
 """The report's leaderboard: the numbers (ranks, bootstrap CIs, the paired gap to the top run as
 ``analyze`` computes it, pass^k, the shared tasks) and, in Chromium, a report of three runs that
-opens on the leaderboard and stays shorter than three screens with no episode selected."""
+opens on the leaderboard and stays shorter than three screens with no episode selected, its
+episodes' conversations unpacked only when a filter needs them."""
 
 from __future__ import annotations
 
@@ -183,3 +184,49 @@ def test_three_runs_open_on_the_leaderboard_in_a_short_page(three_runs, chromium
     viewer = _measure(chromium, page, tmp_path / "viewer", "#viewer")
     assert viewer["tab"] == "viewer" and not viewer["selected"], viewer
     assert viewer["height"] < 3 * viewer["screen"], viewer
+
+
+FIND = """<script>window.addEventListener('load', function () {
+  var box = document.getElementById('task-filter');
+  box.value = WORDS;
+  box.dispatchEvent(new Event('input'));
+  setTimeout(function () {
+    var ids = Array.prototype.map.call(document.querySelectorAll('#episode-list li'),
+      function (li) { return li.getAttribute('data-id'); });
+    document.documentElement.setAttribute('data-found', JSON.stringify(ids));
+  }, 2000);
+});</script>"""
+
+
+def test_find_unpacks_the_conversations_it_searches(three_runs, chromium, tmp_path):  # noqa: F811
+    """The conversations are packed out of the list's index; typing words of one in the Find box
+    unpacks them and lists exactly the episodes whose conversation (or task) has the words."""
+    from travelgym.report.lazy import unpacked
+
+    text = three_runs["path"].read_text(encoding="utf-8")
+    packed = json.loads(re.search(r'id="report-data">(.*?)</script>', text, re.S).group(1))
+    assert all("turns" not in e and "detail" in r for r in packed["runs"] for e in r["episodes"])
+    data = unpacked(packed)
+    episodes = data["runs"][0]["episodes"]
+    turn = next(
+        t["x"] for t in episodes[-1]["turns"][1:] if t["r"] == "u" and len(t.get("x", "")) > 40
+    )
+    words = " ".join(turn.split()[:6]).lower()
+
+    def haystack(ep: dict) -> str:
+        task = data["tasks"].get(ep["task"], {})
+        parts = [ep["id"], task.get("park"), task.get("metric"), task.get("objective"),
+                 task.get("objective_text"), task.get("story")]  # fmt: skip
+        return "\n".join(str(p) for p in parts + [t.get("x", "") for t in ep["turns"]]).lower()
+
+    want = [ep["id"] for ep in episodes if words in haystack(ep)]
+    assert 1 <= len(want) < len(episodes), words
+    page = tmp_path / "find.html"
+    page.write_text(text.replace("</body>", FIND.replace("WORDS", json.dumps(words)) + "</body>"),
+                    encoding="utf-8")  # fmt: skip
+    done = _browser(chromium, tmp_path / "profile", "--virtual-time-budget=10000", "--dump-dom",
+                    page.resolve().as_uri())  # fmt: skip
+    found = re.search(r'data-found="([^"]*)"', done.stdout)
+    assert found, done.stderr[-2000:]
+    assert json.loads(found.group(1).replace("&quot;", '"')) == want
+    assert 'data-errors="0"' in done.stdout

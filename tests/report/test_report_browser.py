@@ -21,6 +21,7 @@ import pytest
 
 from tests.runner.chain_helpers import reseal
 from travelgym.core.registry import get_suite
+from travelgym.report.lazy import unpacked
 from travelgym.report.markup import embed_json
 from travelgym.report.page import error_hook_js
 from travelgym.report.shell import write_report
@@ -137,7 +138,8 @@ def _browser(chromium: str, profile: Path, *args: str) -> subprocess.CompletedPr
 
 
 def dump_dom(chromium: str, profile: Path, url: str) -> Node:
-    done = _browser(chromium, profile, "--dump-dom", url)
+    # virtual time lets the page finish its asynchronous work (unpacking episodes) before the dump
+    done = _browser(chromium, profile, "--virtual-time-budget=10000", "--dump-dom", url)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "<html" in done.stdout, done.stderr[-2000:]
     return parse(done.stdout)
@@ -206,7 +208,9 @@ def test_report_is_one_self_contained_file(report):
         assert needle not in lowered
     assert text.count('<script type="application/json" id="report-data">') == 1
     data_text = text.split('id="report-data">', 1)[1].split("</script>", 1)[0]
-    data = json.loads(data_text)
+    packed = json.loads(data_text)
+    assert all("turns" not in e for r in packed["runs"] for e in r["episodes"])  # unpacked lazily
+    data = unpacked(packed)
     assert [r["label"] for r in data["runs"]] == list(AGENTS)
     assert sum(len(r["episodes"]) for r in data["runs"]) == report["result"].episodes == 2 * TASKS
     texts = [t.get("x", "") for e in data["runs"][0]["episodes"] for t in e["turns"]]

@@ -72,7 +72,10 @@ class ReportBody:
     ``report-data`` JSON (the shell adds ``generated`` first and ``max_result_chars`` last);
     ``css``/``js``: the suite's style sheet and viewer script (see
     :func:`travelgym.report.page.viewer_script`); ``verdicts``: the count the command prints;
-    ``notes``: what was left out and why; ``timings``: seconds per stage (``*_s``)."""
+    ``notes``: what was left out and why; ``timings``: seconds per stage (``*_s``);
+    ``lazy_keys``: the bulky keys of the episode records in ``data["runs"][i]["episodes"]``
+    that the page unpacks only when needed (:mod:`travelgym.report.lazy`): the list, the
+    suite's ``listEntry`` and its filters with no value set must not read them."""
 
     sections: list[Section]
     legend: str = ""
@@ -83,6 +86,7 @@ class ReportBody:
     verdicts: int = 0
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    lazy_keys: tuple[str, ...] = ()
 
 
 @dataclass

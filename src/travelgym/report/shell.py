@@ -16,6 +16,7 @@ from travelgym.core.summary import ACCOUNTING, counted_episodes
 from travelgym.core.summary_table import outcome_rows, warnings
 from travelgym.report import leaderboard
 from travelgym.report.body import ReportBody, ReportResult, ReportRun, Section
+from travelgym.report.lazy import pack_episodes
 from travelgym.report.markup import DEFAULT_MAX_RESULT_CHARS, embed_json, esc
 from travelgym.report.page import document
 from travelgym.runner.errors import RunDirError
@@ -105,6 +106,7 @@ def write_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None = Non
     generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = {"generated": generated, "leaderboard": board.as_json(), **body.data,
             "max_result_chars": max_result_chars}  # fmt: skip
+    pack_episodes(data, body.lazy_keys)
     title = title or f"{suite.title} report: " + ", ".join(r.label for r in runs)
     html = document(suite=suite.name, title=title, generated=generated, runs=runs, body=body,
                     notes=notes, data_json=embed_json(data))  # fmt: skip

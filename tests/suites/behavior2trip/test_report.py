@@ -21,6 +21,7 @@ from tests.report.test_report_browser import (  # noqa: F401 - chromium is a fix
 )
 from tests.runner.chain_helpers import reseal
 from travelgym.cli import main
+from travelgym.report.lazy import unpacked
 from travelgym.report.shell import write_report
 from travelgym.runner.store import EPISODES, RunDirError
 from travelgym.suites.behavior2trip.checks import CHECK_IDS
@@ -97,7 +98,7 @@ def test_report_is_self_contained_and_escapes_the_data(trips_run):
         assert needle not in lowered
     assert NASTY not in text and "<b>hotel</b>" not in text
     data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)
-    embedded = json.loads(data.group(1))
+    embedded = unpacked(json.loads(data.group(1)))
     first = embedded["runs"][0]["episodes"]
     hostile = next(e for e in first if e["instr"].startswith(NASTY))
     assert hostile["steps"][1]["inv"][0]["m"] == "city: unknown <city>"

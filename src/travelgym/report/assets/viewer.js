@@ -8,6 +8,9 @@
 // Every episode record has id, task and trial. The URL hash is #run=N|LABEL&task=ID&trial=K
 // (or ep=ID#K), view=trajectory hides the other sections; the suite may read more parameters.
 // When the viewer has rendered, <html> gets data-ready="1" and data-selected (the episode id).
+// A run record may carry its episodes' bulky keys packed (run.detail: base64 of gzip JSON, one
+// object per episode, report/lazy.py): they are unpacked into the episodes when one of the run
+// is opened or a filter is set, so passes() with no filter set and listEntry() must not read them.
 var DATA = JSON.parse(document.getElementById('report-data').textContent);
 var runs = DATA.runs;
 var state = { run: 0, id: null };
@@ -35,6 +38,35 @@ function currentEpisode() {
   return null;
 }
 
+// ----- packed episode details --------------------------------------------------------------
+var unpacking = {};  // run index -> promise of its details merged into its episodes
+function unpacked(runIndex) { var run = runs[runIndex]; return !run || !run.detail; }
+function unpack(runIndex) {
+  var run = runs[runIndex];
+  if (unpacked(runIndex)) return Promise.resolve();
+  if (!unpacking[runIndex]) {
+    if (typeof DecompressionStream === 'undefined') {
+      return Promise.reject(new Error('this browser cannot unpack the episodes (it needs ' +
+        'DecompressionStream: Chrome 80, Firefox 113, Safari 16.4 or later)'));
+    }
+    var text = atob(run.detail), bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    unpacking[runIndex] = new Response(stream).json().then(function (details) {
+      run.episodes.forEach(function (ep, j) { Object.assign(ep, details[j]); });
+      delete run.detail;
+    });
+  }
+  return unpacking[runIndex];
+}
+function filtering() {
+  if ($('task-filter').value.trim()) return true;
+  return Array.prototype.some.call(document.querySelectorAll('#viewer .controls select'), function (box) {
+    return box.id !== 'run-select' && box.value;
+  });
+}
+function failed(error) { console.error(String(error && error.message || error)); }
+
 // ----- run select and list -----------------------------------------------------------------
 function fillRuns() {
   var select = $('run-select');
@@ -51,6 +83,10 @@ function fillRuns() {
 }
 function renderList() {
   var list = $('episode-list');
+  if (filtering() && !unpacked(state.run)) {  // the filters may read the packed details
+    $('list-count').textContent = 'unpacking the episodes\u2026';
+    return unpack(state.run).then(renderList, failed);
+  }
   list.textContent = '';
   var run = runs[state.run];
   visible = run ? run.episodes.filter(function (ep) { return hooks.passes(ep); }) : [];
@@ -61,6 +97,7 @@ function renderList() {
         entry.content)));
   });
   $('list-count').textContent = visible.length + ' of ' + (run ? run.episodes.length : 0) + ' episodes';
+  return Promise.resolve();
 }
 function select(id) {
   state.id = id;
@@ -83,10 +120,15 @@ function renderView() {
   if (!ep) {
     view.removeAttribute('data-episode');
     add(view, el('p', { cls: 'hint', text: HINT }));
-    return;
+    return Promise.resolve();
+  }
+  if (!unpacked(state.run)) {
+    add(view, el('p', { cls: 'hint', text: 'unpacking the episodes\u2026' }));
+    return unpack(state.run).then(renderView, failed);
   }
   view.setAttribute('data-episode', ep.id);
   hooks.renderEpisode(view, ep, runs[state.run]);
+  return Promise.resolve();
 }
 
 // ----- the URL hash --------------------------------------------------------------------------
@@ -116,13 +158,14 @@ function applyHash() {
   }
   var only = p.view === 'trajectory';
   document.body.classList.toggle('only-viewer', only);
-  renderList(); renderView();
-  if (hooks.afterHash) hooks.afterHash(p);
-  var list = $('episode-list'), chosen = list.querySelector('li.selected');
-  if (chosen) {  // scroll the list only (not the window) to the chosen episode
-    list.scrollTop += chosen.getBoundingClientRect().top - list.getBoundingClientRect().top - list.clientHeight / 3;
-  }
-  if (task && !only && !initialScrollDone) { initialScrollDone = true; window.scrollTo(0, $('viewer').offsetTop); }
+  return Promise.all([renderList(), renderView()]).then(function () {
+    if (hooks.afterHash) hooks.afterHash(p);
+    var list = $('episode-list'), chosen = list.querySelector('li.selected');
+    if (chosen) {  // scroll the list only (not the window) to the chosen episode
+      list.scrollTop += chosen.getBoundingClientRect().top - list.getBoundingClientRect().top - list.clientHeight / 3;
+    }
+    if (task && !only && !initialScrollDone) { initialScrollDone = true; window.scrollTo(0, $('viewer').offsetTop); }
+  });
 }
 function writeHash() {
   var ep = currentEpisode();
@@ -141,7 +184,6 @@ function startViewer(suiteHooks) {
   });
   var timer = null;
   $('task-filter').addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(renderList, 150); });
-  window.addEventListener('hashchange', applyHash);
-  applyHash();
-  document.documentElement.setAttribute('data-ready', '1');
+  window.addEventListener('hashchange', function () { applyHash().catch(failed); });
+  applyHash().then(function () { document.documentElement.setAttribute('data-ready', '1'); }, failed);
 }

@@ -143,4 +143,5 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
                       css=asset(__package__, "report_assets", "viewer.css"),
                       js=asset(__package__, "report_assets", "viewer.js"),
                       verdicts=sum(1 for r in runs for e in r.episodes if e.score), notes=notes,
-                      timings=timings)  # fmt: skip
+                      timings=timings,
+                      lazy_keys=("steps", "days", "problems", "memory", "answer"))  # fmt: skip

@@ -147,7 +147,8 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
     return ReportBody(legend=LEGEND, sections=sections, viewer=VIEWER, data=data,
                       css=asset(__package__, "report_assets", "viewer.css"),
                       js=asset(__package__, "report_assets", "viewer.js"),
-                      verdicts=len(verdicts.items), notes=notes, timings=timings)  # fmt: skip
+                      verdicts=len(verdicts.items), notes=notes, timings=timings,
+                      lazy_keys=("turns",))  # fmt: skip
 
 
 def _analysis(runs: list[ReportRun], tasks: dict[str, Any], notes: list[str],
