@@ -42,13 +42,18 @@ def register(main: click.Group) -> None:
 )
 @int_option("--seed", at_least=0, default=0, help="Bootstrap seed.")
 @click.option(
+    "--legend",
+    is_flag=True,
+    help="After the tables, say what each column means (unit and JSON key too).",
+)
+@click.option(
     "--allow-mixed",
     is_flag=True,
     help="Pool or compare runs even when they differ in task set, task file or database (the "
     "output then says so).",
 )
 def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episodes: bool,
-            resamples: int, seed: int, allow_mixed: bool) -> None:  # fmt: skip
+            resamples: int, seed: int, legend: bool, allow_mixed: bool) -> None:  # fmt: skip
     """Compute the analysis metrics of RUN_DIRS (one agent each) and compare them."""
     from travelgym.core.summary_table import outcome_table, warnings
     from travelgym.report.shell import suite_of_runs
@@ -81,6 +86,8 @@ def analyze(run_dirs: tuple[Path, ...], as_json: bool, plots: Path | None, episo
         return
     click.echo(suite.format_analysis(result))
     click.echo(outcome_table(accounting))
+    if legend:
+        click.echo("\n" + suite.analysis_legend())
     for directory, verdict in verdicts.items():
         if verdict.tampered:
             click.echo(f"TAMPERED {directory}: {verdict.tampered}")

@@ -57,7 +57,9 @@ class RunAnalysis(ABC):
     on first use): ``analyze_runs(run_dirs, *, resamples, seed, allow_mixed)`` (every metric of
     the runs and their comparisons, bootstrapped with ``resamples`` and ``seed``; runs on
     different tasks or data refused unless ``allow_mixed``), ``write_plots(result, out_dir)``
-    (the figures written, their paths) and ``format_analysis(result)`` (the text)."""
+    (the figures written, their paths) and ``format_analysis(result)`` (the text); and
+    ``columns``, the :class:`~travelgym.core.columns.Column` of every column the text prints
+    (its legend: ``analyze --legend``)."""
 
     analysis_functions: ClassVar[dict[str, str]]
 
@@ -88,6 +90,15 @@ class RunAnalysis(ABC):
     def format_analysis(self, result: dict[str, Any]) -> str:
         """:meth:`analyze` as text."""
         return self._analysis_function("format_analysis")(result)
+
+    def analysis_legend(self) -> str:
+        """One line per column of :meth:`format_analysis`'s tables: label, unit, meaning and
+        JSON key."""
+        from travelgym.core.columns import legend
+        from travelgym.core.summary_table import OUTCOME_COLUMNS
+
+        columns = (*self._analysis_function("columns"), *OUTCOME_COLUMNS)
+        return legend(columns, title="Columns")
 
 
 class Annotation(ABC):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from travelgym.core.answers import NOT_RECORDED
+from travelgym.core.columns import Column
 from travelgym.core.episode import EPISODE_FORMAT, EpisodeBase
 from travelgym.core.options import SuiteOptions as SuiteOptions
 from travelgym.core.options import suite_flag as suite_flag
@@ -107,6 +108,11 @@ class Suite(ABC):
     agent_kinds: ClassVar[tuple[AgentKind, ...]]
     answer_markers: ClassVar[tuple[str, ...]] = ()  # keys only this suite's answers carry
     summary_details: ClassVar[tuple[str, ...]] = ()  # summary keys left out of ``run --json``
+    # the columns of the suite's metrics (key in a summary's ``overall``, label, unit,
+    # precision, legend), in the order every table prints them: ``run``, ``score``,
+    # ``analyze`` and the report name and round a figure the same way through them
+    metric_columns: ClassVar[tuple[Column, ...]] = ()
+    optional_metrics: ClassVar[tuple[str, ...]] = ()  # columns left out where no row has a value
     tools_run_code: ClassVar[bool] = False  # a tool runs model-written code (the sandbox)
     # the agent kind (one of agent_kinds, taking a MODEL) that drives a chat model through the
     # suite's tools: what integrations that bring their own model (inspect_ai, play) run
@@ -259,10 +265,22 @@ class Suite(ABC):
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
         """Summaries by agent label, as the table ``travelgym run`` prints (the outcome counts
         are printed under it by the shell: :func:`travelgym.core.summary_table.outcome_table`;
-        default: the :meth:`headline_metrics` of each)."""
+        default: the :meth:`headline_metrics` of each, through :attr:`metric_columns` where
+        the suite declares them)."""
+        from travelgym.core.columns import N, table, text_column
         from travelgym.core.text_table import metrics_table
 
-        return metrics_table({k: self.headline_metrics(v) for k, v in results.items()})
+        if not self.metric_columns:
+            return metrics_table({k: self.headline_metrics(v) for k, v in results.items()})
+        rows = [{"agent": label, **(s.get("overall") or s)} for label, s in results.items()]
+        return table([text_column("agent"), N, *self.columns_of(rows)], rows)
+
+    def columns_of(self, records: list[dict[str, Any]]) -> list[Column]:
+        """:attr:`metric_columns` less the :attr:`optional_metrics` that no record (a group's
+        figures: ``n``, ``FR``, ...) has a value for."""
+        from travelgym.core.columns import present
+
+        return present(self.metric_columns, records, self.optional_metrics)
 
     @abstractmethod
     def summarize_episodes(self, episodes: list[dict[str, Any]],

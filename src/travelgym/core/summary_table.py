@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from travelgym.core.columns import Column, text_column
 from travelgym.core.outcomes import warning_line
 from travelgym.core.text_table import format_table
 
@@ -31,12 +32,32 @@ def _pass(summary: dict[str, Any], kind: str) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def _count(key: str, label: str, legend: str, unit: str = "") -> Column:
+    return Column(key, label, unit=unit, decimals=0, legend=legend)
+
+
+#: the outcome table's columns (``pass^k`` and ``pass@k`` are headed with the run's k)
+OUTCOME_COLUMNS = (
+    text_column("agent", legend="the agent of the run (with its directory where two share one)"),
+    _count("outcomes.n", "n", "episodes of the run, infra errors included"),
+    _count("outcomes.completed", "completed", "episodes that ended with an answer"),
+    _count("outcomes.model_errors", "model errors", "episodes the model ended in error "
+           "(a malformed action, a refused request); scored as failures"),
+    _count("outcomes.infra_errors", "infra errors", "episodes lost to the harness or a provider "
+           "(timeouts, rate limits), with their share of the run"),
+    _count("usage.agent", "agent tokens in/out", "the agent model's input/output tokens"),
+    _count("usage.user", "user tokens in/out", "the simulated user's input/output tokens"),
+    _count("usage.cost_usd.total", "cost", "what the tokens cost where a price is known", "USD"),
+    Column("pass_k.K.pass^k", "pass^k", legend="tasks every one of k trials solved"),
+    Column("pass_k.K.pass@k", "pass@k", legend="tasks some one of k trials solved"),
+)  # fmt: skip
+
+
 def outcome_rows(results: dict[str, dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Header and rows (one per agent label) of the outcome table of ``results``."""
     with_k = [s for s in results.values() if s.get("pass_k")]
     k = max((int(key) for s in with_k for key in s["pass_k"]), default=0)
-    header = ["agent", "n", "completed", "model errors", "infra errors", "agent tokens in/out",
-              "user tokens in/out", "cost"]  # fmt: skip
+    header = [c.label for c in OUTCOME_COLUMNS[:8]]
     if k:
         header += [f"pass^{k}", f"pass@{k}"]
     rows = []

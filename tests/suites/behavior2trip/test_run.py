@@ -165,7 +165,7 @@ def test_score_a_behavior2trip_run_directory(tmp_path, data_dir):
     assert {"DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final"} <= set(overall)
     assert set(result["by_difficulty"]) <= {"easy", "medium", "hard"}
     table = runner.invoke(main, ["score", str(tmp_path / "scripted"), "--data-dir", str(data_dir)])
-    assert table.exit_code == 0 and "UPC-macro" in table.output
+    assert table.exit_code == 0 and "UPC macro" in table.output
 
 
 def test_llm_model_plans_with_native_tool_calls(tmp_path, data_dir):

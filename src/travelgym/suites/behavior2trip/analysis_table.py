@@ -10,9 +10,11 @@ from typing import Any
 
 import numpy as np
 
-# (key in scoring.aggregate, column heading)
-TABLE_COLUMNS = (("DR", "DR"), ("final", "Final PR"), ("LLM", "LLM PR"),
-                 ("C_micro", "C micro"), ("UPC_micro", "UPC micro"))  # fmt: skip
+from travelgym.core.columns import N, table
+from travelgym.suites.behavior2trip.columns import BY_KEY, RUN, columns_of
+
+# (key in scoring.aggregate, column label): the labels every table of the suite gives them
+TABLE_COLUMNS = tuple((k, BY_KEY[k].label) for k in ("DR", "final", "LLM", "C_micro", "UPC_micro"))
 BOOTSTRAP = (("DR", "delivered"), ("final", "final"))  # table key, per-episode feature
 
 
@@ -85,35 +87,29 @@ def ablation_table(analysed: dict[str, dict[str, Any]], *, resamples: int,
 def _arrow(delta: float | None) -> str:
     if delta is None:
         return ""
-    return f" ({'↑' if delta > 0 else '↓' if delta < 0 else '±'}{abs(delta):.2f})"
+    return f" ({'↑' if delta > 0 else '↓' if delta < 0 else '±'}{abs(delta):.1f})"
 
 
-def _value(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def format_table(table: dict[str, Any]) -> list[str]:
+def format_table(table_: dict[str, Any]) -> list[str]:
     """The table as text: values with the difference from the base in points (arrows), then
     the relative changes (the paper's arrows) and the bootstrap intervals."""
-    width = max([len("method")] + [len(r["label"]) for r in table["rows"]])
-    head = "".join(f" {h:>16}" for _, h in TABLE_COLUMNS)
-    lines = [f"RQ3: runs against the base ({table['base']}); differences in points",
-             f"{'method':<{width}} {'n':>5}{head}"]  # fmt: skip
-    for row in table["rows"]:
-        delta = row.get("delta", {})
-        cells = "".join(f" {_value(row[k]) + _arrow(delta.get(k)):>16}" for k, _ in TABLE_COLUMNS)
-        lines.append(f"{row['label']:<{width}} {row['n']:>5}{cells}")
-    others = table["rows"][1:]
+    keys = {k for k, _ in TABLE_COLUMNS}
+    columns = [c for c in columns_of(table_["rows"]) if c.key in keys]  # the suite's order
+    rows = [[row["label"], row["n"], *(c.text(row[c.key]) + _arrow(row.get("delta", {}).get(c.key))
+                                       for c in columns)] for row in table_["rows"]]  # fmt: skip
+    title = f"RQ3: runs against the base ({table_['base']}; differences in points)"
+    lines = table([RUN, N, *columns], rows, title=title).splitlines()
+    others = table_["rows"][1:]
     if others:
         lines.append("relative change from the base (%), as the paper's Table 4 prints it; "
-                     f"95 % bootstrap interval of the difference ({table['resamples']} resamples)")  # fmt: skip
+                     f"95 % bootstrap interval of the difference ({table_['resamples']} resamples)")  # fmt: skip
         for row in others:
-            rel = ", ".join(f"{h} {_signed(row['relative'][k])}" for k, h in TABLE_COLUMNS)
-            ci = ", ".join(f"{k} [{v[0]:+.2f}, {v[1]:+.2f}]" if v else f"{k} —"
-                           for k, v in row["interval"].items())  # fmt: skip
+            rel = ", ".join(f"{c.label} {_signed(row['relative'][c.key])}" for c in columns)
+            ci = ", ".join(f"{BY_KEY[k].label} [{v[0]:+.1f}, {v[1]:+.1f}]" if v
+                           else f"{BY_KEY[k].label} -" for k, v in row["interval"].items())  # fmt: skip
             lines.append(f"  {row['label']}: {rel}; {ci}")
     return lines
 
 
 def _signed(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.2f}%"
+    return "-" if value is None else f"{value:+.1f}%"

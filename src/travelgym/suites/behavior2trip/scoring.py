@@ -30,7 +30,6 @@ from travelgym.suites.behavior2trip.clarify_metrics import (
     TURNS,
     add_turns,
     episode_turns,
-    turns_column,
 )
 from travelgym.suites.behavior2trip.instances import Instance
 from travelgym.suites.behavior2trip.judge import JudgeVerdict
@@ -292,33 +291,3 @@ def summarize_run(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     invalid = sum((o["p_action"] or 0) < 0 for o in outcomes)
     summary["invalid_action_rate"] = round(invalid / len(outcomes), 4) if outcomes else 0.0
     return summary
-
-
-def format_trips_table(results: dict[str, dict]) -> str:
-    """DR, C and UPC micro/macro and Final pass rates by agent and difficulty (percent)."""
-    cols = ("DR", "C_micro", "C_macro", "UPC_micro", "UPC_macro", "final")
-    head = ("DR", "C micro", "C macro", "UPC micro", "UPC macro", "Final")
-    if turns_column([r["overall"] for r in results.values()]):  # RQ1 runs: the burden too
-        cols, head = (*cols, TURNS), (*head, "Turns")
-    lines = [f"{'agent':<22} {'level':<8} {'n':>5} " + " ".join(f"{h:>9}" for h in head)]
-    for agent, result in results.items():
-        rows = [("all", result["overall"])] + list(result.get("by_difficulty", {}).items())
-        for name, agg in rows:
-            values = " ".join(f"{agg.get(c) or 0.0:>9.{2 if c == TURNS else 1}f}" for c in cols)
-            lines.append(f"{agent:<22} {name:<8} {agg.get('n', 0):>5} {values}")
-    return "\n".join(lines)
-
-
-def format_score_table(result: dict[str, Any]) -> str:
-    """DR, C and UPC micro/macro and final pass rates, overall and by difficulty, as text."""
-    lines = [f"{'':<10} {'n':>5} {'DR':>7} {'C-micro':>8} {'C-macro':>8} {'UPC-micro':>10} "
-             f"{'UPC-macro':>10} {'final':>7}"]  # fmt: skip
-    for name, agg in [("overall", result["overall"]), *result["by_difficulty"].items()]:
-        lines.append(f"{name:<10} {agg['n']:>5} {agg['DR']:>7.1f} {agg['C_micro']:>8.1f} "
-                     f"{agg['C_macro']:>8.1f} {agg['UPC_micro']:>10.1f} {agg['UPC_macro']:>10.1f} "
-                     f"{agg['final']:>7.1f}")  # fmt: skip
-        if TURNS in agg:  # RQ1: the mean clarification turns (the interaction burden)
-            lines[-1] += f" {agg[TURNS]:>7.2f}"
-    if turns_column([result["overall"]]):
-        lines[0] += f" {'turns':>7}"
-    return "\n".join(lines)

@@ -17,6 +17,7 @@ from travelgym.core.suite import (
     SftFilter,
     Suite,
 )
+from travelgym.suites.behavior2trip.columns import METRIC_COLUMNS, OPTIONAL
 from travelgym.suites.behavior2trip.instance_sets import load_split
 from travelgym.suites.behavior2trip.integration_hooks import TripIntegrationHooks
 from travelgym.suites.behavior2trip.options import (
@@ -56,6 +57,8 @@ class Behavior2TripSuite(
     model_agent = "b2t"
     answer_markers = ("instance_id", "answer", "final_answer")
     summary_details = ("instances",)
+    metric_columns = METRIC_COLUMNS
+    optional_metrics = OPTIONAL
     tools_run_code = True  # the Python tool
 
     # a plan passing every check, and the hidden profile the agent infers from the behaviour
@@ -128,7 +131,7 @@ class Behavior2TripSuite(
                               ("Final", lambda s: s.get("final"), 1)])  # fmt: skip
 
     def format_results(self, results: dict[str, dict[str, Any]]) -> str:
-        from travelgym.suites.behavior2trip.scoring import format_trips_table
+        from travelgym.suites.behavior2trip.columns import format_trips_table
 
         return format_trips_table(results)
 
@@ -138,7 +141,7 @@ class Behavior2TripSuite(
         return score_trips(answers, seed, data_dir, notes, options or TripOptions(), base_url)
 
     def format_score(self, result: dict[str, Any]) -> str:
-        from travelgym.suites.behavior2trip.scoring import format_score_table
+        from travelgym.suites.behavior2trip.columns import format_score_table
 
         return format_score_table(result)
 
@@ -155,6 +158,7 @@ class Behavior2TripSuite(
         "analyze_runs": "travelgym.suites.behavior2trip.analysis:analyze_runs",
         "write_plots": "travelgym.suites.behavior2trip.analysis_plots:write_length_plots",
         "format_analysis": "travelgym.suites.behavior2trip.analysis_text:format_analysis",
+        "columns": "travelgym.suites.behavior2trip.analysis_text:LEGEND",
     }
 
     def report_body(self, runs, *, data_dir, max_result_chars, include_analysis):

@@ -17,6 +17,7 @@ from travelgym.core.capabilities import (
 from travelgym.core.suite import AgentKind, BuiltData, Imported, ProgressTally, Suite
 from travelgym.suites.compass.options import CompassOptions, CompassTrainingOptions
 from travelgym.suites.compass.run import CompassRun
+from travelgym.suites.compass.tables import METRIC_COLUMNS
 from travelgym.suites.compass.trajectory import Episode
 
 SCRIPTED = ("greedy", "sampled", "exhaustive")
@@ -48,6 +49,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     training_tool_calls = True
     answer_markers = ("recommendation", "final_recommendation")
     summary_details = ("tasks",)
+    metric_columns = METRIC_COLUMNS
 
     def options_call_llm(self, options: CompassOptions) -> bool:
         from travelgym.suites.compass.specs import parse_user_spec
@@ -268,6 +270,7 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         "analyze_runs": "travelgym.suites.compass.analysis.metrics:analyze_runs",
         "write_plots": "travelgym.suites.compass.analysis.plots:write_plots",
         "format_analysis": "travelgym.suites.compass.analysis.summary:format_analysis",
+        "columns": "travelgym.suites.compass.analysis.columns:ALL",
     }
 
     def export_sheet(self, run_dir, out, *, conversations, seed, fmt, responses):

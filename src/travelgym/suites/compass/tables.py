@@ -1,32 +1,41 @@
-"""COMPASS result tables as text: FR and OR-A % by agent and level, score tables."""
+"""COMPASS result tables as text: the metric columns (one definition each, shared by ``run``,
+``score``, ``analyze`` and the report) and the tables of FR and OR-A % by agent and group."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from travelgym.core.columns import Column, N, table, text_column
+
+METRIC_COLUMNS = (
+    Column("FR", "FR", legend="feasible rate: answers that satisfy every constraint"),
+    Column("OR5", "OR-5", legend="feasible and within the top 5 % of the task's feasible plans"),
+    Column("OR10", "OR-10", legend="feasible and within the top 10 % of the feasible plans"),
+    Column("OR20", "OR-20", legend="feasible and within the top 20 % of the feasible plans"),
+    Column("optimal", "optimal", legend="feasible and exactly as good as the best feasible plan"),
+)
+AGENT = text_column("agent", legend="the agent of the run")
+GROUP = text_column("group", legend="all episodes, one level (L1-L3) or one objective type")
+
+
+def score_groups(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(group, figures)`` of a summary: all episodes, each level, each objective type."""
+    groups = [("all", result["overall"])]
+    groups += [(f"L{k}", v) for k, v in result.get("by_level", {}).items()]
+    groups += list(result.get("by_objective", {}).items())
+    return groups
+
 
 def format_agents_table(results: dict[str, dict]) -> str:
-    """FR and OR-5/10/20 by agent and level: the feasible-optimal gap at a glance."""
-    lines = [f"{'agent':<22} {'level':<8} {'n':>4} {'FR':>7} {'OR-5':>7} {'OR-10':>7} {'OR-20':>7}"]
-    for agent, result in results.items():
-        rows = [("all", result["overall"])] + [(f"L{k}", v) for k, v in result["by_level"].items()]
-        for name, agg in rows:
-            lines.append(
-                f"{agent:<22} {name:<8} {agg['n']:>4} {agg['FR']:>7.1f} {agg['OR5']:>7.1f} "
-                f"{agg['OR10']:>7.1f} {agg['OR20']:>7.1f}"
-            )
-    return "\n".join(lines)
+    """FR, OR-5/10/20 and optimal by agent and group: the feasible-optimal gap at a glance."""
+    rows = [{"agent": agent, "group": name, **agg} for agent, result in results.items()
+            for name, agg in score_groups(result)]  # fmt: skip
+    return table([AGENT, GROUP, N, *METRIC_COLUMNS], rows)
 
 
 def format_score_table(result: dict) -> str:
-    """A plain-text table of FR / OR-5 / OR-10 / OR-20 / optimal overall, by level and objective."""
-    rows = [("overall", result["overall"])]
-    rows += [(f"level {k}", v) for k, v in result["by_level"].items()]
-    rows += [(k, v) for k, v in result["by_objective"].items()]
-    lines = [f"{'':<14} {'n':>4} {'FR':>7} {'OR-5':>7} {'OR-10':>7} {'OR-20':>7} {'optimal':>8}"]
-    for name, agg in rows:
-        lines.append(
-            f"{name:<14} {agg['n']:>4} {agg['FR']:>7.1f} {agg['OR5']:>7.1f} "
-            f"{agg['OR10']:>7.1f} {agg['OR20']:>7.1f} {agg['optimal']:>8.1f}"
-        )
-    for error in result.get("errors", []):
-        lines.append(f"warning: {error}")
+    """FR, OR-5/10/20 and optimal overall, by level and by objective type, as text."""
+    rows = [{"group": name, **agg} for name, agg in score_groups(result)]
+    lines = [table([GROUP, N, *METRIC_COLUMNS], rows)]
+    lines += [f"warning: {error}" for error in result.get("errors", [])]
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from travelgym.core.columns import Column, table, text_column
 from travelgym.core.errors import UserError
 from travelgym.runner.run_summary import summarize_run
 from travelgym.suites.travelplanner.evaluation import (
@@ -18,9 +19,22 @@ from travelgym.suites.travelplanner.evaluation import (
 )
 from travelgym.suites.travelplanner.plans import result_of_score
 
-COLUMNS = (("DR", "delivery_rate"), ("CS micro", "commonsense_micro"),
-           ("CS macro", "commonsense_macro"), ("Hard micro", "hard_micro"),
-           ("Hard macro", "hard_macro"), ("Final", "final_pass_rate"))  # fmt: skip
+#: the six rates (fractions stored, percentages printed), as every table names them
+METRIC_COLUMNS = (
+    Column("delivery_rate", "DR", scale=100, legend="delivery rate: queries answered with a plan"),
+    Column("commonsense_micro", "CS micro", scale=100,
+           legend="commonsense constraints passed among all checked"),
+    Column("commonsense_macro", "CS macro", scale=100,
+           legend="plans passing every commonsense constraint"),
+    Column("hard_micro", "Hard micro", scale=100,
+           legend="hard (user-stated) constraints passed among all checked"),
+    Column("hard_macro", "Hard macro", scale=100, legend="plans passing every hard constraint"),
+    Column("final_pass_rate", "Final", scale=100,
+           legend="plans passing every commonsense and hard constraint"),
+)  # fmt: skip
+COLUMNS = tuple((c.label, c.key) for c in METRIC_COLUMNS)  # (label, key), as the report reads
+QUERIES = Column("queries", "n", unit="", decimals=0, legend="queries the rates count")
+AGENT, GROUP = text_column("agent"), text_column("group", legend="all queries or one level")
 
 
 def summarize_episodes(episodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -89,25 +103,12 @@ def score_submission_file(path: Path, options: Any, data_dir: Path | None) -> di
             "episodes": len(queries), **result}  # fmt: skip
 
 
-def format_metrics_row(label: str, m: dict[str, Any]) -> str:
-    """One table row of the six rates in percent."""
-    cells = " ".join(f"{100 * m[key]:>10.1f}" for _, key in COLUMNS)
-    return f"{label:<28} {m['queries']:>5} {cells}"
-
-
-def header() -> str:
-    """The table header."""
-    return f"{'':<28} {'n':>5} " + " ".join(f"{name:>10}" for name, _ in COLUMNS)
-
-
 def format_table(results: dict[str, dict[str, Any]]) -> str:
     """Summaries by agent label: the rates overall and per level (percent)."""
-    lines = [header()]
-    for label, summary in results.items():
-        by_level = summary.get("metrics") or {}
-        for level, m in by_level.items():
-            lines.append(format_metrics_row(label if level == "overall" else f"  {level}", m))
-    return "\n".join(lines)
+    rows = [{"agent": label, "group": "all" if level == "overall" else level, **m}
+            for label, summary in results.items()
+            for level, m in (summary.get("metrics") or {}).items()]  # fmt: skip
+    return table([AGENT, GROUP, QUERIES, *METRIC_COLUMNS], rows)
 
 
 def format_score(result: dict[str, Any]) -> str:
@@ -115,7 +116,9 @@ def format_score(result: dict[str, Any]) -> str:
     what = (f"submission {result['path']} ({result['split']} split, checked against the "
             f"{result['sandbox']})" if result.get("source") == "submission"
             else f"run {result.get('path', '')}")  # fmt: skip
-    lines = [what, format_table({"overall": result})]
+    rows = [{"group": "all" if level == "overall" else level, **m}
+            for level, m in (result.get("metrics") or {}).items()]  # fmt: skip
+    lines = [what, table([GROUP, QUERIES, *METRIC_COLUMNS], rows)]
     lines.append("constraint                          passed / total")
     for cid, counts in (result.get("constraints") or {}).items():
         lines.append(f"  {cid:<32} {counts['passed']:>6} / {counts['total']}")

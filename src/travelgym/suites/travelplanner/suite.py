@@ -85,6 +85,7 @@ class TravelPlannerSuite(Suite, RawIngest):
     model_agent = "llm"
     answer_markers = ("idx", "plan")  # a TravelPlanner submission line
     summary_details = ("constraints",)
+    metric_columns = Imported("travelgym.suites.travelplanner.scoring:METRIC_COLUMNS")  # type: ignore[assignment]
 
     answer_key_fields = ("annotated_plan",)  # the reference plan: kept out of datasets
 
