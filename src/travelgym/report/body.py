@@ -75,7 +75,8 @@ class ReportBody:
     ``notes``: what was left out and why; ``timings``: seconds per stage (``*_s``);
     ``lazy_keys``: the bulky keys of the episode records in ``data["runs"][i]["episodes"]``
     that the page unpacks only when needed (:mod:`travelgym.report.lazy`): the list, the
-    suite's ``listEntry`` and its filters with no value set must not read them."""
+    suite's ``listEntry`` and its filters with no value set must not read them;
+    ``lazy_tables``: top-level keys of ``data`` that only those details use, packed alike."""
 
     sections: list[Section]
     legend: str = ""
@@ -87,6 +88,7 @@ class ReportBody:
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     lazy_keys: tuple[str, ...] = ()
+    lazy_tables: tuple[str, ...] = ()
 
 
 @dataclass

@@ -106,7 +106,7 @@ def write_report(run_dirs: list[Path], out: Path, *, data_dir: Path | None = Non
     generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = {"generated": generated, "leaderboard": board.as_json(), **body.data,
             "max_result_chars": max_result_chars}  # fmt: skip
-    pack_episodes(data, body.lazy_keys)
+    pack_episodes(data, body.lazy_keys, body.lazy_tables)
     title = title or f"{suite.title} report: " + ", ".join(r.label for r in runs)
     html = document(suite=suite.name, title=title, generated=generated, runs=runs, body=body,
                     notes=notes, data_json=embed_json(data))  # fmt: skip

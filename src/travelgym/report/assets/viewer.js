@@ -40,22 +40,34 @@ function currentEpisode() {
 
 // ----- packed episode details --------------------------------------------------------------
 var unpacking = {};  // run index -> promise of its details merged into its episodes
-function unpacked(runIndex) { var run = runs[runIndex]; return !run || !run.detail; }
+var tablesUnpacked = null;  // promise of DATA.packed's tables set on DATA
+function unpacked(runIndex) { var run = runs[runIndex]; return (!run || !run.detail) && !DATA.packed; }
+function inflate(base64) {
+  if (typeof DecompressionStream === 'undefined') {
+    return Promise.reject(new Error('this browser cannot unpack the episodes (it needs ' +
+      'DecompressionStream: Chrome 80, Firefox 113, Safari 16.4 or later)'));
+  }
+  var text = atob(base64), bytes = new Uint8Array(text.length);
+  for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).json();
+}
+function unpackTables() {
+  if (!tablesUnpacked) {
+    var names = Object.keys(DATA.packed || {});
+    tablesUnpacked = Promise.all(names.map(function (name) { return inflate(DATA.packed[name]); }))
+      .then(function (values) { names.forEach(function (name, i) { DATA[name] = values[i]; }); delete DATA.packed; });
+  }
+  return tablesUnpacked;
+}
 function unpack(runIndex) {
   var run = runs[runIndex];
   if (unpacked(runIndex)) return Promise.resolve();
   if (!unpacking[runIndex]) {
-    if (typeof DecompressionStream === 'undefined') {
-      return Promise.reject(new Error('this browser cannot unpack the episodes (it needs ' +
-        'DecompressionStream: Chrome 80, Firefox 113, Safari 16.4 or later)'));
-    }
-    var text = atob(run.detail), bytes = new Uint8Array(text.length);
-    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    unpacking[runIndex] = new Response(stream).json().then(function (details) {
-      run.episodes.forEach(function (ep, j) { Object.assign(ep, details[j]); });
-      delete run.detail;
-    });
+    unpacking[runIndex] = Promise.all([unpackTables(), run && run.detail ? inflate(run.detail) : null])
+      .then(function (found) {
+        if (found[1]) run.episodes.forEach(function (ep, j) { Object.assign(ep, found[1][j]); });
+        delete run.detail;
+      });
   }
   return unpacking[runIndex];
 }

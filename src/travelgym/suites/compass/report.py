@@ -148,7 +148,7 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
                       css=asset(__package__, "report_assets", "viewer.css"),
                       js=asset(__package__, "report_assets", "viewer.js"),
                       verdicts=len(verdicts.items), notes=notes, timings=timings,
-                      lazy_keys=("turns",))  # fmt: skip
+                      lazy_keys=("turns",), lazy_tables=("arguments",))  # fmt: skip
 
 
 def _analysis(runs: list[ReportRun], tasks: dict[str, Any], notes: list[str],

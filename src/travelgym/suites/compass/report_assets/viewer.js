@@ -1,7 +1,7 @@
 // COMPASS report: the trajectory viewer's episodes (conversation turns with dialogue acts, tool
 // calls, recommendations and their verdicts) on the shared scaffolding (report/assets/viewer.js).
 var tasks = DATA.tasks, verdicts = DATA.verdicts, tools = DATA.tools;
-var argumentTable = DATA.arguments || [], prompts = DATA.prompts || [];
+var prompts = DATA.prompts || [];  // DATA.arguments: packed, read once the episodes are unpacked
 var LEVELS = { 1: 'I', 2: 'II', 3: 'III' };
 
 function fmt(x, digits) {
@@ -123,7 +123,7 @@ function pretty(value) {
   try { return JSON.stringify(JSON.parse(value), null, 2); } catch (e) { return value; }
 }
 function callNode(call, n) {
-  var name = tools[call[0]] || '?', args = argumentTable[call[1]], ok = call[2] === 1, chars = call[3] || 0;
+  var name = tools[call[0]] || '?', args = (DATA.arguments || [])[call[1]], ok = call[2] === 1, chars = call[3] || 0;
   var short = args === undefined || args === null ? '' : (typeof args === 'string' ? args : JSON.stringify(args));
   if (short.length > 110) short = short.slice(0, 110) + '\u2026';
   var status = ok ? el('span', { cls: 'call-ok', text: ' \u2713 ' + fmt(chars) + ' chars' })
