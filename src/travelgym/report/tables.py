@@ -4,16 +4,22 @@ tests and scripts can find them), the runs' facts, and a generic rendering of JS
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from travelgym.core.columns import Column
 from travelgym.report.markup import esc, fmt, pct
 
 Row = tuple[str, str, str, dict[str, Any]]  # label, run label, group, aggregate
 
 
+def _pairs(columns: Sequence[Column | tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(c.key, c.label) if isinstance(c, Column) else c for c in columns]
+
+
 def metric_row(label: str, run: str, group: str, agg: dict[str, Any],
-               columns: Sequence[tuple[str, str]], tag_n: bool = False) -> str:  # fmt: skip
+               columns: Sequence[Column | tuple[str, str]], tag_n: bool = False) -> str:  # fmt: skip
     """One row: the label, ``n``, then one percentage per ``(key, name)`` column; every value
     cell carries ``data-run``, ``data-group`` and ``data-metric`` (``n`` too when ``tag_n``)."""
     where = f'data-run="{esc(run)}" data-group="{esc(group)}"'
@@ -22,16 +28,19 @@ def metric_row(label: str, run: str, group: str, agg: dict[str, Any],
         f'<th scope="row">{esc(label)}</th>',
         f'<td class="num"{n_attrs}>{agg.get("n", 0)}</td>',
     ]
-    for key, _ in columns:
+    for key, _ in _pairs(columns):
         cells.append(f'<td class="num" {where} data-metric="{key}">{pct(agg.get(key))}</td>')
     return "<tr>" + "".join(cells) + "</tr>"
 
 
-def metric_table(heading: str, css_id: str, columns: Sequence[tuple[str, str]],
+def metric_table(heading: str, css_id: str, columns: Sequence[Column | tuple[str, str]],
                  rows: Iterable[Row], tag_n: bool = False) -> str:  # fmt: skip
-    """``<h3>heading</h3>`` and a ``table.metrics`` of percentages, one row per ``rows`` item."""
+    """``<h3>heading</h3>`` and a ``table.metrics`` of percentages, one row per ``rows`` item;
+    ``columns``: the suite's :class:`~travelgym.core.columns.Column` (or ``(key, label)``),
+    each headed by its label with its JSON key in the tooltip."""
     head = ("<thead><tr><th></th><th>n</th>"
-            + "".join(f"<th>{esc(name)} (%)</th>" for _, name in columns)
+            + "".join(f'<th title="{esc(key)}">{esc(name)} (%)</th>'
+                      for key, name in _pairs(columns))
             + "</tr></thead>")  # fmt: skip
     parts = [f'<h3>{esc(heading)}</h3><table class="metrics" id="{esc(css_id)}">{head}<tbody>']
     parts += [metric_row(*row, columns, tag_n) for row in rows]
@@ -135,9 +144,22 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def path_parts(path: str) -> list[str]:
+    """The segments of a dotted path as :func:`flatten` writes it (``a.[x.y].b``: ``a``,
+    ``[x.y]``, ``b``)."""
+    return re.findall(r"\[[^\]]*\]|[^.\[\]]+", path)
+
+
+def human_path(path: str, words: Mapping[str, str]) -> str:
+    """A dotted path in words: each segment as ``words`` names it (else its underscores as
+    spaces), joined by `` · ``."""
+    return " \u00b7 ".join(words.get(p, p.replace("_", " ")) for p in path_parts(path))
+
+
 def matrix(rows: dict[str, dict[str, Any]], columns: list[str], css_id: str,
-           max_rows: int = 400) -> str:  # fmt: skip
-    """A table of dotted paths (rows) by columns (e.g. runs): ``rows[column][path]``."""
+           max_rows: int = 400, words: Mapping[str, str] | None = None) -> str:  # fmt: skip
+    """A table of dotted paths (rows) by columns (e.g. runs): ``rows[column][path]``; each row
+    is headed by its path in words (:func:`human_path`), the path itself in the tooltip."""
     paths: list[str] = []
     seen: set[str] = set()
     for column in columns:
@@ -149,7 +171,8 @@ def matrix(rows: dict[str, dict[str, Any]], columns: list[str], css_id: str,
     body = []
     for path in paths[:max_rows]:
         cells = "".join(cell(rows.get(c, {}).get(path)) for c in columns)
-        body.append(f"<tr><th scope='row'>{esc(path)}</th>{cells}</tr>")
+        label = human_path(path, words or {})
+        body.append(f"<tr><th scope='row' title='{esc(path)}'>{esc(label)}</th>{cells}</tr>")
     more = (f"<p class='note'>{len(paths) - max_rows} more rows in the raw JSON</p>"
             if len(paths) > max_rows else "")  # fmt: skip
     return (f'<table class="analysis" id="{esc(css_id)}"><thead><tr>{head}</tr></thead>'

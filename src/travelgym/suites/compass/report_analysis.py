@@ -16,7 +16,8 @@ from typing import Any
 from travelgym.report.body import ReportRun, Section
 from travelgym.report.figures import figures_html
 from travelgym.report.markup import esc, finite
-from travelgym.report.tables import flatten, is_scalar, matrix, render_value
+from travelgym.report.tables import flatten, human_path, is_scalar, matrix, render_value
+from travelgym.suites.compass.analysis.columns import WORDS
 
 ANALYSIS_SKIP = {
     "run_dir",
@@ -53,25 +54,26 @@ def render_analysis(result: dict[str, Any]) -> str:
     scalars = [g for g in groups if all(is_scalar(r.get(g)) for r in runs.values())]
     if scalars:
         rows = {n: {g: runs[n].get(g) for g in scalars} for n in names}
-        parts.append("<h3>Runs</h3>" + matrix(rows, names, "analysis-runs", MAX_ANALYSIS_ROWS))
+        parts.append("<h3>Runs</h3>" + matrix(rows, names, "analysis-runs", MAX_ANALYSIS_ROWS,
+                                              WORDS))  # fmt: skip
     for index, group in enumerate(g for g in groups if g not in scalars):
         rows = {n: flatten(runs[n].get(group)) for n in names if runs[n].get(group) is not None}
         if not rows:
             continue
-        table = matrix(rows, names, f"analysis-{group}", MAX_ANALYSIS_ROWS)
-        parts.append(_details(group, group, table, index < 2))
+        table = matrix(rows, names, f"analysis-{group}", MAX_ANALYSIS_ROWS, WORDS)
+        parts.append(_details(group, human_path(group, WORDS), table, index < 2))
     comparisons = result.get("comparisons") or []
     if comparisons:
         labels = [f"{c.get('a')} \u2212 {c.get('b')}" for c in comparisons]
         rows = {label: flatten({k: v for k, v in c.items() if k not in ("a", "b")})
                 for label, c in zip(labels, comparisons, strict=True)}  # fmt: skip
-        table = matrix(rows, labels, "analysis-comparisons", MAX_ANALYSIS_ROWS)
+        table = matrix(rows, labels, "analysis-comparisons", MAX_ANALYSIS_ROWS, WORDS)
         parts.append(_details("comparisons", "Pairwise comparisons (first run minus second)",
                               table, True))  # fmt: skip
     stability = result.get("stability") or {}
     if isinstance(stability, dict) and stability:
         rows = {agent: flatten(v) for agent, v in stability.items()}
-        table = matrix(rows, list(rows), "analysis-stability", MAX_ANALYSIS_ROWS)
+        table = matrix(rows, list(rows), "analysis-stability", MAX_ANALYSIS_ROWS, WORDS)
         parts.append(_details("stability", "Stability across repeated runs", table, True))
     return "".join(parts)
 

@@ -111,4 +111,10 @@ WORDS = {
     "conversations": "conversations", "chance_spread": "chance spread", "spread": "spread",
     "chance_cv": "chance CV", "verdict": "verdict", "reason": "reason", "level": "level",
     "axis": "axis", "contrast": "contrast", "outcome": "outcome",
+    # the analysis groups, as the report heads them
+    "tool_errors": "Tool-call errors", "search": "Search effort and yield",
+    "efficiency": "Conversation", "revelation": "OR-5 by t*", "constraints": "Constraints",
+    "validation": "Validation", "styles": "User styles", "trust": "Trust",
+    "persona": "User persona", "persona_effects": "Persona effects within tasks",
+    "stability": "Stability",
 }  # fmt: skip
