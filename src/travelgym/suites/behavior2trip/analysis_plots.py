@@ -1,4 +1,4 @@
-"""RQ2's figure (the paper's Figure 5): DR, Final PR, UPC micro (and the LLM pass rate when a
+"""RQ2's figure (the paper's Figure 5): DR, Final, UPC micro (and the LLM pass rate when a
 run had a judge) against the behaviour trajectory's length, one line per run; written by
 ``travelgym analyze --plots DIR`` as PNG and SVG.
 
@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from travelgym.report.figures import save_figures
+from travelgym.suites.behavior2trip.columns import BY_KEY
 
 FORMATS = ("png", "svg")
 NAME = "b2t_rq2_trajectory_length"
-PANELS = (("DR", "DR (%)"), ("final", "Final PR (%)"), ("UPC_micro", "UPC micro (%)"))
+PANELS = tuple((k, BY_KEY[k].heading) for k in ("DR", "final", "UPC_micro"))  # the tables' labels
 
 
 def write_length_plots(result: dict[str, Any], out_dir: str | os.PathLike[str]) -> list[Path]:
@@ -30,7 +31,7 @@ def write_length_plots(result: dict[str, Any], out_dir: str | os.PathLike[str]) 
     runs = result["runs"]
     panels = list(PANELS)
     if any(b["LLM"] is not None for run in runs.values() for b in run["length_bins"]):
-        panels.append(("LLM", "LLM PR (%)"))
+        panels.append(("LLM", BY_KEY["LLM"].heading))
     bins = result["bins"]
     fig = Figure(figsize=(4.6 * len(panels), 4.2), layout="constrained")
     axes = fig.subplots(1, len(panels))

@@ -1,7 +1,7 @@
 """RQ3: several Behavior2Trip runs (e.g. the ablation checkpoints of ``train grpo``) as one
 Table 4-style table, each row against the first run (the base): the difference in percentage
 points, the relative change the paper's arrows print, and a bootstrap interval of the
-difference in DR and Final PR.
+difference in DR and Final.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def bootstrap_difference(base: dict[tuple[str, int], float], other: dict[tuple[s
 
 def ablation_table(analysed: dict[str, dict[str, Any]], *, resamples: int,
                    seed: int) -> dict[str, Any]:  # fmt: skip
-    """One row per run (label, the overall DR, Final PR, LLM PR (``None`` without a judge),
+    """One row per run (label, the overall DR, Final, LLM (``None`` without a judge),
     C micro and UPC micro); every row after the first also carries ``delta`` (points),
     ``relative`` (percent of the base's value) and ``interval`` (bootstrap, DR and Final)."""
     rng = np.random.default_rng(seed)

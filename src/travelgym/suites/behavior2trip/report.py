@@ -28,9 +28,10 @@ from travelgym.report.run_facts import (
     unscored,
 )
 from travelgym.report.tables import facts_table, metric_table
+from travelgym.suites.behavior2trip.columns import METRIC_COLUMNS, OPTIONAL
 
-TRIP_METRICS = (("DR", "DR"), ("C_micro", "C micro"), ("C_macro", "C macro"),
-                ("UPC_micro", "UPC micro"), ("UPC_macro", "UPC macro"), ("final", "Final"))  # fmt: skip
+# the suite's columns (labels, keys in the tooltips) less the judge's and RQ1's
+TRIP_METRICS = tuple(c for c in METRIC_COLUMNS if c.key not in OPTIONAL)
 LEGEND = ("DR = delivery rate; micro = passed checks among\napplicable checks; macro = answers "
           "passing all their applicable checks of the group; Final = C\nand UPC both passed "
           "(percent).")  # fmt: skip
