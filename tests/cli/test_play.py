@@ -77,7 +77,7 @@ def test_a_person_plays_the_agent_calls_a_tool_and_recommends(data_dir, optimum,
     final = {"message": f"Book {optimum}.", "recommendation": {"hotel": optimum}}
     child.sendline(json.dumps(final))
     child.expect("stored in ")
-    child.expect(r"overall\s+1\s+100\.0")
+    child.expect(r"all\s+1\s+100\.0")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.logfile_read.getvalue()[-2000:]
@@ -160,7 +160,7 @@ def test_ending_the_episode_stores_it_as_ended_by_the_player(data_dir, tmp_path)
         assert episode["termination"] == "error"
         assert episode["error"] == f"agent: ended_by_player: the player ended the episode ({how})"
         assert episode["score"] is not None and not episode["score"]["feasible"]
-        assert "stored in" in result.output and "overall" in result.output
+        assert "stored in" in result.output and "\nall " in result.output
 
 
 def test_bad_play_options_are_one_line_usage_errors(tmp_path):
