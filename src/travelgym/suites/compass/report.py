@@ -36,9 +36,8 @@ from travelgym.report.run_facts import (
     unscored,
 )
 from travelgym.report.tables import facts_table, metric_table
+from travelgym.suites.compass.tables import METRIC_COLUMNS  # the labels run and score print
 
-METRIC_COLUMNS = (("FR", "FR"), ("OR5", "OR-5"), ("OR10", "OR-10"), ("OR20", "OR-20"),
-                  ("optimal", "optimal"))  # fmt: skip
 LEGEND = ("Percentages of episodes; OR-A = feasible and\nwithin the top A&nbsp;% of the task's "
           "feasible plans.")  # fmt: skip
 VIEWER_OUTCOMES = {"feasible": "feasible", "infeasible": "infeasible", "optimal": "optimal",
