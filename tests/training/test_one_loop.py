@@ -110,8 +110,9 @@ def test_evaluation_gymnasium_and_grpo_play_one_episode(tmp_path, case, tiny_tok
     gym_episode, gym_breakdown = stepped(data_dir, instance, said)
 
     env = TripTrainingEnv(db, [instance])
+    # the answer is a whole trip's witness plan: thousands of the tiny tokenizer's tokens
     rollout = run_rollout(env, tiny_tokenizer, Scripted(tiny_tokenizer, said), options={"index": 0},
-                          max_new_tokens=4096, max_completion_length=1 << 20)  # fmt: skip
+                          max_new_tokens=1 << 16, max_completion_length=1 << 20)  # fmt: skip
     env.close()
     assert rollout.stop == "terminated" and rollout.turns == 3
     # each of the three drivers applied its three messages through the loop's one body
