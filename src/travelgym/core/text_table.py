@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from travelgym.core.columns import Column, table, text_column
+
 
 def cell(value: Any) -> str:
     """One value as table text: floats with one decimal, ``None`` as ``-``."""
@@ -18,12 +20,11 @@ def cell(value: Any) -> str:
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """``rows`` under ``header``, the first column left-aligned and the others right-aligned."""
-    texts = [[cell(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in (list(header), *texts)) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
-                     for row in (list(header), *texts))  # fmt: skip
+    """``rows`` under ``header``, the first column left-aligned and the others right-aligned:
+    :func:`travelgym.core.columns.table`, the one table writer, over cells written by
+    :func:`cell` (for tables whose columns are not declared figures)."""
+    columns = [text_column(header[0]), *(Column(h, h, unit="", decimals=0) for h in header[1:])]
+    return table(columns, [[cell(v) for v in row] for row in rows])
 
 
 def format_fields(fields: Mapping[str, Any], indent: int = 0) -> str:
