@@ -53,3 +53,29 @@ def paired_bootstrap(
         "seed": seed,
         "level": level,
     }
+
+
+def unpaired_bootstrap(
+    a: Sequence[float],
+    b: Sequence[float],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> dict[str, Any]:
+    """Bootstrap CI of mean(a) - mean(b) when the units of ``a`` and ``b`` are not paired (runs
+    of different task sets): each sample resampled on its own, ``resamples`` times with
+    ``np.random.default_rng(seed)``; the same keys as :func:`paired_bootstrap` (``n`` is
+    ``[len(a), len(b)]``)."""
+    if not len(a) or not len(b):
+        return {"n": [len(a), len(b)], "diff": None, "ci_low": None, "ci_high": None,
+                "p_value": None, "resamples": resamples, "seed": seed, "level": level}  # fmt: skip
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = (x[rng.integers(0, len(x), (resamples, len(x)))].mean(axis=1)
+             - y[rng.integers(0, len(y), (resamples, len(y)))].mean(axis=1))  # fmt: skip
+    alpha = (1 - level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    p = min(1.0, 2 * min(float((means <= 0).mean()), float((means >= 0).mean())))
+    return {"n": [len(x), len(y)], "diff": round(float(x.mean() - y.mean()), 4),
+            "ci_low": round(float(low), 4), "ci_high": round(float(high), 4),
+            "p_value": round(p, 4), "resamples": resamples, "seed": seed, "level": level}  # fmt: skip

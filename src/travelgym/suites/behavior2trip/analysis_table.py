@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from travelgym.core.bootstrap import paired_bootstrap, unpaired_bootstrap
 from travelgym.core.columns import N, table
 from travelgym.suites.behavior2trip.columns import BY_KEY, RUN, columns_of
 
@@ -36,22 +35,20 @@ def _arrays(run: dict[str, Any], feature: str) -> dict[tuple[str, int], float]:
 
 
 def bootstrap_difference(base: dict[tuple[str, int], float], other: dict[tuple[str, int], float],
-                         resamples: int, rng: np.random.Generator) -> list[float] | None:  # fmt: skip
+                         resamples: int, seed: int) -> list[float] | None:  # fmt: skip
     """The 95 % percentile interval (points) of ``mean(other) - mean(base)``: paired over the
     episodes when both runs have the same (instance, trial) keys, else each run resampled on
-    its own; ``None`` when a run has no episode."""
+    its own (:mod:`travelgym.core.bootstrap`, the one bootstrap of every comparison);
+    ``None`` when a run has no episode."""
     if not base or not other:
         return None
     if set(base) == set(other):
         keys = sorted(base)
-        diff = np.array([other[k] - base[k] for k in keys])
-        means = diff[rng.integers(0, len(diff), (resamples, len(diff)))].mean(axis=1)
+        found = paired_bootstrap([other[k] for k in keys], [base[k] for k in keys], resamples,
+                                 seed)  # fmt: skip
     else:
-        a, b = np.array(list(base.values())), np.array(list(other.values()))
-        means = (b[rng.integers(0, len(b), (resamples, len(b)))].mean(axis=1)
-                 - a[rng.integers(0, len(a), (resamples, len(a)))].mean(axis=1))  # fmt: skip
-    low, high = np.percentile(means, [2.5, 97.5]) * 100.0
-    return [round(float(low), 2), round(float(high), 2)]
+        found = unpaired_bootstrap(list(other.values()), list(base.values()), resamples, seed)
+    return [round(found["ci_low"] * 100.0, 2), round(found["ci_high"] * 100.0, 2)]
 
 
 def ablation_table(analysed: dict[str, dict[str, Any]], *, resamples: int,
@@ -59,7 +56,6 @@ def ablation_table(analysed: dict[str, dict[str, Any]], *, resamples: int,
     """One row per run (label, the overall DR, Final, LLM (``None`` without a judge),
     C micro and UPC micro); every row after the first also carries ``delta`` (points),
     ``relative`` (percent of the base's value) and ``interval`` (bootstrap, DR and Final)."""
-    rng = np.random.default_rng(seed)
     labels = list(analysed)
     base = analysed[labels[0]]["summary"]["overall"]
     rows = []
@@ -78,7 +74,7 @@ def ablation_table(analysed: dict[str, dict[str, Any]], *, resamples: int,
                 )
             row["interval"] = {key: bootstrap_difference(
                 _arrays(analysed[labels[0]], feature), _arrays(analysed[label], feature),
-                resamples, rng) for key, feature in BOOTSTRAP}  # fmt: skip
+                resamples, seed) for key, feature in BOOTSTRAP}  # fmt: skip
         rows.append(row)
     return {"base": labels[0], "columns": [k for k, _ in TABLE_COLUMNS], "rows": rows,
             "resamples": resamples, "seed": seed}  # fmt: skip
