@@ -7,7 +7,24 @@ from pathlib import Path
 import click
 
 from travelgym.cli.common import emit_json, json_option
+from travelgym.core.columns import Column, text_column
 from travelgym.core.registry import suite_names
+
+# the listing's columns (their keys are those of ``--json``'s rows)
+RUN_COLUMNS = (
+    text_column("directory"),
+    text_column("suite"),
+    text_column("agent"),
+    Column("episodes", "n", unit="", decimals=0, legend="episodes in the run directory"),
+    Column(
+        "success_pct",
+        "success %",
+        legend="the suite's success criterion (as pass^k counts it) over the counted episodes",
+    ),  # fmt: skip
+    Column("infra_errors", "infra errors", unit="", decimals=0),
+    text_column("cost_usd", "cost"),
+    text_column("created", "created (UTC)"),
+)
 
 
 @click.command("runs")
@@ -26,7 +43,7 @@ def runs(suite: str | None, root: Path, as_json: bool) -> None:
     episodes, success (the suite's success criterion over the counted episodes, as pass^k
     counts it), infra errors, cost and date. Directories that are not readable runs are
     skipped with a note on stderr."""
-    from travelgym.core.text_table import format_table
+    from travelgym.core.columns import table
     from travelgym.runner.run_dirs import list_runs
 
     rows, notes = list_runs(root, suite)
@@ -38,20 +55,10 @@ def runs(suite: str | None, root: Path, as_json: bool) -> None:
     if not rows:
         click.echo(f"no runs under {root}" + (f" of {suite}" if suite else ""), err=True)
         return
-    header = [
-        "directory",
-        "suite",
-        "agent",
-        "n",
-        "success %",
-        "infra errors",
-        "cost",
-        "created (UTC)",
-    ]
-    table = [[r.directory, r.suite, r.agent, r.episodes, r.success_pct, r.infra_errors,
-              "-" if r.cost_usd is None else f"${r.cost_usd:,.4f}", _date(r.created)]
-             for r in rows]  # fmt: skip
-    click.echo(format_table(header, table))
+    table_rows = [[r.directory, r.suite, r.agent, r.episodes, r.success_pct, r.infra_errors,
+                   "-" if r.cost_usd is None else f"${r.cost_usd:,.4f}", _date(r.created)]
+                  for r in rows]  # fmt: skip
+    click.echo(table(RUN_COLUMNS, table_rows))
 
 
 def _date(created: str | None) -> str:
