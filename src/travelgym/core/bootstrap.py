@@ -30,8 +30,7 @@ def paired_bootstrap(
         raise ValueError("paired samples must have the same length")
     n = len(a)
     if n == 0:
-        return {"n": 0, "diff": None, "ci_low": None, "ci_high": None, "p_value": None,
-                "resamples": resamples, "seed": seed, "level": level}  # fmt: skip
+        return _result(0, None, None, resamples, seed, level)
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
@@ -40,19 +39,22 @@ def paired_bootstrap(
         stop = min(resamples, start + chunk)
         idx = rng.integers(0, n, size=(stop - start, n))
         means[start:stop] = d[idx].mean(axis=1)
-    alpha = (1 - level) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    p = min(1.0, 2 * min(float((means <= 0).mean()), float((means >= 0).mean())))
-    return {
-        "n": n,
-        "diff": round(float(d.mean()), 4),
-        "ci_low": round(float(low), 4),
-        "ci_high": round(float(high), 4),
-        "p_value": round(p, 4),
-        "resamples": resamples,
-        "seed": seed,
-        "level": level,
-    }
+    return _result(n, float(d.mean()), means, resamples, seed, level)
+
+
+def _result(n: Any, diff: float | None, means: Any, resamples: int, seed: int,
+            level: float) -> dict[str, Any]:  # fmt: skip
+    """The keys every bootstrap returns: the percentile interval of the resampled ``means`` at
+    ``level`` and the two-sided p-value 2 x min(P(diff <= 0), P(diff >= 0)), capped at 1
+    (all ``None`` without ``means``)."""
+    low = high = p = None
+    if means is not None:
+        alpha = (1 - level) / 2
+        low, high = (round(float(v), 4) for v in np.quantile(means, [alpha, 1 - alpha]))
+        p = round(min(1.0, 2 * min(float((means <= 0).mean()), float((means >= 0).mean()))), 4)
+    return {"n": n, "diff": None if diff is None else round(diff, 4), "ci_low": low,
+            "ci_high": high, "p_value": p, "resamples": resamples, "seed": seed,
+            "level": level}  # fmt: skip
 
 
 def unpaired_bootstrap(
@@ -67,15 +69,9 @@ def unpaired_bootstrap(
     ``np.random.default_rng(seed)``; the same keys as :func:`paired_bootstrap` (``n`` is
     ``[len(a), len(b)]``)."""
     if not len(a) or not len(b):
-        return {"n": [len(a), len(b)], "diff": None, "ci_low": None, "ci_high": None,
-                "p_value": None, "resamples": resamples, "seed": seed, "level": level}  # fmt: skip
+        return _result([len(a), len(b)], None, None, resamples, seed, level)
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     rng = np.random.default_rng(seed)
     means = (x[rng.integers(0, len(x), (resamples, len(x)))].mean(axis=1)
              - y[rng.integers(0, len(y), (resamples, len(y)))].mean(axis=1))  # fmt: skip
-    alpha = (1 - level) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    p = min(1.0, 2 * min(float((means <= 0).mean()), float((means >= 0).mean())))
-    return {"n": [len(x), len(y)], "diff": round(float(x.mean() - y.mean()), 4),
-            "ci_low": round(float(low), 4), "ci_high": round(float(high), 4),
-            "p_value": round(p, 4), "resamples": resamples, "seed": seed, "level": level}  # fmt: skip
+    return _result([len(x), len(y)], float(x.mean() - y.mean()), means, resamples, seed, level)
