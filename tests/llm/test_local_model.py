@@ -45,8 +45,11 @@ def local_extra():
 
 @pytest.fixture(autouse=True)
 def short_replies(monkeypatch):
-    """Every local client here (and the CLI children, which inherit it) caps replies."""
+    """Every local client here (and the CLI children, which inherit it) caps replies and
+    runs llama.cpp on one thread: the tests' other worker holds the second core, and two
+    threads that wait on each other read the prompt at half the speed of one (measured)."""
     monkeypatch.setenv("TRAVELGYM_LOCAL_MAX_TOKENS", REPLY_TOKENS)
+    monkeypatch.setenv("TRAVELGYM_LOCAL_THREADS", "1")
 
 
 def _gone(pid: int, wait_s: float = 15.0) -> bool:

@@ -128,7 +128,9 @@ class LocalServer:
         if self.chat_format:
             cmd += ["--chat_format", self.chat_format]
         if self.n_threads:
-            cmd += ["--n_threads", str(self.n_threads)]
+            # reading the prompt too: llama.cpp's default for it is every core, and its threads
+            # spin at each barrier, so a core held by another process halves its speed
+            cmd += ["--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads)]
         return cmd
 
     def start(self) -> None:
