@@ -61,8 +61,13 @@ def test_every_task_of_another_seed_is_valid_on_its_database(data_dir, other_tas
 
 
 @pytest.mark.slow
-def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks, tmp_path):
+def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks, tmp_path,
+                                                         monkeypatch):  # fmt: skip
+    """A manifest naming another database makes the file be generated again on its database
+    (the generator stands in here, handing back the tasks it made before: that a generation
+    on seed 1 gives the same bytes is test_generate_tasks_on_another_database_seed_...)."""
     from tests.conftest import private_data_dir
+    from travelgym.suites.compass import taskgen
 
     data_dir = private_data_dir(tmp_path / "data", data_dir, ("compass",))  # damaged below
     path = task_file_for(OTHER_SEED, data_dir)
@@ -71,7 +76,18 @@ def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks,
     meta = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({**meta, "db_content_hash": "0" * 64}))
     path.write_text("")  # a stale file's content must not survive
-    assert task_file_for(OTHER_SEED, data_dir).read_bytes() == original  # deterministic
+    calls = []
+
+    def generate(conn, seed):
+        calls.append((conn.execute("PRAGMA database_list").fetchone()[2], seed))
+        return other_tasks
+
+    monkeypatch.setattr(taskgen, "generate_tasks", generate)
+    assert task_file_for(OTHER_SEED, data_dir).read_bytes() == original
+    db = ensure_database(seed=OTHER_SEED, data_dir=data_dir)
+    assert calls == [(str(db.path.resolve()), taskgen.DEFAULT_TASK_SEED)]
+    assert read_manifest(path)["db_content_hash"] == db.metadata["content_hash"] == meta["db_content_hash"]
+    assert task_file_for(OTHER_SEED, data_dir) == path and len(calls) == 1  # now current: kept
 
 
 def _stratified(tasks, per_cell):
