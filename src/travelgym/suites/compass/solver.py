@@ -193,11 +193,19 @@ def _as_array(value, n: int) -> np.ndarray:
 
 def build_components(conn: sqlite3.Connection, task: Task) -> Components:
     """The feasible components of ``task`` grouped by (park, check-in, check-out)."""
+    return group_components(task, *component_columns(conn, task))
+
+
+def component_columns(
+    conn: sqlite3.Connection, task: Task
+) -> tuple[Columns, Columns | None, Columns | None]:
+    """The hotel, flight and permit columns of ``task`` (flights from level 2, permits at
+    level 3), each row satisfying its own component's constraints."""
     spec = TaskSpec(task.travellers, task.rooms)
     hotels = query_hotels(conn, task, spec)
     flights = query_flights(conn, task, spec) if task.level >= 2 else None
     permits = query_permits(conn, task, spec) if task.level == 3 else None
-    return group_components(task, hotels, flights, permits)
+    return hotels, flights, permits
 
 
 def facts_to_columns(rows: list[dict], names: list[str]) -> Columns:

@@ -29,7 +29,13 @@ from travelgym.suites.compass.objectives import (
 from travelgym.suites.compass.packages import day_to_date
 from travelgym.suites.compass.personas import sample_persona
 from travelgym.suites.compass.reference import DEPARTURE_CITIES, PARKS, nearest_park, park_by_id
-from travelgym.suites.compass.solver import TOP_PERCENTS, Ranking, build_components, solve_ranked
+from travelgym.suites.compass.solver import (
+    TOP_PERCENTS,
+    Ranking,
+    component_columns,
+    group_components,
+    solve_ranked,
+)
 from travelgym.suites.compass.stories import write_story
 from travelgym.suites.compass.tasks import Revision, Task
 
@@ -203,7 +209,8 @@ def draw_task(
     persona = sample_persona(rng)
     draft = Task(task_id=task_id, level=level, objective=SingleMetric(metric="total_cost"),
                  constraints=hard, persona=persona, story="")  # fmt: skip
-    ranking = Ranking(draft, build_components(conn, draft))
+    columns = component_columns(conn, draft)
+    ranking = Ranking(draft, group_components(draft, *columns))
     size = ranking.size
     if size < MIN_FEASIBLE * 3:
         return _reject(rejected, "unbudgeted set under 60 plans")
@@ -220,7 +227,9 @@ def draw_task(
         persona=persona,
         story=write_story(rng, [park_name(p) for p in park_ids], travellers, objective),
     )
-    ranking = Ranking(task, build_components(conn, task))
+    # the draft's columns serve the task: the budget is the only constraint it adds, and in
+    # SQL only a prune (the hotel alone must fit); the ranking counts under the budget itself
+    ranking = Ranking(task, group_components(task, *columns))
     truth = solve_ranked(task, ranking)
     if truth.feasible_count < MIN_FEASIBLE:
         return _reject(rejected, "under 20 feasible plans")
