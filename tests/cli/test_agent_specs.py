@@ -79,6 +79,7 @@ def test_a_policy_that_cannot_load_is_refused_in_one_line(tmp_path, compass_db, 
     assert "Traceback" not in done.output
 
 
+@pytest.mark.slow
 def test_model_is_llm_model(tmp_path, compass_db):
     """``--model M`` is ``--agent llm:M``: the same run directory, manifest and outcome (here
     an endpoint that refuses connections: an infra error, exit status 3, for both)."""

@@ -57,6 +57,7 @@ def run(*args: str):
     return CliRunner().invoke(main, ["run", "compass", *args])
 
 
+@pytest.mark.slow
 def test_an_outage_is_counted_not_scored_then_retried(tmp_path, compass_db, task_and_plan):
     task_id, plan = task_and_plan
     data = ["--data-dir", str(compass_db.parent.parent), "--no-progress"]

@@ -148,6 +148,7 @@ def test_a_flag_the_suite_declares_reaches_its_commands_and_only_them(toy_env, t
         assert refused.returncode == 2 and message in refused.stderr, refused.stderr
 
 
+@pytest.mark.slow
 def test_one_flag_name_keeps_each_suites_own_meaning(toy_env, tmp_path, compass_db):
     """COMPASS's ``--level`` is a number from 1 to 3, the toy's a word: each suite reads the
     value as its own model does, from the same command line, and neither refuses the other's

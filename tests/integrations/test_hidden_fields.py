@@ -123,6 +123,7 @@ def test_a_compass_export_holds_no_revision(compass_tasks, tmp_path):
             assert not contains(row, final), (task.task_id, final)
 
 
+@pytest.mark.slow
 def test_a_trips_export_holds_no_hidden_profile(trips_tasks, tmp_path):
     data, instances = trips_tasks
     rows = {r["task_id"]: r for r in export("behavior2trip", data, tmp_path / "out", split="test")}

@@ -95,6 +95,7 @@ def stop_and_resume(tmp_path: Path, compass_db: Path, signals: list[int], grace:
     return stderr, took
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_finishes_the_episodes_in_flight_then_resume_completes(tmp_path, compass_db,
                                                                          sig):  # fmt: skip
@@ -102,12 +103,14 @@ def test_a_signal_finishes_the_episodes_in_flight_then_resume_completes(tmp_path
     assert "stopping: the episodes in flight have 20 s to finish" in stderr
 
 
+@pytest.mark.slow
 def test_a_second_signal_abandons_the_episodes_in_flight_at_once(tmp_path, compass_db):
     _, took = stop_and_resume(tmp_path, compass_db, [signal.SIGINT, signal.SIGTERM], grace="60",
                               hang=True)  # fmt: skip
     assert took < 10  # neither the 60 s grace nor the hanging replies were waited for
 
 
+@pytest.mark.slow
 def test_the_grace_period_running_out_abandons_the_episodes_in_flight(tmp_path, compass_db):
     _, took = stop_and_resume(tmp_path, compass_db, [signal.SIGTERM], grace="1", hang=True)
     assert took < 10

@@ -221,6 +221,7 @@ def test_a_torn_line_and_its_resume_verify(greedy_run, tmp_path, data_dir):
     assert len(_lines((run / EPISODES).read_bytes())) == 3
 
 
+@pytest.mark.slow
 def test_retry_errors_rewrite_is_logged_and_verifies(tmp_path, data_dir):
     from tests.cli.test_infra_errors import closed_port_url
     from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -273,6 +274,7 @@ def test_an_unsafe_run_is_marked_whatever_is_deleted(greedy_run, tmp_path):
     assert "--unsafe-sandbox" in json.loads(scored.stdout)["tampered"]
 
 
+@pytest.mark.slow
 def test_sigkill_and_resume_still_verifies(tmp_path, data_dir):
     """Real runs SIGKILLed at seeded random points (on a slow disk, so kills land mid-write),
     each checked, then resumed to the end: the run verifies at every kill point and after."""

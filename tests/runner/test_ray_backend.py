@@ -96,6 +96,7 @@ def test_ray_results_equal_asyncio_results(ray_cluster, data_dirs, reference, tm
     assert summary["ray"]["workers"] == 2 and summary["ray"]["workers_lost"] == 0
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_episode(ray_cluster, data_dirs, reference, tmp_path,
                                                   monkeypatch):  # fmt: skip
     import travelgym.runner.ray_backend as backend

@@ -190,6 +190,7 @@ def test_invalid_unicode_from_code_is_repaired_and_recorded(compass_db):
     call.model_dump_json().encode("utf-8")  # writable as UTF-8
 
 
+@pytest.mark.slow
 def test_episode_goes_on_after_failures(compass_db):
     bridge, _ = _bridge(compass_db)
     workspace = Workspace()

@@ -122,6 +122,7 @@ def test_vllm_settings_are_checked(values, message):
         load_settings(**values)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:.*(gradient|activation)_checkpointing.*:FutureWarning")
 def test_vllm_settings_reach_trls_config(tmp_path):
     from tests.training.support import need_train_extra

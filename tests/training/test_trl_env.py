@@ -69,6 +69,7 @@ def check_schemas(env: ToolEnvironment, registry, extra: set[str]) -> None:
                     assert params["properties"][key]["enum"] == prop["enum"]
 
 
+@pytest.mark.slow
 @pytest.mark.train
 def test_every_tool_has_a_json_schema(compass_db, compass_case, trips_db, trips_instances):
     need_train_extra()
@@ -80,6 +81,7 @@ def test_every_tool_has_a_json_schema(compass_db, compass_case, trips_db, trips_
     assert type_hint({"type": "array", "items": {"type": "string"}}) == list[str]
 
 
+@pytest.mark.slow
 def test_a_tool_method_keeps_the_tool_signature(trips_db, trips_instances):
     env = trips_env(trips_db, trips_instances)
     registry = trips_registry()

@@ -147,6 +147,7 @@ def test_llm_annotator_end_to_end(scripted_two, data_dir, tmp_path):
     assert json.loads(result.output)["errors"] == 1
 
 
+@pytest.mark.slow
 def test_bad_annotator_and_out_path_are_one_line_errors(data_dir, tmp_path):
     directory, _ = data_dir
     for spec in ("b2t:model", "scripted:x", "local:", ""):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tomllib
 
 from travelgym.db import connect_readonly
@@ -44,6 +45,7 @@ def test_the_vendored_table_holds_the_24_cities_as_pyecharts_gave_them():
     assert {name: tuple(v) for name, v in data["cities"].items()} == PYECHARTS_2_1_0
 
 
+@pytest.mark.slow
 def test_a_build_from_the_vendored_table_keeps_the_reference_hash(tmp_path):
     """A fresh small seed-0 build (not the session's cached one) gives the hash pinned before
     the table was vendored, and its cities carry the vendored centres."""

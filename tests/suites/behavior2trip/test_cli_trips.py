@@ -81,6 +81,7 @@ def monkeypatch_module():
         yield patch
 
 
+@pytest.mark.slow
 def test_tasks_lists_instances_without_their_hidden_profile(instance_data):
     from travelgym.suites.behavior2trip.instances import load_instances
 

@@ -86,6 +86,7 @@ def test_readability_figures_are_shares_of_what_they_count(result):
     assert inference["star"]["all"]["n"] > 0 and inference["intercity mode"]["all"]["n"] > 0
 
 
+@pytest.mark.slow
 def test_the_command_prints_json(bench, trips_database, capsys):
     data_dir = trips_database.path.parent.parent
     assert bench.main(["--data-dir", str(data_dir), "--per-level", "1", "--agents", "skeleton",

@@ -68,6 +68,7 @@ def test_run_with_a_judge_stores_verdicts_and_counts_malformed_replies(data_dir,
     assert result["judge"] == "j2" and result["db_scale"] == "small"
 
 
+@pytest.mark.slow
 def test_an_unreachable_judge_is_a_judge_error_not_a_crash(data_dir, tmp_path):
     done = _run(data_dir, tmp_path, "--limit", "1", "--judge", "m", "--base-url",
                 "http://127.0.0.1:9/v1", "--max-calls", "3", "--json")  # fmt: skip

@@ -31,6 +31,7 @@ def _stated(prompt: str) -> dict:
     return json.loads(block)
 
 
+@pytest.mark.slow
 def test_llm_backend_end_to_end(data_dir, tmp_path):
     replies = iter([
         lambda body: Reply("Here is my review: " + json.dumps(GOOD)),  # 1: prose around JSON

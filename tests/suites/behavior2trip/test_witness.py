@@ -72,9 +72,7 @@ def test_every_test_instance_has_the_oracles_plan_as_a_passing_witness(test_spli
         # through recorded tool calls, as the oracle agent plans; one tools context for all
         # (its caches are of a read-only database: a third of the time of one per instance)
         planned = oracle_plan(blind, pdb.conn, context=pdb.ctx)
-        assert planned is not None and json.loads(planned) == json.loads(x.witness), (
-            x.instance_id
-        )
+        assert planned is not None and json.loads(planned) == json.loads(x.witness), x.instance_id
 
 
 def test_the_witness_is_the_oracles_plan_and_is_reproducible(sample, trips_db):

@@ -86,7 +86,11 @@ def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks,
     assert task_file_for(OTHER_SEED, data_dir).read_bytes() == original
     db = ensure_database(seed=OTHER_SEED, data_dir=data_dir)
     assert calls == [(str(db.path.resolve()), taskgen.DEFAULT_TASK_SEED)]
-    assert read_manifest(path)["db_content_hash"] == db.metadata["content_hash"] == meta["db_content_hash"]
+    assert (
+        read_manifest(path)["db_content_hash"]
+        == db.metadata["content_hash"]
+        == meta["db_content_hash"]
+    )
     assert task_file_for(OTHER_SEED, data_dir) == path and len(calls) == 1  # now current: kept
 
 

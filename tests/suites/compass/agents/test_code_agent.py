@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_call
 from travelgym.db import connect_readonly
 from travelgym.llm.openai_client import OpenAIChatClient
@@ -25,6 +27,7 @@ RUNAWAY = "while True:\n    pass\n"
 ESCAPE = "import socket\nsocket.create_connection(('127.0.0.1', 9))\n"
 
 
+@pytest.mark.slow
 def test_code_agent_runs_sandboxed_python_and_recommends(compass_db):
     conn = connect_readonly(compass_db)
     task = next(t for t in load_tasks() if t.level == 1)
