@@ -122,3 +122,25 @@ def test_rank_counts_match_the_enumeration(conn, tasks):
             # without a stated tie-break a feature count ties massively: credited shows it
             checked_ties = truth.credited["5"] > rank_position(5, truth.feasible_count)
     assert checked_ties
+
+
+def test_the_budget_only_prunes_the_component_queries(conn, tasks):
+    """The task generator ranks a task over the columns of its draft, the same constraints
+    without the budget: the budget's SQL may only prune rows the ranking would not count, so
+    the ground truth over unpruned columns is the task's (every shipped task has a budget)."""
+    from travelgym.suites.compass.constraints import Budget
+    from travelgym.suites.compass.solver import component_columns, group_components, solve_ranked
+
+    checked = 0
+    for task in tasks[::4]:
+        draft = task.model_copy(
+            update={"constraints": [c for c in task.constraints if not isinstance(c, Budget)]}
+        )
+        assert len(draft.constraints) == len(task.constraints) - 1, task.task_id
+        full = component_columns(conn, draft)
+        pruned = component_columns(conn, task)
+        assert len(full[0]["cost"]) >= len(pruned[0]["cost"])
+        unpruned = solve_ranked(task, Ranking(task, group_components(task, *full)))
+        assert unpruned == solve(conn, task), task.task_id
+        checked += 1
+    assert checked == 71
