@@ -14,7 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from travelgym.core.errors import UserError
+from travelgym.envvars import number_from_env
+
 DELAY_S = 1.0
+DELAY_ENV = "TRAVELGYM_PROGRESS_DELAY"
 _ENABLED: list[bool] = [True]
 
 
@@ -37,7 +41,8 @@ class Step:
             from tqdm import tqdm
 
             tqdm.monitor_interval = 0  # no monitor thread: builds fork worker processes
-            delay = float(os.environ.get("TRAVELGYM_PROGRESS_DELAY") or DELAY_S)
+            delay = number_from_env(DELAY_ENV, DELAY_S, float, lambda s: s >= 0,
+                                    "a number of seconds, 0 or more", UserError)  # fmt: skip
             self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=delay,
                              dynamic_ncols=True, leave=True)  # fmt: skip
 

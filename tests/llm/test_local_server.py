@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from travelgym.core.errors import UserError
 from travelgym.llm.local_server import LocalModel, LocalServer, env_options
 
 
@@ -32,6 +33,7 @@ def test_without_threads_llama_cpp_chooses():
 def test_the_variable_reaches_the_options(monkeypatch):
     monkeypatch.setenv("TRAVELGYM_LOCAL_THREADS", "3")
     assert env_options()["n_threads"] == 3
-    monkeypatch.setenv("TRAVELGYM_LOCAL_THREADS", "three")
-    with pytest.raises(ValueError, match="TRAVELGYM_LOCAL_THREADS must be an integer"):
-        env_options()
+    for bad in ("three", "0", "-2"):
+        monkeypatch.setenv("TRAVELGYM_LOCAL_THREADS", bad)
+        with pytest.raises(UserError, match="TRAVELGYM_LOCAL_THREADS must be a positive integer"):
+            env_options()

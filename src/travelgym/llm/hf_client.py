@@ -13,13 +13,14 @@ episodes share the model. Tools are prompted (:mod:`travelgym.llm.prompted_tools
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+from travelgym.core.errors import UserError
+from travelgym.envvars import number_from_env
 from travelgym.llm.base import BaseChatClient
 from travelgym.llm.prompted_tools import attach_tool_calls, to_prompted_messages
 from travelgym.llm.protocol import LLMError
@@ -66,8 +67,10 @@ def load_model_and_tokenizer(ref: str, dtype: str | None = None) -> tuple[Any, A
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    if os.environ.get(THREADS_ENV):
-        torch.set_num_threads(int(os.environ[THREADS_ENV]))
+    threads = number_from_env(THREADS_ENV, 0, int, lambda n: n >= 1, "a positive integer",
+                              UserError)  # fmt: skip
+    if threads:
+        torch.set_num_threads(threads)
     kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
     if dtype is not None:
         kwargs["dtype"] = getattr(torch, dtype)
@@ -138,11 +141,13 @@ class HFChatClient(BaseChatClient):
             kwargs.pop(name, None)
         kwargs.setdefault("max_retries", 0)
         super().__init__(f"{HF_PREFIX}{ref}", **kwargs)
+        # checked before the (long) load of the model
+        self.max_new_tokens = max_new_tokens or number_from_env(
+            MAX_NEW_TOKENS_ENV, DEFAULT_MAX_NEW_TOKENS, int, lambda n: n >= 1,
+            "a positive integer", UserError)  # fmt: skip
         if model is None or tokenizer is None:
             model, tokenizer = load_model_and_tokenizer(ref, dtype)
         self.hf_model, self.tokenizer = model, prepare_tokenizer(tokenizer)
-        env_default = os.environ.get(MAX_NEW_TOKENS_ENV)
-        self.max_new_tokens = max_new_tokens or int(env_default or DEFAULT_MAX_NEW_TOKENS)
         self.temperature, self.seed = temperature, seed
         self.stop_ids = stop_token_ids(self.tokenizer)
         self._lock = threading.Lock()

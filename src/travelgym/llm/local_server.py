@@ -32,6 +32,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from travelgym.core.errors import UserError
+from travelgym.envvars import number_from_env
 from travelgym.llm.protocol import LLMError
 
 SMOLLM2 = "smollm2"
@@ -208,12 +210,9 @@ def env_options() -> dict:
     """Server options from ``TRAVELGYM_LOCAL_N_CTX`` and ``TRAVELGYM_LOCAL_THREADS``."""
     options = {}
     for name, key in (("TRAVELGYM_LOCAL_N_CTX", "n_ctx"), ("TRAVELGYM_LOCAL_THREADS", "n_threads")):
-        raw = os.environ.get(name)
-        if raw:
-            try:
-                options[key] = int(raw)
-            except ValueError:
-                raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+        value = number_from_env(name, 0, int, lambda n: n >= 1, "a positive integer", UserError)
+        if value:
+            options[key] = value
     return options
 
 

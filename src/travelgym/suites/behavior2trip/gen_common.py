@@ -16,6 +16,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from travelgym.core.errors import UserError
+from travelgym.envvars import number_from_env
+
 
 def rng(seed: int, *component: str) -> np.random.Generator:
     """The generator of one component (e.g. ``("hotels", "Beijing")``) under ``seed``."""
@@ -45,6 +48,7 @@ def offset(lat: float, lon: float, km: float, bearing: float) -> tuple[float, fl
     return round(lat + dlat, 5), round(lon + dlon, 5)
 
 
+WORKERS_ENV = "TRAVELGYM_BUILD_WORKERS"
 MAX_WORKERS = 4  # beyond this the parent, which writes every row, is the bottleneck
 
 
@@ -54,13 +58,17 @@ def build_workers() -> int:
     one core or inside a daemonic process, which may not have children."""
     if mp.current_process().daemon:
         return 0
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    wanted = os.environ.get("TRAVELGYM_BUILD_WORKERS", "")
-    n = int(wanted) if wanted.strip() else min(cores, MAX_WORKERS)
+    n = number_from_env(WORKERS_ENV, min(usable_cores(), MAX_WORKERS), int, lambda n: n >= 0,
+                        "a number of worker processes, 0 or more", UserError)  # fmt: skip
     return n if n > 1 else 0
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """Generating one Behavior2Trip instance: a profile, its behaviour trajectory and a request
 that has a witness plan, every draw from the instance's own generator key
-``(seed, split, difficulty, index[, "candidate", k])``."""
+``(seed, "instance", split, difficulty, index[, "candidate", k])``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,13 @@
 """Instances built per slot, on demand: a run of 20 instances generates 20, not 11,400.
 
 Slot ``i`` of (split, difficulty) is the instance with id ``b2t-<split>-<difficulty>-<i>``. Its
-*unfiltered* instance is candidate 0, drawn from the generator key ``(seed, split, difficulty,
-i)``; its *filtered* instance (the default set) is the first candidate ``0, 1, 2, ...`` that the
-rule-based quality control keeps (corrections applied: :mod:`.quality_filter`), candidate
-``k > 0`` drawn from the key ``(seed, split, difficulty, i, "candidate", k)``. A slot depends on
-nothing but its key, the seed and the database, so any subset of slots built alone has the same
-ids and bytes as the same slots of a full build, whatever the order or number of workers.
+*unfiltered* instance is candidate 0, drawn from the generator key ``(seed, "instance", split,
+difficulty, i)``; its *filtered* instance (the default set) is the first candidate ``0, 1, 2,
+...`` that the rule-based quality control keeps (corrections applied: :mod:`.quality_filter`),
+candidate ``k > 0`` drawn from the key ``(seed, "instance", split, difficulty, i, "candidate",
+k)``. A slot depends on nothing but its key, the seed and the database, so any subset of slots
+built alone has the same ids and bytes as the same slots of a full build, whatever the order or
+number of workers.
 
 Built slots are kept in a SQLite store beside the instance files
 (``instances-<scale>-v<format>.slots.sqlite``), keyed by the set's identity (generator and QC
@@ -22,7 +23,6 @@ import gc
 import hashlib
 import itertools
 import json
-import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -129,10 +129,12 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
     """Build ``keys`` (over ``workers`` processes, default every core this process may use;
     in this process when there are few) at the ``noise`` level, yielding slots as they finish
     (in any order), with a progress bar."""
+    from travelgym.suites.behavior2trip.gen_common import usable_cores
+
     keys = list(keys)
     if not keys:
         return
-    workers = min(workers or cpu_count(), -(-len(keys) // CHUNK))
+    workers = min(workers or usable_cores(), -(-len(keys) // CHUNK))
     with progress.step(f"{label} (witnesses, quality control)", total=len(keys),
                        unit="inst") as bar:  # fmt: skip
         if workers <= 1 or len(keys) <= IN_PROCESS_MAX:
@@ -152,14 +154,6 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
                     yield from slots
                     bar.advance(len(slots))
                 running |= {pool.submit(_chunk, job) for job in itertools.islice(jobs, len(done))}
-
-
-def cpu_count() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _pool_context():

@@ -1,0 +1,49 @@
+"""Settings read from environment variables: a value that is no setting is one line naming the
+variable and what it must be, exit status 1, before any work (no traceback, nothing built)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from travelgym.cli import main
+from travelgym.core.errors import UserError
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "suite", "requirement"),
+    [
+        ("TRAVELGYM_PROGRESS_DELAY", "soon", "compass", "a number of seconds, 0 or more"),
+        ("TRAVELGYM_PROGRESS_DELAY", "-1", "behavior2trip", "a number of seconds, 0 or more"),
+        (
+            "TRAVELGYM_BUILD_WORKERS",
+            "two",
+            "behavior2trip",
+            "a number of worker processes, 0 or more",
+        ),
+        (
+            "TRAVELGYM_BUILD_WORKERS",
+            "-3",
+            "behavior2trip",
+            "a number of worker processes, 0 or more",
+        ),
+    ],
+)
+def test_a_bad_build_setting_is_one_line(tmp_path, monkeypatch, name, value, suite, requirement):
+    monkeypatch.delenv("TRAVELGYM_NO_PROGRESS", raising=False)
+    monkeypatch.setenv(name, value)
+    data = tmp_path / "data"
+    result = CliRunner().invoke(main, ["build", suite, "--data-dir", str(data)])
+    assert result.exit_code == 1, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line == f"Error: {name} must be {requirement}, got {value!r}", result.output
+    assert not any(data.glob("*.sqlite")), sorted(data.iterdir())
+
+
+def test_a_bad_token_limit_is_refused_before_the_model_loads(monkeypatch):
+    from travelgym.llm.hf_client import MAX_NEW_TOKENS_ENV, HFChatClient
+
+    monkeypatch.setenv(MAX_NEW_TOKENS_ENV, "many")
+    # no such checkpoint: a load would fail differently (the setting is checked first)
+    with pytest.raises(UserError, match=f"^{MAX_NEW_TOKENS_ENV} must be a positive integer"):
+        HFChatClient("/nonexistent/checkpoint")
