@@ -132,15 +132,20 @@ def test_an_episode_that_keeps_losing_its_worker_stops_the_run_cleanly(
 ):
     import travelgym.runner.ray_backend as backend
 
+    killed: list[int] = []
+
     class KillingPool(backend.EpisodePool):
-        """Kills a worker after the first episode comes back (one attempt allowed)."""
+        """Kills a worker once, after the first episode comes back (one attempt allowed; an
+        episode the other worker returns before the loss is noticed must not kill it again)."""
 
         def run(self, pending, on_episode):
             pids = ray_cluster.get([w.pid.remote() for w in self.workers])
 
             def save(episode):
                 on_episode(episode)
-                os.kill(pids[0], signal.SIGKILL)
+                if not killed:
+                    os.kill(pids[0], signal.SIGKILL)
+                    killed.append(pids[0])
 
             super().run(pending, save)
 
