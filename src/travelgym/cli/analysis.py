@@ -14,7 +14,7 @@ from travelgym.cli.common import (
     json_option,
     plots_option,
 )
-from travelgym.clikit import InputPath, OutputPath
+from travelgym.clikit import GuardedGroup, InputPath, OutputPath
 from travelgym.core.registry import capable, require
 from travelgym.runner.run_summary import summarize_run
 
@@ -151,7 +151,7 @@ def report(run_dirs: tuple[Path, ...], out: Path, max_result_chars: int, no_anal
                f"{result.episodes} episode(s), {result.verdicts} plan verdict(s) in {seconds:.1f} s")  # fmt: skip
 
 
-@click.group()
+@click.group(cls=GuardedGroup)
 def annotate() -> None:
     """Human annotation of the user simulator (COMPASS Appendix H, Table 3)."""
 

@@ -21,6 +21,7 @@ from travelgym.cli.common import (
 from travelgym.clikit import (
     FiniteFloat,
     FiniteFloatRange,
+    GuardedGroup,
     InputPath,
     OutputPath,
     RuledCommand,
@@ -53,7 +54,7 @@ def suite_filter_options(func):
     return func
 
 
-@click.group()
+@click.group(cls=GuardedGroup)
 def export() -> None:
     """Export run directories as training data, or a suite's tasks as a dataset."""
 

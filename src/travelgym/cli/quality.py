@@ -19,7 +19,7 @@ from travelgym.cli.common import (
     seed_option,
     suite_flags,
 )
-from travelgym.clikit import InputPath, OutputPath, RuledCommand
+from travelgym.clikit import GuardedGroup, InputPath, OutputPath, RuledCommand
 from travelgym.core.errors import UserError
 from travelgym.core.registry import capable, require
 
@@ -49,7 +49,7 @@ def _guard(call):
         raise click.ClickException(str(exc)) from None
 
 
-@click.group()
+@click.group(cls=GuardedGroup)
 def quality() -> None:
     """Quality control of generated tasks (Behavior2Trip's Figure 10): assess, apply, sheet,
     summarize."""

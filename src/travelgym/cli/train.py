@@ -13,7 +13,7 @@ import click
 from click.core import ParameterSource
 
 from travelgym.cli.common import int_option, json_option, suite_flags
-from travelgym.clikit import FiniteFloat, FiniteFloatRange, RuledCommand
+from travelgym.clikit import FiniteFloat, FiniteFloatRange, GuardedGroup, RuledCommand
 from travelgym.training.base import training_suite_names
 from travelgym.training.grpo_config import GRPOSettings, default_suite, setting_owners
 
@@ -41,7 +41,7 @@ def _given(ctx: click.Context, name: str) -> bool:
                                               ParameterSource.ENVIRONMENT)  # fmt: skip
 
 
-@click.group()
+@click.group(cls=GuardedGroup)
 def train() -> None:
     """Train models on the environments (needs: pip install 'travelgym[train]')."""
 

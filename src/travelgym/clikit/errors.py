@@ -105,7 +105,20 @@ def user_error_message(exc: BaseException) -> str | None:
 
 class GuardedGroup(click.Group):
     """A click group whose commands (and nested groups) end on a user's or the machine's error
-    with ``Error: <one line>`` and exit status 1 instead of a traceback."""
+    with ``Error: <one line>`` and exit status 1 instead of a traceback, and refuse an option
+    that takes one value given twice (a usage error) instead of keeping the last one."""
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:  # fmt: skip
+        """The subcommand and its arguments, refused when they repeat an option of it."""
+        from travelgym.clikit.options import repeated_option
+
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and not isinstance(command, click.Group):
+            problem = repeated_option(command, ctx, rest)
+            if problem is not None:
+                raise click.UsageError(problem, click.Context(command, info_name=name, parent=ctx))
+        return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
         """Invoke the chosen command, turning the errors :func:`user_error_message` knows into

@@ -138,3 +138,25 @@ def comma_separated(
     if repeated:
         raise click.BadParameter(f"{', '.join(repeated)} given more than once", ctx, param)
     return items
+
+
+def repeated_option(
+    command: click.Command, parent: click.Context, args: Sequence[str]
+) -> str | None:
+    """The first option of ``command`` that takes one value and is given more than once in
+    ``args``, as a message, or ``None`` (click would keep the last value and drop the others
+    silently: ``--tasks a --tasks b`` would run ``b`` alone). Flags and options that take many
+    values are left alone; a parse error is left to the command's own parsing."""
+    parser = command.make_parser(click.Context(command, parent=parent, resilient_parsing=True))
+    try:
+        order = parser.parse_args(list(args))[2]
+    except click.UsageError:
+        return None
+    seen: set[str] = set()
+    for param in order:
+        if not isinstance(param, click.Option) or param.is_flag or param.multiple or param.count:
+            continue
+        if param.name in seen:
+            return f"{max(param.opts, key=len)} is given more than once; give it once"
+        seen.add(param.name or "")
+    return None
