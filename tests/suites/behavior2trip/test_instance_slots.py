@@ -89,6 +89,12 @@ def test_selections_name_their_slots():
     for bad in ("b2t-test-easy-0800", "b2t-train-easy-0001", "b2t-test-easy-1", "nope"):
         with pytest.raises(ValueError, match="unknown instance id"):
             select_slots("test", [bad])
+    # an id of the other split says which split it needs; any other shows the ids' shape
+    with pytest.raises(ValueError, match=r"of the test split: b2t-train-easy-0001 \(ids of the "
+                                         r"train split need --split train\)$"):  # fmt: skip
+        select_slots("test", ["b2t-train-easy-0001"])
+    with pytest.raises(ValueError, match=r": nope \(ids look like b2t-train-easy-0000\)$"):
+        select_slots("train", ["nope"])
 
 
 def test_a_damaged_stored_slot_is_built_again(trips_database, tmp_path):

@@ -223,7 +223,10 @@ def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str |
             else:
                 keys.add((split, found.group(1), int(found.group(2))))
         if unknown:
-            raise ValueError(f"unknown instance id(s): {', '.join(unknown)}")
+            raise ValueError(
+                f"unknown instance id(s) of the {split} split: {', '.join(unknown)}"
+                f"{_other_split(split, unknown)}"
+            )
     elif difficulty is not None:
         keys = {(split, difficulty, i) for i in range(n if limit is None else min(limit, n))}
     elif limit is None:
@@ -231,6 +234,16 @@ def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str |
     else:
         keys = {(split, DIFFICULTIES[j % 3], j // 3) for j in range(min(limit, 3 * n))}
     return sorted(keys, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
+
+
+def _other_split(split: str, ids: Sequence[str]) -> str:
+    """A hint for ids of another split (the selection reads one split, ``--split``)."""
+    import re
+
+    for other in SPLITS:
+        if other != split and any(re.fullmatch(rf"b2t-{other}-\w+-\d+", i) for i in ids):
+            return f" (ids of the {other} split need --split {other})"
+    return f" (ids look like {instance_id(split, 'easy', 0)})"
 
 
 def known_slots(split: str, ids) -> list[tuple[str, str, int]]:
