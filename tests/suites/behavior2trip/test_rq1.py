@@ -51,9 +51,10 @@ def instances(trips_database, data_dir):
 
 
 def _run(data_dir, out, agent, *extra):
+    concurrency = [] if "--concurrency" in extra else ["--concurrency", "2"]  # given once
     return CliRunner().invoke(main, ["run", "behavior2trip", "--agent", agent, "--out", str(out),
                                      "--no-progress", "--data-dir", data_dir, "--json",
-                                     "--concurrency", "2", *extra])  # fmt: skip
+                                     *concurrency, *extra])  # fmt: skip
 
 
 def _summary(result, agent):
