@@ -133,7 +133,7 @@ def guarded(name: str) -> bool:
     manifests and reports, the databases). Not the suites' own caches of lazily built parts
     (such as a store of instances), which may legitimately grow during a session."""
     return name.endswith((".jsonl", ".json")) or name.endswith(
-        ("compass-seed0.sqlite", "behavior2trip-small-seed0.sqlite")
+        ("compass-seed0.sqlite", "compass-seed1.sqlite", "behavior2trip-small-seed0.sqlite")
     )
 
 
@@ -196,6 +196,16 @@ def compass_db(test_data) -> Path:
         return db.path
 
     return test_data.build("compass", "compass", make)
+
+
+@pytest.fixture(scope="session")
+def compass_seed1_tasks(test_data, compass_db) -> Path:
+    """The seed-1 COMPASS database and the task file generated for it (about a minute on a
+    cold cache), built once per machine: the modules that need it share one build."""
+    from travelgym.suites.compass.task_sets import task_file_for
+
+    return test_data.build("compass-seed1", "compass",
+                           lambda: task_file_for(1, test_data.directory))  # fmt: skip
 
 
 @pytest.fixture(scope="session")

@@ -37,3 +37,22 @@ def test_the_variable_reaches_the_options(monkeypatch):
         monkeypatch.setenv("TRAVELGYM_LOCAL_THREADS", bad)
         with pytest.raises(UserError, match="TRAVELGYM_LOCAL_THREADS must be a positive integer"):
             env_options()
+
+
+def test_llama_cpp_reads_the_command_as_meant():
+    """The server's own argument parser (the local extra) reads every option as set, flash
+    attention on."""
+    pytest.importorskip("llama_cpp.server.cli", reason="the local extra is not installed")
+    import argparse
+
+    from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
+    from llama_cpp.server.settings import ModelSettings, Settings
+
+    parser = argparse.ArgumentParser()
+    add_args_from_model(parser, Settings)  # as python -m llama_cpp.server does
+    cmd = _command(n_threads=2, n_ctx=4096)
+    args = cmd[cmd.index("--model") :]
+    settings = parse_model_from_args(ModelSettings, parser.parse_args(args))
+    assert settings.flash_attn is True
+    assert (settings.n_ctx, settings.n_threads, settings.n_threads_batch) == (4096, 2, 2)
+    assert settings.model == "/models/m.gguf" and settings.model_alias == "m"

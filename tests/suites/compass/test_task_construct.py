@@ -98,10 +98,10 @@ def test_shipped_tasks_rank_on_f_alone_with_table_1_counts(tasks, truths):
 
 
 @pytest.mark.slow
-def test_another_seeds_tasks_rank_on_f_alone_with_table_1_counts(data_dir):
-    """Must show 1 (issue 35) on the seed-1 database's own task file (generated here when
-    not cached: about a minute)."""
-    tasks = load_tasks(task_file_for(OTHER_SEED, data_dir))
+def test_another_seeds_tasks_rank_on_f_alone_with_table_1_counts(data_dir, compass_seed1_tasks):
+    """Must show 1 (issue 35) on the seed-1 database's own task file."""
+    tasks = load_tasks(compass_seed1_tasks)
+    assert compass_seed1_tasks == task_file_for(OTHER_SEED, data_dir)
     conn = connect_readonly(ensure_database(seed=OTHER_SEED, data_dir=data_dir).path)
     truths = {t.task_id: solve(conn, t) for t in tasks}
     assert _table1(tasks) == (281, {1: 142, 2: 69, 3: 70},

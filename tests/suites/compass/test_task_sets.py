@@ -28,8 +28,8 @@ def data_dir(compass_db):
 
 
 @pytest.fixture(scope="module")
-def other_tasks(data_dir):
-    return load_tasks(task_file_for(OTHER_SEED, data_dir))
+def other_tasks(compass_seed1_tasks):
+    return load_tasks(compass_seed1_tasks)
 
 
 def _cells(tasks):
@@ -104,11 +104,13 @@ def _stratified(tasks, per_cell):
 @pytest.mark.parametrize(("db_seed", "per_cell"),
                          [(0, 8), pytest.param(OTHER_SEED, None, marks=pytest.mark.slow)])  # fmt: skip
 def test_the_exhaustive_agent_is_feasible_and_optimal_on_every_cell_of_a_seed(
-    data_dir, tmp_path, db_seed, per_cell
+    data_dir, tmp_path, db_seed, per_cell, request
 ):
     """Every task of seed 1 (281 episodes, a few minutes), 8 tasks of every (level, objective)
     cell of seed 0 (48 episodes; the default run covers all of seed 0);
     ``benchmarks/exhaustive_seeds.py`` runs all 281 tasks on seeds 0, 1 and 5."""
+    if db_seed == OTHER_SEED:
+        request.getfixturevalue("compass_seed1_tasks")  # built once, under the cache's lock
     tasks = load_tasks(task_file_for(db_seed, data_dir))
     ids = _stratified(tasks, per_cell) if per_cell else [t.task_id for t in tasks]
     out = tmp_path / "run"
@@ -140,10 +142,29 @@ def test_scoring_a_run_against_another_task_version_or_seed_is_refused(data_dir,
 
 
 @pytest.mark.slow
-def test_generate_tasks_on_another_database_seed_matches_what_runs_use(data_dir, tmp_path):
+def test_generate_tasks_on_another_database_seed_matches_what_runs_use(data_dir, other_tasks,
+                                                                       tmp_path, monkeypatch):  # fmt: skip
+    """``generate-tasks --db-seed 1`` draws on the seed-1 database with the task seed runs use
+    and writes the file runs read. The generator stands in, handing back the tasks it made for
+    the cached file: that a generation gives the same bytes every time is
+    ``test_tasks.py``'s regeneration of the shipped file, byte for byte."""
+    from travelgym.suites.compass import taskgen
+
+    calls = []
+
+    def generate(conn, seed):
+        calls.append((conn.execute("PRAGMA database_list").fetchone()[2], seed))
+        return other_tasks
+
+    monkeypatch.setattr(taskgen, "generate_tasks", generate)
     out = tmp_path / "tasks.jsonl"
     result = CliRunner().invoke(main, ["generate-tasks", "compass", "--out", str(out),
                                        "--db-seed", str(OTHER_SEED), "--data-dir", str(data_dir)])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert out.read_bytes() == task_file_for(OTHER_SEED, data_dir).read_bytes()
-    assert read_manifest(out)["db_seed"] == OTHER_SEED
+    db = ensure_database(seed=OTHER_SEED, data_dir=data_dir)
+    assert calls == [(str(db.path.resolve()), taskgen.DEFAULT_TASK_SEED)]
+    cached = task_file_for(OTHER_SEED, data_dir)
+    assert out.read_bytes() == cached.read_bytes()
+    written, expected = read_manifest(out), read_manifest(cached)
+    assert written["db_seed"] == OTHER_SEED
+    assert written == {k: v for k, v in expected.items() if k != "shipped_tasks_sha256"}
