@@ -47,3 +47,15 @@ def test_a_bad_token_limit_is_refused_before_the_model_loads(monkeypatch):
     # no such checkpoint: a load would fail differently (the setting is checked first)
     with pytest.raises(UserError, match=f"^{MAX_NEW_TOKENS_ENV} must be a positive integer"):
         HFChatClient("/nonexistent/checkpoint")
+
+
+def test_a_bad_worker_count_stops_task_generation_before_any_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAVELGYM_BUILD_WORKERS", "many")
+    data = tmp_path / "data"
+    result = CliRunner().invoke(main, ["generate-tasks", "compass", "--out",
+                                       str(tmp_path / "tasks.jsonl"), "--data-dir", str(data)])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line == ("Error: TRAVELGYM_BUILD_WORKERS must be a number of worker processes, 0 or "
+                    "more, got 'many'")  # fmt: skip
+    assert not list(data.rglob("*.sqlite")) and not (tmp_path / "tasks.jsonl").exists()

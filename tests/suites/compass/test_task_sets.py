@@ -78,7 +78,7 @@ def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks,
     path.write_text("")  # a stale file's content must not survive
     calls = []
 
-    def generate(conn, seed):
+    def generate(conn, seed, rejected=None, workers=None):
         calls.append((conn.execute("PRAGMA database_list").fetchone()[2], seed))
         return other_tasks
 
@@ -152,7 +152,7 @@ def test_generate_tasks_on_another_database_seed_matches_what_runs_use(data_dir,
 
     calls = []
 
-    def generate(conn, seed):
+    def generate(conn, seed, rejected=None, workers=None):
         calls.append((conn.execute("PRAGMA database_list").fetchone()[2], seed))
         return other_tasks
 

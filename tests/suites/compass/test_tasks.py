@@ -98,6 +98,32 @@ def test_generator_reproduces_the_shipped_file_byte_for_byte(compass_db, tmp_pat
     assert sha == read_manifest(PACKAGE_TASKS)["sha256"]
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_slots_drawn_in_workers_are_the_shipped_tasks_with_a_progress_bar(
+    compass_db, workers, monkeypatch, capfd
+):
+    """The first slots of the shipped file, drawn in this process or over 2 worker processes:
+    the same lines, the same rejection counts, and a progress bar on stderr."""
+    from travelgym import progress
+    from travelgym.suites.compass import taskgen
+
+    first = taskgen.task_slots(DEFAULT_TASK_SEED)[:4]
+    monkeypatch.setattr(taskgen, "task_slots", lambda seed: first)
+    monkeypatch.setenv("TRAVELGYM_PROGRESS_DELAY", "0")
+    monkeypatch.delenv("TRAVELGYM_NO_PROGRESS", raising=False)
+    monkeypatch.setattr(progress, "_ENABLED", [True])
+    conn = connect_readonly(compass_db)
+    rejected = collections.Counter()
+    drawn = generate_tasks(conn, DEFAULT_TASK_SEED, rejected, workers=workers)
+    shipped = PACKAGE_TASKS.read_text().splitlines()[: len(first)]
+    assert [t.model_dump_json() for t in drawn] == shipped
+    alone = collections.Counter()
+    for task_id, level, otype in first:
+        taskgen._draw_slot(conn, DEFAULT_TASK_SEED, task_id, level, otype, alone)
+    assert rejected == alone and sum(alone.values()) > 0
+    assert "compass: tasks" in capfd.readouterr().err
+
+
 def test_tampered_task_file_is_refused(tmp_path):
     copy = tmp_path / "tasks.jsonl"
     copy.write_bytes(PACKAGE_TASKS.read_bytes().replace(b'"count":2', b'"count":3', 1))

@@ -19,17 +19,10 @@ from pathlib import Path
 
 from travelgym import progress
 from travelgym.db import ContentHasher, atomic_build, canonical_rows, content_hash, insert_rows
+from travelgym.parallel import build_workers, ordered_map, worker_pool
 from travelgym.suites.behavior2trip import catalog as cat
 from travelgym.suites.behavior2trip import gen_pois, gen_transport
-from travelgym.suites.behavior2trip.gen_common import (
-    allocate,
-    build_workers,
-    city_slug,
-    offset,
-    ordered_map,
-    rng,
-    worker_pool,
-)
+from travelgym.suites.behavior2trip.gen_common import allocate, city_slug, offset, rng
 from travelgym.suites.behavior2trip.schema import (
     DATES,
     DDL,
@@ -44,6 +37,7 @@ GENERATOR_VERSION = "1.2.0"  # 1.2.0: fast food opens at 06:00 (breakfast before
 DEFAULT_SEED = 0
 SCALES = ("small", "full")
 DEFAULT_SCALE = "small"
+MAX_WORKERS = 4  # beyond this the parent, which writes every row, is the bottleneck
 
 # restaurants: the 26 rows covering each cuisine, price level and environment, the 320 of the
 # main-meal coverage (gen_pois.MAIN_MEAL_COVER) and a few more
@@ -82,7 +76,7 @@ def build_database(path: str | Path, seed: int = DEFAULT_SEED, scale: str = DEFA
     for the content hash but the small ones."""
     check_scale(scale)
     counts = poi_counts(scale)
-    with worker_pool(build_workers()) as pool:
+    with worker_pool(build_workers(limit=MAX_WORKERS)) as pool:
         geo, reference = _reference(seed)
         chunks = gen_transport.flight_job_routes(scale, geo)
         pois = gen_pois.poi_jobs(seed, geo, counts)

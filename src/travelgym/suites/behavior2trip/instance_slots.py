@@ -129,7 +129,7 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
     """Build ``keys`` (over ``workers`` processes, default every core this process may use;
     in this process when there are few) at the ``noise`` level, yielding slots as they finish
     (in any order), with a progress bar."""
-    from travelgym.suites.behavior2trip.gen_common import usable_cores
+    from travelgym.parallel import usable_cores
 
     keys = list(keys)
     if not keys:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import math
+import os
 import sqlite3
 import zlib
 
@@ -327,24 +328,76 @@ def slot_choices(seed: int, task_id: str, level: int, otype: str) -> list:
     return [options[i] for i in order.tolist()]
 
 
+def task_slots(seed: int = DEFAULT_TASK_SEED) -> list[tuple[str, int, str]]:
+    """(task id, level, objective type) of every task, in the task file's order."""
+    order = [slot for slot, count in SLOTS.items() for _ in range(count)]
+    shuffled = _rng(seed, "order").permutation(len(order))
+    return [(f"compass-{number:03d}", *order[index])
+            for number, index in enumerate(shuffled.tolist(), start=1)]  # fmt: skip
+
+
 def generate_tasks(
     conn: sqlite3.Connection,
     seed: int = DEFAULT_TASK_SEED,
     rejected: collections.Counter | None = None,
+    workers: int | None = None,
 ) -> list[Task]:
     """All 281 tasks; the same database and seed give the same tasks, byte for byte.
-    ``rejected`` (when given) counts the rejected draws by reason, and the metrics replaced."""
-    order = [slot for slot, count in SLOTS.items() for _ in range(count)]
-    shuffled = _rng(seed, "order").permutation(len(order))
+    ``rejected`` (when given) counts the rejected draws by reason, and the metrics replaced.
+    A task depends on nothing but its slot, the seed and the database, so the slots are drawn
+    over ``workers`` processes (default: every core, ``TRAVELGYM_BUILD_WORKERS``), with a
+    progress bar; the tasks and counts are the same whatever the number."""
+    from travelgym import progress
+    from travelgym.parallel import build_workers, ordered_map, worker_pool
+
+    slots = task_slots(seed)
+    path = database_file(conn)
+    n = (build_workers() if workers is None else workers) if path else 0
     tasks = []
-    for number, index in enumerate(shuffled.tolist(), start=1):
-        level, otype = order[index]
-        task_id = f"compass-{number:03d}"
-        task = _draw_slot(conn, seed, task_id, level, otype, rejected)
-        if task is None:
-            raise RuntimeError(f"could not draw an acceptable task for {task_id}")
-        tasks.append(task)
+    with worker_pool(n if n > 1 else 0) as pool:  # before the bar's thread starts
+        if pool is None:
+            drawn = (_draw_counted(conn, seed, slot) for slot in slots)
+        else:
+            drawn = ordered_map(_draw_job, [(path, seed, slot) for slot in slots], pool,
+                                window=4 * n)  # fmt: skip
+        with progress.step("compass: tasks", total=len(slots), unit="task") as bar:
+            for (task_id, _, _), (task, counts) in zip(slots, drawn, strict=True):
+                if rejected is not None:
+                    rejected.update(counts)
+                if task is None:
+                    raise RuntimeError(f"could not draw an acceptable task for {task_id}")
+                tasks.append(task)
+                bar.advance()
     return tasks
+
+
+def database_file(conn: sqlite3.Connection) -> str | None:
+    """The file of ``conn``'s main database (None in memory)."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] or None
+
+
+_CONNECTIONS: dict[tuple[int, str], sqlite3.Connection] = {}
+
+
+def _draw_job(
+    job: tuple[str, int, tuple[str, int, str]],
+) -> tuple[Task | None, collections.Counter]:
+    """One slot in a worker process, over its own read-only connection to the database."""
+    from travelgym.db import connect_readonly
+
+    path, seed, slot = job
+    key = (os.getpid(), path)  # a connection must not cross a fork
+    if key not in _CONNECTIONS:
+        _CONNECTIONS[key] = connect_readonly(path)
+    return _draw_counted(_CONNECTIONS[key], seed, slot)
+
+
+def _draw_counted(conn, seed, slot) -> tuple[Task | None, collections.Counter]:
+    """:func:`_draw_slot` of ``slot`` with the draws it rejected, counted."""
+    counts: collections.Counter = collections.Counter()
+    task_id, level, otype = slot
+    return _draw_slot(conn, seed, task_id, level, otype, counts), counts
 
 
 def _draw_slot(conn, seed, task_id, level, otype, rejected) -> Task | None:
@@ -384,13 +437,15 @@ def write_task_file(
 
     from travelgym.datafiles import dump_jsonl, write_manifest
     from travelgym.db import connect_readonly
+    from travelgym.parallel import build_workers
     from travelgym.suites.compass.build import ensure_database
 
     seed = DEFAULT_TASK_SEED if task_seed is None else task_seed
+    workers = build_workers()  # a bad TRAVELGYM_BUILD_WORKERS stops it before any build
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     conn = connect_readonly(db.path)
     try:
-        tasks = generate_tasks(conn, seed)
+        tasks = generate_tasks(conn, seed, workers=workers)
     finally:
         conn.close()
     out = Path(out)
