@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.context import BaseContext
 
 from travelgym.core.errors import UserError
 from travelgym.envvars import number_from_env
@@ -49,11 +50,7 @@ def worker_pool(workers: int) -> Iterator[Executor | None]:
     if workers <= 0:
         yield None
         return
-    methods = mp.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        ctx = mp.get_context("fork")
-    else:
-        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    ctx = pool_context()
     pool = ProcessPoolExecutor(workers, mp_context=ctx)
     try:
         if ctx.get_start_method() == "fork":  # start them all now, before other threads exist
@@ -62,6 +59,15 @@ def worker_pool(workers: int) -> Iterator[Executor | None]:
         yield pool
     finally:
         pool.shutdown(cancel_futures=True)
+
+
+def pool_context() -> BaseContext:
+    """``fork`` when no other thread runs (workers inherit the loaded modules), else
+    ``forkserver`` (a fork with threads running could copy their locks mid-use)."""
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return mp.get_context("fork")
+    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def ordered_map(fn: Callable, jobs: Iterable, pool: Executor | None, window: int = 6) -> Iterator:

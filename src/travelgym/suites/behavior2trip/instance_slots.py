@@ -129,7 +129,7 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
     """Build ``keys`` (over ``workers`` processes, default every core this process may use;
     in this process when there are few) at the ``noise`` level, yielding slots as they finish
     (in any order), with a progress bar."""
-    from travelgym.parallel import usable_cores
+    from travelgym.parallel import pool_context, usable_cores
 
     keys = list(keys)
     if not keys:
@@ -144,7 +144,7 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
             return
         jobs = iter([(str(db_path), seed, keys[lo : lo + CHUNK], noise)
                      for lo in range(0, len(keys), CHUNK)])  # fmt: skip
-        with ProcessPoolExecutor(workers, mp_context=_pool_context()) as pool:
+        with ProcessPoolExecutor(workers, mp_context=pool_context()) as pool:
             # a bounded number of jobs in flight: finished slots never pile up in memory
             running = {pool.submit(_chunk, job) for job in itertools.islice(jobs, 2 * workers)}
             while running:
@@ -154,18 +154,6 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
                     yield from slots
                     bar.advance(len(slots))
                 running |= {pool.submit(_chunk, job) for job in itertools.islice(jobs, len(done))}
-
-
-def _pool_context():
-    """``fork`` when no other thread runs (workers inherit the loaded modules), else
-    ``forkserver`` (a fork with threads running could copy their locks mid-use)."""
-    import multiprocessing as mp
-    import threading
-
-    methods = mp.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return mp.get_context("fork")
-    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 # --- the store ---------------------------------------------------------------------------------
