@@ -49,13 +49,18 @@ def test_a_bad_token_limit_is_refused_before_the_model_loads(monkeypatch):
         HFChatClient("/nonexistent/checkpoint")
 
 
-def test_a_bad_worker_count_stops_task_generation_before_any_build(tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", [["generate-tasks", "compass", "--out", "{tmp}/tasks.jsonl"],
+                                     ["run", "compass", "--db-seed", "1", "--limit", "1",
+                                      "--out", "{tmp}/runs"]])  # fmt: skip
+def test_a_bad_worker_count_stops_task_generation_before_any_build(tmp_path, monkeypatch,
+                                                                   command):  # fmt: skip
     monkeypatch.setenv("TRAVELGYM_BUILD_WORKERS", "many")
     data = tmp_path / "data"
-    result = CliRunner().invoke(main, ["generate-tasks", "compass", "--out",
-                                       str(tmp_path / "tasks.jsonl"), "--data-dir", str(data)])  # fmt: skip
+    args = [a.format(tmp=tmp_path) for a in command]
+    result = CliRunner().invoke(main, [*args, "--data-dir", str(data)])
     assert result.exit_code == 1, result.output
     line = result.output.strip().splitlines()[-1]
     assert line == ("Error: TRAVELGYM_BUILD_WORKERS must be a number of worker processes, 0 or "
                     "more, got 'many'")  # fmt: skip
     assert not list(data.rglob("*.sqlite")) and not (tmp_path / "tasks.jsonl").exists()
+    assert not list(tmp_path.glob("runs/*/episodes.jsonl"))

@@ -18,6 +18,9 @@ def main() -> None:
     import signal
     import threading
 
+    from travelgym.parallel import build_workers
+
+    build_workers()  # a bad TRAVELGYM_BUILD_WORKERS stops any command before it builds anything
     if threading.current_thread() is threading.main_thread():
         # SIGTERM exits through SystemExit, so that exit handlers run (a local llama.cpp
         # server this process started is stopped; run directories are already fsynced)

@@ -209,19 +209,15 @@ def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str |
     """The slots a selection needs, in file order (None: the whole split): explicit ids, else
     the first ``limit`` (default all) of ``difficulty``, else (a limit alone) the first
     ``limit`` of the Easy/Medium/Hard interleaving. Raises ValueError naming ids that are not in the split."""
-    import re
-
     n = SPLITS[split]
     if ids:
-        pattern = re.compile(rf"b2t-{split}-(easy|medium|hard)-(\d{{4,}})")
         keys, unknown = set(), []
         for iid in ids:
-            found = pattern.fullmatch(iid)
-            if found is None or int(found.group(2)) >= n or iid != instance_id(
-                    split, found.group(1), int(found.group(2))):  # fmt: skip
+            key = slot_of(split, iid)
+            if key is None:
                 unknown.append(iid)
             else:
-                keys.add((split, found.group(1), int(found.group(2))))
+                keys.add(key)
         if unknown:
             raise ValueError(
                 f"unknown instance id(s) of the {split} split: {', '.join(unknown)}"
@@ -236,25 +232,28 @@ def select_slots(split: str, ids: Sequence[str] | None = None, difficulty: str |
     return sorted(keys, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
 
 
-def _other_split(split: str, ids: Sequence[str]) -> str:
-    """A hint for ids of another split (the selection reads one split, ``--split``)."""
+def slot_of(split: str, iid: str) -> tuple[str, str, int] | None:
+    """The slot ``(split, difficulty, index)`` that ``iid`` names in ``split``, or None."""
     import re
 
+    found = re.fullmatch(rf"b2t-{split}-(easy|medium|hard)-(\d{{4,}})", iid)
+    if found is None:
+        return None
+    key = (split, found.group(1), int(found.group(2)))
+    return key if key[2] < SPLITS[split] and iid == instance_id(*key) else None
+
+
+def _other_split(split: str, ids: Sequence[str]) -> str:
+    """A hint for ids of another split (the selection reads one split, ``--split``)."""
     for other in SPLITS:
-        if other != split and any(re.fullmatch(rf"b2t-{other}-\w+-\d+", i) for i in ids):
+        if other != split and any(slot_of(other, i) for i in ids):
             return f" (ids of the {other} split need --split {other})"
     return f" (ids look like {instance_id(split, 'easy', 0)})"
 
 
 def known_slots(split: str, ids) -> list[tuple[str, str, int]]:
     """The slots of those ``ids`` that name an instance of ``split`` (others are left out)."""
-    keys = []
-    for iid in sorted(set(ids)):
-        try:
-            keys += select_slots(split, [iid]) or []
-        except ValueError:
-            continue
-    return keys
+    return [key for iid in sorted(set(ids)) if (key := slot_of(split, iid)) is not None]
 
 
 def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,

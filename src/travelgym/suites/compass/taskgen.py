@@ -351,10 +351,10 @@ def generate_tasks(
     from travelgym.parallel import build_workers, ordered_map, worker_pool
 
     slots = task_slots(seed)
-    path = database_file(conn)
-    n = (build_workers() if workers is None else workers) if path else 0
+    path = _database_file(conn)  # workers open their own connections to it
+    n = build_workers() if workers is None else workers
     tasks = []
-    with worker_pool(n if n > 1 else 0) as pool:  # before the bar's thread starts
+    with worker_pool(n if path and n > 1 else 0) as pool:  # before the bar's thread starts
         if pool is None:
             drawn = (_draw_counted(conn, seed, slot) for slot in slots)
         else:
@@ -371,7 +371,7 @@ def generate_tasks(
     return tasks
 
 
-def database_file(conn: sqlite3.Connection) -> str | None:
+def _database_file(conn: sqlite3.Connection) -> str | None:
     """The file of ``conn``'s main database (None in memory)."""
     row = conn.execute("PRAGMA database_list").fetchone()
     return row[2] or None
