@@ -64,3 +64,24 @@ def test_repeatable_options_and_flags_still_repeat(tmp_path):
                                        "--out", str(tmp_path / "o")])  # fmt: skip
     assert result.exit_code == 2, result.output
     assert "--set a: compass has no option 'a'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("agents", "message"),
+    [
+        (["--agent", "scripted:greedy", "--agent", "scripted:greedy"],
+         "agent scripted:greedy is given more than once; give each agent once"),
+        (["--agent", "llm:m", "--model", "m"],
+         "agent llm:m is given more than once; give each agent once"),
+        (["--agent", "llm:org/m", "--agent", "llm:org_m"],
+         "agent llm:org_m and llm:org/m name the same run directory; give each agent once"),
+    ],
+)  # fmt: skip
+def test_agents_that_share_a_run_directory_are_refused_before_any_episode(tmp_path, agents,
+                                                                         message):  # fmt: skip
+    out = tmp_path / "runs"
+    result = CliRunner().invoke(main, ["run", "compass", *agents, "--limit", "1", "--out",
+                                       str(out), "--no-progress"], prog_name="travelgym")  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == f"Error: {message}"
+    assert not out.exists()

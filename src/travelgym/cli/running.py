@@ -249,6 +249,7 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
         calls_llm = any(s.calls_llm for s in specs) or chosen.options_call_llm(options)
     except SpecError as exc:
         raise click.BadParameter(str(exc)) from exc
+    _refuse_agents_sharing_a_directory(specs)
     _refuse_llm_options_without_llm(calls_llm)
     prices = read_pricing(pricing) if pricing is not None else None
     generation = _generation(any(s.calls_llm for s in specs), flags)
@@ -382,6 +383,21 @@ def _refuse_ray_options_without_ray(backend: str) -> None:
     if given and backend != "ray":
         flag = "--" + given[0].replace("_", "-")
         raise click.UsageError(f"{flag} applies to --backend ray only", ctx)
+
+
+def _refuse_agents_sharing_a_directory(specs: list) -> None:
+    """Two agents of one run must have two run directories: the same agent given twice (or
+    ``--agent llm:M`` with ``--model M``) would run once, then stop the run at the second."""
+    seen: dict[str, str] = {}
+    for spec in specs:
+        if spec.dirname in seen:
+            same = (
+                "is given more than once"
+                if seen[spec.dirname] == spec.text
+                else (f"and {seen[spec.dirname]} name the same run directory")
+            )
+            raise click.UsageError(f"agent {spec.text} {same}; give each agent once")
+        seen[spec.dirname] = spec.text
 
 
 def _refuse_llm_options_without_llm(calls_llm: bool) -> None:
