@@ -32,14 +32,12 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
     generated for that database (built on first use)."""
     if db_seed == SHIPPED_DB_SEED:
         return PACKAGE_TASKS
-    from travelgym.parallel import build_workers
     from travelgym.suites.compass.taskgen import (
         DEFAULT_TASK_SEED,
         task_file_origin,
         write_task_file,
     )
 
-    build_workers()  # a bad TRAVELGYM_BUILD_WORKERS stops it before the database is built
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     path = generated_task_path(db_seed, data_dir)
     # the shipped file is regenerated whenever the generator's output changes (a test checks it
