@@ -180,3 +180,72 @@ def test_a_slot_is_the_same_whenever_the_cyclic_collector_runs(trips_database, m
     finally:
         gc.set_threshold(*before)
     assert during[-1] == 50 and eager.digest() == relaxed.digest()
+
+
+def _on_seed(db, seed: int):
+    """``db`` as a database of another seed names it (same file: the store tells them apart by
+    their metadata)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(path=db.path, metadata={**db.metadata, "seed": str(seed)})
+
+
+def test_runs_on_other_seeds_keep_each_others_slots(trips_database, tmp_path):
+    """A run on another database seed (or instance seed) opens a store of its own: opening it
+    neither evicts the default set's slots nor, mid-build, removes the rows a concurrent run of
+    the default set has just stored (which crashed that run)."""
+    keys = select_slots("test", limit=2)
+    before, _ = ensure_selected(trips_database, tmp_path, "test", keys)
+    other = _on_seed(trips_database, 1)
+    assert store_path(tmp_path, db_seed=1) != store_path(tmp_path)
+    assert store_path(tmp_path, seed=7) not in (store_path(tmp_path),
+                                                store_path(tmp_path, db_seed=1))  # fmt: skip
+    ensure_selected(other, tmp_path, "test", keys[:1])
+    with open_store(trips_database, tmp_path, 2024) as store:
+        assert store.missing(keys) == []  # nothing of the default set was forgotten
+    with open_store(other, tmp_path, 2024) as store:
+        assert store.path == store_path(tmp_path, db_seed=1) and store.missing(keys) == keys[1:]
+    assert ensure_selected(trips_database, tmp_path, "test", keys)[0] == before
+
+
+def _fake_builds(monkeypatch, calls: list[list]):
+    """Slot builds that take no time: each key's instances are its own name."""
+    from travelgym.suites.behavior2trip import instance_slots
+
+    def build_slots(db_path, seed, keys, workers=None, label="", noise=0.0):
+        calls.append(list(keys))
+        for key in keys:
+            yield instance_slots.Slot(key, f"u{key}", f"f{key}", {})
+
+    monkeypatch.setattr(instance_slots, "build_slots", build_slots)
+
+
+def test_slots_removed_during_a_build_are_built_again(trips_database, tmp_path, monkeypatch):
+    """``fill`` returns only when every slot asked for is stored: rows another process removes
+    meanwhile are built again, and a store that keeps losing them is a one-line error."""
+    from travelgym.core.errors import UserError
+    from travelgym.suites.behavior2trip.instance_slots import FILL_ROUNDS, SlotStore, fill
+
+    keys = select_slots("test", limit=3)
+    calls: list[list] = []
+    _fake_builds(monkeypatch, calls)
+    with open_store(trips_database, tmp_path, 2024) as store:
+        put, lost = store.put, []
+
+        def put_then_lose_one(slots):  # another process drops the first slot once
+            put(slots)
+            if slots and not lost:
+                lost.append(slots[0].key)
+                store.drop("test")
+
+        monkeypatch.setattr(store, "put", put_then_lose_one)
+        assert fill(store, str(trips_database.path), 2024, keys) == 6
+        assert calls == [keys, keys] and store.missing(keys) == []
+        # a store whose rows vanish after every round
+        monkeypatch.setattr(store, "put", lambda slots: (put(slots), store.drop("test")))
+        store.drop("test")
+        calls.clear()
+        with pytest.raises(UserError, match="another process keeps removing") as caught:
+            fill(store, str(trips_database.path), 2024, keys)
+        assert len(calls) == FILL_ROUNDS and "\n" not in str(caught.value)
+    assert isinstance(store, SlotStore)

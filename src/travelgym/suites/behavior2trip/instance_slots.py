@@ -10,8 +10,9 @@ built alone has the same ids and bytes as the same slots of a full build, whatev
 number of workers.
 
 Built slots are kept in a SQLite store beside the instance files
-(``instances-<scale>-v<format>.slots.sqlite``), keyed by the set's identity (generator and QC
-versions, seed, database content hash) and each row by a sha256 of its content; the full
+(``instances-<scale>-v<format>.slots.sqlite``; another database seed, instance seed or noise
+level has a file of its own), keyed by the set's identity (generator and QC versions, seed,
+database content hash) and each row by a sha256 of its content; the full
 instance files (:func:`~travelgym.suites.behavior2trip.instances.ensure_instances`) are
 assembled from it.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym import progress
+from travelgym.core.errors import UserError
 
 MAX_CANDIDATES = 64  # candidates tried for one slot before the generator gives up
 CHUNK = 8  # slots per job sent to a worker (small: the progress bar moves and loads balance)
@@ -39,6 +41,11 @@ IN_PROCESS_MAX = 24  # at most this many slots to build: no worker processes
 # more than a slot makes, so it collects once a slot, when the default 700 is put back (the
 # default makes it walk the search's per-process caches again and again: 0.5-1 ms a slot)
 GC_YOUNG = 100_000
+FILL_ROUNDS = 3  # builds of the missing slots before a store that keeps losing them is an error
+
+
+class StoreChanged(UserError):
+    """Slots this build stored were removed again by another process, round after round."""
 
 
 Key = tuple[str, str, int]  # (split, difficulty, index)
@@ -271,13 +278,22 @@ def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
          workers: int | None = None, label: str = "behavior2trip: instances") -> int:  # fmt: skip
     """Build the slots of ``keys`` the store lacks (at the ``noise`` level its identity
     carries), storing them as they finish (an interrupted build keeps what it made); returns
-    how many were built."""
-    missing = store.missing(keys)
-    batch: list[Slot] = []
-    for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
-        batch.append(slot)
-        if len(batch) >= 64:
-            store.put(batch)
-            batch = []
-    store.put(batch)
-    return len(missing)
+    how many were built. Every slot of ``keys`` is stored on return: slots another process
+    removed meanwhile (e.g. a store of an older generator opened anew) are built again."""
+    built = 0
+    for _ in range(FILL_ROUNDS):
+        missing = store.missing(keys)
+        if not missing:
+            return built
+        batch: list[Slot] = []
+        for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
+            batch.append(slot)
+            if len(batch) >= 64:
+                store.put(batch)
+                batch = []
+        store.put(batch)
+        built += len(missing)
+    if store.missing(keys):
+        raise StoreChanged(f"{store.path}: another process keeps removing the slots this build "
+                           "stores (a travelgym of another version on the same data directory?)")  # fmt: skip
+    return built

@@ -102,10 +102,17 @@ def _expected(db, seed: int, split: str, noise: float = 0.0) -> dict[str, Any]:
 
 
 def store_path(data_dir: str | os.PathLike[str] | None = None, scale: str = "small",
-               noise: float = 0.0) -> Path:  # fmt: skip
-    """The store of built slots for a database of ``scale`` (:mod:`.instance_slots`); a
-    ``noise`` level above 0 has its own (a store forgets slots of another identity)."""
-    tag = f"-{noise_tag(noise)}" if noise else ""
+               noise: float = 0.0, db_seed: int = 0,
+               seed: int = DEFAULT_INSTANCE_SEED) -> Path:  # fmt: skip
+    """The store of built slots for a database of ``scale`` and seed ``db_seed``, instance
+    seed ``seed`` and ``noise`` level (:mod:`.instance_slots`). Each such family has a file
+    of its own (the defaults keep the plain name): a store forgets the slots of any other
+    identity, which in its own family are only those of an older generator or database, so
+    runs on other seeds sharing a data directory never evict each other's slots."""
+    tags = [f"db{db_seed}"] if db_seed else []
+    tags += [f"seed{seed}"] if seed != DEFAULT_INSTANCE_SEED else []
+    tags += [noise_tag(noise)] if noise else []
+    tag = "".join(f"-{t}" for t in tags)
     name = f"instances-{scale}-v{INSTANCE_FORMAT_VERSION}{tag}.slots.sqlite"
     return suite_dir(SUITE, data_dir) / name
 
@@ -116,7 +123,8 @@ def open_store(db, data_dir: str | os.PathLike[str] | None, seed: int, noise: fl
     from travelgym.suites.behavior2trip.quality import RULES_VERSION
 
     identity = {**_expected(db, seed, "*", noise), "qc_rules_version": RULES_VERSION}
-    return SlotStore(store_path(data_dir, scale_of(db), noise), identity)
+    path = store_path(data_dir, scale_of(db), noise, int(db.metadata.get("seed") or 0), seed)
+    return SlotStore(path, identity)
 
 
 def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
