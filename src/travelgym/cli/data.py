@@ -60,14 +60,10 @@ def suites(as_json: bool) -> None:
 @seed_option
 @click.option("--force", is_flag=True, help="Rebuild even when the database is current.")
 @json_option("Print metadata as JSON.")
-@click.option("--no-progress", is_flag=True, help="No progress bars.")
 @data_dir_option
-def build(suite: str, seed: int, force: bool, as_json: bool, no_progress: bool,
-          data_dir: Path | None, **flags) -> None:  # fmt: skip
+def build(suite: str, seed: int, force: bool, as_json: bool, data_dir: Path | None,
+          **flags) -> None:  # fmt: skip
     """Build SUITE's database where it is missing or stale, and print where it is."""
-    from travelgym import progress
-
-    progress.set_enabled(not no_progress and not as_json)
     chosen, options = suite_options(suite, **flags)
     result = chosen.build(options, seed, data_dir, force=force)
     if as_json:
@@ -191,17 +187,14 @@ def list_tasks(suite: str, as_json: bool, ground_truth: bool, data_dir: Path | N
 @suite_argument("solve")
 @click.option("--task", "task_ids", multiple=True, help="Only this task (repeatable).")
 @json_option("Print a JSON array of ground truths.")
-@click.option("--no-progress", is_flag=True, help="No progress bars.")
 @seed_option
 @data_dir_option
-def solve(suite: str, task_ids: tuple[str, ...], as_json: bool, no_progress: bool, seed: int,
+def solve(suite: str, task_ids: tuple[str, ...], as_json: bool, seed: int,
           data_dir: Path | None) -> None:  # fmt: skip
     """Compute (or reuse) the exact ground truth of every task (or of the --task ones) and
     print it."""
-    from travelgym import progress
     from travelgym.core.errors import UserError
 
-    progress.set_enabled(not no_progress and not as_json)
     chosen = require(suite, "solve")
     try:
         path, truths = chosen.solve(list(task_ids), seed, data_dir)

@@ -227,14 +227,12 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
     share of infra errors is above --max-error-rate (everything saved and printed first)."""
     import asyncio
 
-    from travelgym import progress
     from travelgym.core.pricing import read_pricing
     from travelgym.core.summary_table import infra_error_rate, outcome_table, warnings
     from travelgym.runner.batch import RunConfig, run_suite
     from travelgym.runner.specs import SpecError, parse_agent_spec
     from travelgym.runner.stopping import RunStopped
 
-    progress.set_enabled(not no_progress and not as_json)
     allow_unsafe_sandbox(unsafe_sandbox)
     _refuse_ray_options_without_ray(backend)
     if repair and not resume:

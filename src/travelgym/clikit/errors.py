@@ -108,6 +108,15 @@ class GuardedGroup(click.Group):
     with ``Error: <one line>`` and exit status 1 instead of a traceback, and refuse an option
     that takes one value given twice (a usage error) instead of keeping the last one."""
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Add ``cmd`` with the command line's progress switches (``--no-progress``, and
+        ``--json`` hiding build progress too: :mod:`.progress_switches`)."""
+        from travelgym.clikit.progress_switches import add_progress_switches
+
+        if not isinstance(cmd, click.Group):
+            add_progress_switches(cmd)
+        super().add_command(cmd, name)
+
     def resolve_command(self, ctx: click.Context,
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:  # fmt: skip
         """The subcommand and its arguments, refused when they repeat an option of it."""
@@ -123,6 +132,10 @@ class GuardedGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         """Invoke the chosen command, turning the errors :func:`user_error_message` knows into
         a :class:`click.ClickException`."""
+        if ctx.parent is None:  # a new command line (tests run many in one process)
+            from travelgym import progress
+
+            progress.set_enabled(True)
         try:
             return super().invoke(ctx)
         except click.exceptions.ClickException as exc:
