@@ -85,7 +85,7 @@ def build_database(path: str | Path, seed: int = DEFAULT_SEED, scale: str = DEFA
             (("flights", job) for job in gen_transport.flight_jobs(seed, geo, chunks)),
             [("trains", (seed, scale, geo))],
         )
-        total = len(pois) + len(chunks) + 3
+        total = len(pois) + len(chunks) + 1 + 3  # the jobs (trains last), then 3 steps
         with (
             progress.step("behavior2trip: database", total=total, unit="part") as bar,
             atomic_build(path) as conn,
