@@ -226,8 +226,11 @@ def annotate_chains(annotator_spec: str, out: Path, options: Any, *,
                                         options.max_steps)  # fmt: skip
     # the instance set (the quality-filtered default or the unfiltered one) where it is an option
     chosen_set = {"instances": options.instances} if hasattr(options, "instances") else {}
-    db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale, **chosen_set)
     try:
+        # only the chosen instances are built (the same bytes as in the full split)
+        db, instances, sha = load_split(options.split, db_seed, data_dir, options.scale,
+                                        task_ids=task_ids, difficulty=options.difficulty,
+                                        limit=limit, **chosen_set)  # fmt: skip
         chosen = select_instances(instances, task_ids, options.difficulty, limit)
     except ValueError as exc:
         raise UserError(str(exc)) from None

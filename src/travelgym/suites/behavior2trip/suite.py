@@ -113,10 +113,10 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.listing import public_record
 
         _, instances, _ = load_split(options.split, data_dir=data_dir, scale=options.scale,
-                                     instances=options.instances,
+                                     instances=options.instances, difficulty=options.difficulty,
                                      noise=options.noise)  # fmt: skip
         # the public view only: the hidden profile is the answer key of the checks
-        return [public_record(x) for x in instances if options.difficulty in (None, x.difficulty)]
+        return [public_record(x) for x in instances]
 
     def format_tasks(self, tasks: list[Any]) -> str:
         from travelgym.suites.behavior2trip.listing import format_instances
