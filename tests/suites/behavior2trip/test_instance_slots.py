@@ -249,3 +249,32 @@ def test_slots_removed_during_a_build_are_built_again(trips_database, tmp_path, 
             fill(store, str(trips_database.path), 2024, keys)
         assert len(calls) == FILL_ROUNDS and "\n" not in str(caught.value)
     assert isinstance(store, SlotStore)
+
+
+def test_writing_the_instance_files_shows_its_progress(trips_database, tmp_path, monkeypatch):
+    """Assembling a split's files from its stored slots (about 10 s for the train split) is a
+    step with a bar of its own, counted to its end; the files are the same bytes."""
+    from travelgym import progress
+
+    seen: list[tuple[str, int | None, int]] = []
+
+    class Recorded(progress.Step):
+        def __init__(self, desc, total, unit):
+            self.desc, self.total, self.count, self._bar = desc, total, 0, None
+
+        def advance(self, n=1):
+            self.count += n
+
+        def close(self):
+            seen.append((self.desc, self.total, self.count))
+
+    cached = trips_database.path.parents[1]
+    fresh = _with_database(trips_database, tmp_path / "data")
+    shutil.copyfile(store_path(cached), store_path(fresh))
+    monkeypatch.setattr(progress, "Step", Recorded)
+    written = ensure_instances(trips_database, fresh, splits=("test",))["test"]
+    full = ensure_instances(trips_database, cached, splits=("test",))["test"]
+    assert written.read_bytes() == full.read_bytes()
+    files = [s for s in seen if s[0] == "behavior2trip: test instance files"]
+    assert files == [("behavior2trip: test instance files", 6 * 3 * SPLITS["test"],
+                      6 * 3 * SPLITS["test"])]  # fmt: skip

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from travelgym import progress
 from travelgym.datafiles import manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
@@ -167,17 +168,30 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
                 store.drop(split)
             keys = slot_keys(split)
             fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
-            unfiltered = _write(raw[split], (slot.unfiltered for slot in store.iter(keys)))
-            write_manifest(raw[split], {**expected, **unfiltered,
-                                        "rejections": _rejections(store.iter(keys)),
-                                        "stats": _stats(store.iter(keys), split, "unfiltered")})  # fmt: skip
-            filtered = _write(paths[split], (slot.filtered for slot in store.iter(keys)))
-            sidecars = write_sidecars(paths[split], split, store.iter(keys))
-            write_manifest(paths[split], {
-                **_expected(db, seed, split, noise), "instances": "filtered",
-                "unfiltered_sha256": unfiltered["sha256"], **filtered, **sidecars,
-                "stats": _stats(store.iter(keys), split, "filtered")})  # fmt: skip
+            with progress.step(f"behavior2trip: {split} instance files", total=6 * len(keys),
+                               unit="slot") as bar:  # fmt: skip
+
+                def read(keys=keys, bar=bar):  # one of the 6 passes over the stored slots
+                    return _counted(store.iter(keys), bar)
+
+                unfiltered = _write(raw[split], (slot.unfiltered for slot in read()))
+                write_manifest(raw[split], {**expected, **unfiltered,
+                                            "rejections": _rejections(read()),
+                                            "stats": _stats(read(), split, "unfiltered")})  # fmt: skip
+                filtered = _write(paths[split], (slot.filtered for slot in read()))
+                sidecars = write_sidecars(paths[split], split, read())
+                write_manifest(paths[split], {
+                    **_expected(db, seed, split, noise), "instances": "filtered",
+                    "unfiltered_sha256": unfiltered["sha256"], **filtered, **sidecars,
+                    "stats": _stats(read(), split, "filtered")})  # fmt: skip
     return raw if instances == "unfiltered" else paths
+
+
+def _counted(slots: Iterator[Any], bar: progress.Step) -> Iterator[Any]:
+    """``slots``, each counted on ``bar`` as it is read."""
+    for slot in slots:
+        yield slot
+        bar.advance()
 
 
 def _write(path: Path, lines) -> dict[str, Any]:
