@@ -135,3 +135,36 @@ def test_the_metadata_table_holds_json(tp_dataset_dir, tmp_path):
     conn.close()
     assert json.loads(rows["has_database"]) is False
     assert "path" not in rows  # where the file lies is not part of it
+
+
+def test_an_ingest_shows_its_progress_counted_to_the_end(tp_dataset_dir, tp_database_dir,
+                                                         tmp_path, monkeypatch):  # fmt: skip
+    """Reading the database directory (the real flights file is about 300 MB: the ingest sat
+    silent for two minutes) moves a bar by KiB read, and writing the data file one by table."""
+    from travelgym import progress
+
+    flights = tp_database_dir / "flights/clean_Flights_2022.csv"
+    lines = flights.read_text(encoding="utf-8").splitlines(keepends=True)
+    flights.write_text(lines[0] + "".join(lines[1:]) * 4000, encoding="utf-8")
+    seen: dict[str, tuple[int | None, list[int]]] = {}
+
+    class Recorded(progress.Step):
+        def __init__(self, desc, total, unit):
+            self._bar, self.steps = None, []
+            seen[desc] = (total, self.steps)
+
+        def advance(self, n=1):
+            self.steps.append(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(progress, "Step", Recorded)
+    meta = ingest(tp_dataset_dir, tp_database_dir, tmp_path / "data")
+    assert meta["records"]["flights"] == 3 * 4000
+    total, steps = seen["travelplanner: reading the database"]
+    files = [p for p in tp_database_dir.rglob("*.csv")]
+    assert total == sum(-(-p.stat().st_size // 1024) for p in files) and sum(steps) == total
+    assert len(steps) > 100  # moved while the flights were read, not once at the end
+    total, steps = seen["travelplanner: writing the data file"]
+    assert sum(steps) == total == 8

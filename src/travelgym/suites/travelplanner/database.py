@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from travelgym import progress
 from travelgym.core.errors import UserError
 from travelgym.suites.travelplanner.sandbox import (
     Accommodation,
@@ -84,17 +85,63 @@ def read_database(path: str | os.PathLike[str]) -> DatabaseRecords:
                                 f"TravelPlanner's database layout, see docs/travelplanner/"
                                 f"data.md)")  # fmt: skip
     out = DatabaseRecords()
-    out.flights = _table(root, "flights", FLIGHT_COLUMNS, _flight, out.skipped)
-    out.accommodations = _table(root, "accommodations", ACCOMMODATION_COLUMNS, _accommodation,
-                                out.skipped)  # fmt: skip
-    out.restaurants = _table(root, "restaurants", RESTAURANT_COLUMNS, _restaurant, out.skipped)
-    # dropped like the other tables' rows with an empty cell: the script's attraction search
-    # reads the file with dropna(), so such an attraction is outside its sandbox
-    out.attractions = _table(root, "attractions", ATTRACTION_COLUMNS, _attraction, out.skipped)
-    out.distances = _table(root, "distances", DISTANCE_COLUMNS, _distance, out.skipped,
-                           optional=("duration", "distance"))  # fmt: skip
+    size = sum(_kib(root / FILES[kind]) for kind in TABLE_FILES)
+    with progress.step("travelplanner: reading the database", total=size,
+                       unit="KiB") as bar:  # fmt: skip
+        read = _Reader(root, bar, out.skipped)
+        out.flights = read.table("flights", FLIGHT_COLUMNS, _flight)
+        out.accommodations = read.table("accommodations", ACCOMMODATION_COLUMNS, _accommodation)
+        out.restaurants = read.table("restaurants", RESTAURANT_COLUMNS, _restaurant)
+        # dropped like the other tables' rows with an empty cell: the script's attraction
+        # search reads the file with dropna(), so such an attraction is outside its sandbox
+        out.attractions = read.table("attractions", ATTRACTION_COLUMNS, _attraction)
+        out.distances = read.table("distances", DISTANCE_COLUMNS, _distance,
+                                   optional=("duration", "distance"))  # fmt: skip
     out.states = read_cities(root / FILES["cities"])
     return out
+
+
+KIB = 1024
+TABLE_FILES = ("flights", "accommodations", "restaurants", "attractions", "distances")
+
+
+class _Reader:
+    """The CSV tables of a database directory, read with their progress counted in KiB on
+    ``bar`` (the flights file of the real database is about 300 MB)."""
+
+    def __init__(self, root: Path, bar: progress.Step, skipped: dict[str, int]) -> None:
+        self.root, self.bar, self.skipped = root, bar, skipped
+
+    def table(self, kind: str, columns: tuple[str, ...], convert: Callable[[Cells], object],
+              optional: tuple[str, ...] = ()) -> list:  # fmt: skip
+        """The rows of table ``kind`` converted; rows with an empty required cell are dropped
+        (counted in ``skipped``)."""
+        path = self.root / FILES[kind]
+        out, dropped, self.counted = [], 0, 0
+        for cells in _rows(path, columns, self._counted):
+            if any(not cells.text(c) for c in columns if c not in optional):
+                dropped += 1
+                continue
+            out.append(convert(cells))
+        self.skipped[kind] = dropped
+        self.bar.advance(max(_kib(path) - self.counted, 0))  # the file's rest: read
+        return out
+
+    def _counted(self, lines: Iterator[str]) -> Iterator[str]:
+        """``lines``, their characters (at most their bytes) counted on the bar every KiB."""
+        pending = 0
+        for line in lines:
+            yield line
+            pending += len(line)
+            if pending >= KIB:
+                self.bar.advance(pending // KIB)
+                self.counted += pending // KIB
+                pending %= KIB
+
+
+def _kib(path: Path) -> int:
+    """The size of ``path`` in KiB, rounded up."""
+    return -(-path.stat().st_size // KIB)
 
 
 MAX_NUMBER = 1e12  # larger than any price, rating, count or coordinate of the database
@@ -130,11 +177,12 @@ class Cells:
         return self.number(column) if self.text(column) else None
 
 
-def _rows(path: Path, columns: tuple[str, ...]) -> Iterator[Cells]:
+def _rows(path: Path, columns: tuple[str, ...],
+          lines: Callable[[Iterator[str]], Iterator[str]] = iter) -> Iterator[Cells]:  # fmt: skip
     csv.field_size_limit(2**31 - 1)
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
+            reader = csv.DictReader(lines(handle))
             present = list(reader.fieldnames or [])
             missing = [c for c in columns if c not in present]
             if missing:
@@ -144,18 +192,6 @@ def _rows(path: Path, columns: tuple[str, ...]) -> Iterator[Cells]:
                 yield Cells(path, number, row)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise DatabaseError(f"{path}: not a readable CSV file ({exc})") from None
-
-
-def _table(root: Path, kind: str, columns: tuple[str, ...], convert: Callable[[Cells], object],
-           skipped: dict[str, int], optional: tuple[str, ...] = ()) -> list:  # fmt: skip
-    out, dropped = [], 0
-    for cells in _rows(root / FILES[kind], columns):
-        if any(not cells.text(c) for c in columns if c not in optional):
-            dropped += 1
-            continue
-        out.append(convert(cells))
-    skipped[kind] = dropped
-    return out
 
 
 def _flight(c: Cells) -> Flight:

@@ -16,6 +16,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from travelgym import progress
 from travelgym.core.errors import UserError
 from travelgym.datafiles import write_manifest
 from travelgym.db import atomic_build, connect_readonly, content_hash, insert_rows, read_metadata
@@ -77,13 +78,18 @@ def ingest(dataset: Path | str, database: Path | None, data_dir: Path | None,
     splits = read_hub_dataset(dataset, split) if hub else read_dataset(source, split)
     records = read_database(database) if database is not None else DatabaseRecords()
     path = Path(out) if out is not None else data_path(data_dir)
-    with atomic_build(path) as conn:
+    steps = progress.step("travelplanner: writing the data file",
+                          total=len(HASHED) + 1, unit="table")  # fmt: skip
+    with steps as bar, atomic_build(path) as conn:
         conn.executescript(DDL)
         _insert_queries(conn, [q for queries in splits.values() for q in queries])
-        _insert_records(conn, records)
+        bar.advance()
+        _insert_records(conn, records, bar)
+        digest = content_hash(conn, HASHED)
+        bar.advance()
         meta = {
             "format_version": FORMAT_VERSION,
-            "content_hash": content_hash(conn, HASHED),
+            "content_hash": digest,
             "splits": {name: len(queries) for name, queries in splits.items()},
             "has_database": database is not None,
             "records": {t: _count(conn, t) for t in RECORD_TABLES},
@@ -108,7 +114,7 @@ def _insert_queries(conn: sqlite3.Connection, queries: list[Query]) -> None:
                       for q in queries])  # fmt: skip
 
 
-def _insert_records(conn: sqlite3.Connection, r: DatabaseRecords) -> None:
+def _insert_records(conn: sqlite3.Connection, r: DatabaseRecords, bar: progress.Step) -> None:
     rows = {
         "flights": [(f.flight_number, f.price, f.dep_time, f.arr_time, f.actual_elapsed_time,
                      f.flight_date, f.origin_city, f.dest_city, f.distance) for f in r.flights],
@@ -124,6 +130,7 @@ def _insert_records(conn: sqlite3.Connection, r: DatabaseRecords) -> None:
     }  # fmt: skip
     for table, values in rows.items():
         insert_rows(conn, table, [(seq, *v) for seq, v in enumerate(values, 1)])
+        bar.advance()
 
 
 def open_ingested(data_dir: str | os.PathLike[str] | None = None,
