@@ -77,6 +77,23 @@ def test_unwritable_places_are_refused(place, monkeypatch):
         (place / "sub").chmod(0o755)
 
 
+def test_a_place_whose_bits_allow_writing_but_refuses_files_is_refused(place, monkeypatch):
+    """Permission bits do not tell all: root may "write" to /proc by them, and a generation of
+    70 s then failed on its output. A file is tried in the place before anything is built."""
+    import errno
+    import tempfile
+
+    def refused(dir=None, **_):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    target = place / "sub" / "tasks.jsonl"
+    assert output_problem(target, "file") == (
+        f"cannot create {target}: {place / 'sub'}: {os.strerror(errno.EROFS)}"
+    )
+    assert output_problem(place / "sub" / "runs", "dir").endswith(os.strerror(errno.EROFS))
+
+
 def test_input_paths_must_be_regular_files(place):
     assert input_problem(place / "file.txt", dir_okay=False) is None
     assert input_problem(place / "sub", dir_okay=True) is None

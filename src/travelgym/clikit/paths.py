@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,6 +68,11 @@ def output_problem(path: Path, kind: Kind) -> str | None:
         return f"cannot create {path}: {ancestor} is {describe_kind(info.st_mode)}, not a directory"
     if not os.access(ancestor, os.W_OK | os.X_OK):
         return f"cannot create {path}: {ancestor} is not writable"
+    try:  # the permission bits do not tell all (root, /proc, a read-only mount): try it
+        with tempfile.TemporaryFile(dir=ancestor):
+            pass
+    except OSError as exc:
+        return f"cannot create {path}: {ancestor}: {exc.strerror or exc}"
     return None
 
 
