@@ -106,3 +106,9 @@ def test_behavior2trip_answers_naming_no_instance_are_an_error(trips_data_dir, t
     path.write_text("")
     _one_line_error(_score(path, "--suite", "behavior2trip", data_dir=trips_data_dir), 1,
                     "no answers in it")  # fmt: skip
+    # ids name their slots: refused before any database is built on a fresh data directory
+    path.write_text('{"task_id": "compass-001"}\n')
+    fresh = tmp_path / "fresh"
+    _one_line_error(_score(path, "--suite", "behavior2trip", data_dir=fresh), 1,
+                    "none of its 1 answer(s) names a known instance id (e.g. 'compass-001')")  # fmt: skip
+    assert not fresh.exists()

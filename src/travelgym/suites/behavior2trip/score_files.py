@@ -89,6 +89,7 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     stored are kept. The result records ``db_scale`` and ``judge``."""
     from travelgym.core.answers import left_out_all, refuse_nothing_known
     from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.instance_model import instance_id
     from travelgym.suites.behavior2trip.instances import ensure_selected, known_slots
     from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
 
@@ -98,16 +99,18 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     entries = read_answers(answers, notes)
     if not entries and not left_out_all(answers):  # a run's infra errors are counted apart
         raise UserError(f"{answers}: no answers in it")
+    wanted = {e["instance_id"] for e in entries}
+    slots = {split: known_slots(split, wanted) for split in _splits_of(entries)}
+    # ids name their slots: a file of no known id is refused before anything is built
+    known = {instance_id(*key) for keys in slots.values() for key in keys}
+    refuse_nothing_known(answers, entries, known, "instance_id")
     db = ensure_database(scale=scale, seed=seed, data_dir=data_dir)
     refuse_other_database(answers, db)
     instances = {}
-    wanted = {e["instance_id"] for e in entries}
-    for split in _splits_of(entries):
-        keys = known_slots(split, wanted)  # an unknown id is refused below
+    for split, keys in slots.items():
         _, chosen = ensure_selected(db, data_dir, split, keys, instances=options.instances,
                                     noise=noise)  # fmt: skip
         instances.update({x.instance_id: x for x in chosen})
-    refuse_nothing_known(answers, entries, set(instances), "instance_id")
     judge = None
     if options.judge is not None:
         from travelgym.runner.specs import make_model_client
