@@ -85,3 +85,19 @@ def test_agents_that_share_a_run_directory_are_refused_before_any_episode(tmp_pa
     assert result.exit_code == 2, result.output
     assert result.output.strip().splitlines()[-1] == f"Error: {message}"
     assert not out.exists()
+
+
+def test_a_repeatable_option_naming_one_thing_twice_is_refused(tmp_path):
+    """``solve --task X --task X`` printed X twice, ``export sft --chains F --chains F`` would
+    export F's examples twice: naming one task or file twice is a usage error."""
+    chains = tmp_path / "c.jsonl"
+    chains.write_text("")
+    for args, option in (
+        (["solve", "compass", "--task", "compass-004", "--task", "compass-004"], "--task"),
+        (["export", "sft", "--chains", str(chains), "--chains", str(chains), "--out",
+          str(tmp_path / "o.jsonl")], "--chains"),
+    ):  # fmt: skip
+        result = CliRunner().invoke(main, args, prog_name="travelgym")
+        assert result.exit_code == 2, result.output
+        assert f"Invalid value for '{option}'" in result.output
+        assert "given more than once" in result.output

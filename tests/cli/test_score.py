@@ -39,8 +39,12 @@ def short_id(value: object) -> str | None:
     [
         (b"", 1, "no answers in it"),
         (b"\n  \n\t\n", 1, "no answers in it"),
-        (b'{"task_id": "nope", "recommendation": {}}\n{"task_id": "nix"}\n', 1,
-         "none of its 2 answer(s) names a known task id (e.g. 'nope', 'nix')"),
+        (b'{"task_id": "nope", "recommendation": {}}\n{"task_id": "nix", "recommendation": null}\n',
+         1, "none of its 2 answer(s) names a known task id (e.g. 'nope', 'nix')"),
+        (b'{"task_id": "' + TASK.encode() + b'", "recomendation": {}}\n', 1,
+         ":1: no 'recommendation' (write null for a task left unanswered)"),
+        (b'{"instance_id": "b2t-test-easy-0000", "anwser": "x"}\n', 1,
+         ":1: no 'answer' (write null for an instance left unanswered)"),
         (b'{"task_id": "' + TASK.encode() + b'", "recommendation": '
          + b"[" * 100_000 + b"]" * 100_000 + b"}\n", 1, ":1: JSON nested too deeply"),
         (b'{"task_id": "x", "recommendation": ' + b"9" * 100_000 + b"}\n", 1,
@@ -107,7 +111,7 @@ def test_behavior2trip_answers_naming_no_instance_are_an_error(trips_data_dir, t
     _one_line_error(_score(path, "--suite", "behavior2trip", data_dir=trips_data_dir), 1,
                     "no answers in it")  # fmt: skip
     # ids name their slots: refused before any database is built on a fresh data directory
-    path.write_text('{"task_id": "compass-001"}\n')
+    path.write_text('{"task_id": "compass-001", "answer": null}\n')
     fresh = tmp_path / "fresh"
     _one_line_error(_score(path, "--suite", "behavior2trip", data_dir=fresh), 1,
                     "none of its 1 answer(s) names a known instance id (e.g. 'compass-001')")  # fmt: skip

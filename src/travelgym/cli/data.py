@@ -22,6 +22,7 @@ from travelgym.cli.common import (
     unsafe_sandbox_option,
 )
 from travelgym.clikit import OutputPath, RuledCommand
+from travelgym.clikit.options import distinct
 from travelgym.core.registry import all_suites, broken_suites, require
 
 
@@ -185,7 +186,9 @@ def list_tasks(suite: str, as_json: bool, ground_truth: bool, data_dir: Path | N
 
 @click.command()
 @suite_argument("solve")
-@click.option("--task", "task_ids", multiple=True, help="Only this task (repeatable).")
+@click.option(
+    "--task", "task_ids", multiple=True, callback=distinct, help="Only this task (repeatable)."
+)
 @json_option("Print a JSON array of ground truths.")
 @seed_option
 @data_dir_option

@@ -26,6 +26,7 @@ from travelgym.clikit import (
     OutputPath,
     RuledCommand,
 )
+from travelgym.clikit.options import distinct
 from travelgym.training.base import training_suite_names, training_suites
 
 
@@ -67,7 +68,7 @@ def export() -> None:
     required=False,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
-@click.option("--chains", "chain_files", type=InputPath(), multiple=True,
+@click.option("--chains", "chain_files", type=InputPath(), multiple=True, callback=distinct,
               help="A Chain-of-Action file of `travelgym chains` to export too (repeatable; "
               "the SFT baseline's data); RUN_DIRS may then be left out.")  # fmt: skip
 @click.option("--out", type=OutputPath("file"), required=True,

@@ -140,6 +140,15 @@ def comma_separated(
     return items
 
 
+def distinct(ctx: click.Context, param: click.Parameter, value: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Click callback of a repeatable option: a value given more than once is a usage error
+    (a task solved, or a file read, twice)."""
+    repeated = sorted({str(v) for v in value if value.count(v) > 1})
+    if repeated:
+        raise click.BadParameter(f"{', '.join(repeated)} given more than once", ctx, param)
+    return value
+
+
 def repeated_option(
     command: click.Command, parent: click.Context, args: Sequence[str]
 ) -> str | None:

@@ -193,6 +193,10 @@ def read_answers(
         trial = entry.get("trial", 0)
         if not is_trial_number(trial):
             raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
+        if RUN_ANSWER_FIELD not in entry and ANSWER_FIELD not in entry:
+            # a misspelt key would otherwise score as an instance left unanswered
+            raise AnswerFileError(f"{path}:{number}: no '{ANSWER_FIELD}' (write null for an "
+                                  "instance left unanswered)")  # fmt: skip
         answer = entry.get(RUN_ANSWER_FIELD, entry.get(ANSWER_FIELD))
         entries.append({"instance_id": iid, "trial": trial, "answer": answer})
         if isinstance(entry.get(TURNS), int):  # RQ1: the clarification turns it took

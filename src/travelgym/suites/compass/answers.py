@@ -32,6 +32,10 @@ def read_answers(path: Path, notes: list[str] | None = None) -> list[dict]:
         trial = entry.get("trial", 0)
         if not is_trial_number(trial):
             raise AnswerFileError(f"{path}:{number}: 'trial' must be a whole number >= 0")
+        if "final_recommendation" not in entry and "recommendation" not in entry:
+            # a misspelt key would otherwise score as a task left unanswered
+            raise AnswerFileError(f"{path}:{number}: no 'recommendation' (write null for a task "
+                                  "left unanswered)")  # fmt: skip
         if "final_recommendation" in entry:  # an episode of a run directory
             entries.append({"task_id": entry["task_id"], "trial": trial,
                             "recommendation": entry.get("final_recommendation")})  # fmt: skip
