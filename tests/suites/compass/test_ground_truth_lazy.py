@@ -148,3 +148,19 @@ def test_no_progress_hides_it(tmp_path):
     done = _solve_fresh(tmp_path, "--no-progress")
     assert "compass:" not in done.stderr
     assert done.stderr.strip() == ""
+
+
+def test_scoring_and_a_training_environment_solve_only_their_tasks(fresh_dir, full, solved,
+                                                                  tmp_path):  # fmt: skip
+    """``score`` of a few answers and an environment over a few tasks computed all 281 ground
+    truths on a data directory without the full file."""
+    from travelgym.suites.compass.environment import CompassTrainingEnv
+
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(f'{{"task_id": "{i}", "recommendation": null}}\n'
+                               for i in CHOSEN[:2]))  # fmt: skip
+    result = CompassSuite().score(answers, 0, fresh_dir, [])
+    assert sorted(solved) == sorted(CHOSEN[:2]) and result["overall"]["n"] == 2
+    env = CompassTrainingEnv.from_data(data_dir=fresh_dir, task_ids=[CHOSEN[2]])
+    assert sorted(solved) == sorted(CHOSEN) and list(env.truths) == [CHOSEN[2]]
+    assert env.truths[CHOSEN[2]].model_dump() == full[CHOSEN[2]].model_dump()

@@ -117,13 +117,12 @@ class CompassTrainingEnv(SyncAPI):
         from travelgym.suites.compass.tasks import load_tasks, select_tasks
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
-        _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir)
-        return cls(
-            db,
-            select_tasks(load_tasks(task_file_for(db_seed, data_dir)), task_ids, level, limit),
-            truths,
-            **kwargs,
-        )
+        tasks_path = task_file_for(db_seed, data_dir)
+        tasks = select_tasks(load_tasks(tasks_path), task_ids, level, limit)
+        # only the chosen tasks' ground truth is computed where the full file is not built
+        _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
+                                        task_ids=[t.task_id for t in tasks])  # fmt: skip
+        return cls(db, tasks, truths, **kwargs)
 
     @property
     def tool_schemas(self) -> list[dict[str, Any]]:

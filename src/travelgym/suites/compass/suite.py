@@ -153,7 +153,10 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         refuse_other_task_version(answers, tasks_path, seed)
         tasks = {t.task_id: t for t in load_tasks(tasks_path)}
         refuse_nothing_known(answers, entries, set(tasks), "task_id")
-        _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir)
+        # only the answered tasks' ground truth is computed where the full file is not built
+        answered = sorted({e["task_id"] for e in entries if e["task_id"] in tasks})
+        _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir, tasks_path=tasks_path,
+                                        task_ids=answered)  # fmt: skip
         conn = connect_readonly(self.build(self.options(), seed, data_dir).path)
         try:
             return score_answers(conn, tasks, truths, entries)
