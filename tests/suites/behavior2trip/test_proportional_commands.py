@@ -57,3 +57,45 @@ def test_chains_of_a_limit_build_only_those_instances(trips_database, asked, tmp
                data_dir, "--json")  # fmt: skip
     assert one.exit_code == 0, one.output
     assert asked[2:] == [("test", "hard", 7)]
+
+
+def test_quality_assess_and_apply_of_a_limit_build_only_those_instances(trips_database,
+                                                                         tmp_path,
+                                                                         monkeypatch):  # fmt: skip
+    """``quality assess --limit 3`` built all 2,400 test instances, ``apply`` of its file all
+    2,400 again: the QC file names the unfiltered set by its identity, so both build only the
+    instances judged."""
+    from travelgym.datafiles import read_manifest
+    from travelgym.suites.behavior2trip import instances, quality_run
+
+    keys: list = []
+    selected = instances.ensure_selected
+    monkeypatch.setattr(instances, "ensure_selected",
+                        lambda db, d, split, wanted, *a, **k: (keys.append(list(wanted)),
+                                                               selected(db, d, split, wanted, *a,
+                                                                        **k))[1])  # fmt: skip
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the whole split was built")
+
+    monkeypatch.setattr(instances, "ensure_instances", whole)
+    data_dir = str(trips_database.path.parents[1])
+    qc = tmp_path / "qc.jsonl"
+    done = _cli("quality", "assess", "--backend", "rules", "--split", "test", "--limit", "3",
+                "--out", str(qc), "--data-dir", data_dir, "--json")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert keys == [[("test", "easy", 0), ("test", "medium", 0), ("test", "hard", 0)]]
+    meta = read_manifest(qc)
+    assert meta["unfiltered_set_sha256"] == {"test": quality_run._set_sha(trips_database, "test")}
+    applied = _cli("quality", "apply", str(qc), "--out", str(tmp_path / "out"), "--data-dir",
+                   data_dir, "--json")  # fmt: skip
+    assert applied.exit_code == 0, applied.output
+    assert keys[1] == keys[0] and json.loads(applied.output)["splits"]["test"]["input"] == 3
+    # a QC file of another instance set is refused by apply
+    meta["unfiltered_set_sha256"]["test"] = "0" * 64
+    from travelgym.datafiles import write_manifest
+
+    write_manifest(qc, meta)
+    refused = _cli("quality", "apply", str(qc), "--out", str(tmp_path / "o2"), "--data-dir",
+                   data_dir)  # fmt: skip
+    assert refused.exit_code == 1 and "judged other test instances" in refused.output

@@ -274,8 +274,10 @@ def _other_split(split: str, ids: Sequence[str]) -> str:
 
 
 def known_slots(split: str, ids) -> list[tuple[str, str, int]]:
-    """The slots of those ``ids`` that name an instance of ``split`` (others are left out)."""
-    return [key for iid in sorted(set(ids)) if (key := slot_of(split, iid)) is not None]
+    """The slots of those ``ids`` that name an instance of ``split`` (others are left out), in
+    file order (Easy, Medium, Hard, each by index)."""
+    keys = {key for iid in set(ids) if (key := slot_of(split, iid)) is not None}
+    return sorted(keys, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
 
 
 def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,

@@ -32,7 +32,7 @@ from travelgym.suites.behavior2trip.quality_correct import (
     shown_kinds,
 )
 
-QC_FORMAT_VERSION = "1"
+QC_FORMAT_VERSION = "2"  # 2: the unfiltered set named by its identity, not a file sha256
 RULES_VERSION = "1.0.1"  # 1.0.1: a correction keeps the values matching clicks show
 CRITERIA = ("completeness", "clarity", "constraints")
 OPERATIONS = ("no_action", "correct_preference", "mark_incomplete", "delete")

@@ -52,21 +52,22 @@ def assess(out: Path, *, backend: str, split: str = "test", limit: int | None = 
     with its manifest; return the summary. With ``chains`` criterion 3 judges each chain's plan
     (instances without a chain are skipped), else the witness."""
     from travelgym.suites.behavior2trip.instance_sets import select_instances
-    from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
+    from travelgym.suites.behavior2trip.instances import select_slots, slot_keys
 
     if split not in SPLIT_CHOICES:
         raise UserError(f"unknown split {split!r} (choose train, test or all)")
     plans = _chain_plans(chains)
     db = _database(data_dir, scale, db_seed)
-    paths = ensure_instances(db, data_dir, splits=_splits(split), instances="unfiltered",
-                             workers=workers)  # fmt: skip
     chosen, shas = [], {}
-    for name, path in paths.items():
-        items = load_instances(path, check=False)
+    for name in _splits(split):
+        # only the instances judged are built (the same bytes as in the full split)
         if chains is not None:
-            items = [x for x in items if x.instance_id in plans]
+            items = _unfiltered(db, data_dir, name, plans, workers)
+        else:
+            keys = select_slots(name, limit=limit) or slot_keys(name)  # None: the whole split
+            items = _unfiltered(db, data_dir, name, None, workers, keys)
         chosen += select_instances(items, None, None, limit)
-        shas[name] = read_manifest(path).get("sha256")
+        shas[name] = _set_sha(db, name)
     if chains is not None and not chosen:
         raise UserError(f"{chains}: no chain of an instance of the {split} split")
     started = time.monotonic()
@@ -83,7 +84,7 @@ def assess(out: Path, *, backend: str, split: str = "test", limit: int | None = 
     meta = {"format_version": QC_FORMAT_VERSION, "backend": "rules" if backend == "rules"
             else f"llm:{backend}", "rules_version": RULES_VERSION, "split": split,
             "db_scale": scale, "db_seed": db_seed, "db_content_hash": db.metadata["content_hash"],
-            "unfiltered_sha256": shas, "chains": str(chains) if chains else None,
+            "unfiltered_set_sha256": shas, "chains": str(chains) if chains else None,
             "chains_sha256": _sha(chains) if chains else None, "limit": limit,
             "count": len(records), "counts": counts, "seconds": seconds}  # fmt: skip
     meta["sha256"] = dump_jsonl(records, out)
@@ -144,7 +145,6 @@ def apply(qc: Path, out_dir: Path, *, data_dir: Path | None = None) -> dict[str,
     """Apply the codes of QC file ``qc`` to the unfiltered instances it judged: per split a
     filtered file ``<out_dir>/instances-<scale>-<split>-<backend>.jsonl`` with a manifest (QC
     backend, counts per code, the unfiltered file's sha256) and ``report.json`` (what changed)."""
-    from travelgym.suites.behavior2trip.instances import ensure_instances, load_instances
     from travelgym.suites.behavior2trip.quality_apply import apply_records
 
     records, meta = read_qc(qc)
@@ -154,21 +154,21 @@ def apply(qc: Path, out_dir: Path, *, data_dir: Path | None = None) -> dict[str,
         raise UserError(f"{qc}: judged on another database (content hash differs)")
     judged = {r.instance_id for r in records}
     splits = tuple(sorted({r.split for r in records}))
-    paths = ensure_instances(db, data_dir, splits=splits, instances="unfiltered")
     backend = str(meta.get("backend", "rules")).replace(":", "-").replace("/", "-")
     result: dict[str, Any] = {"qc": str(qc), "backend": meta.get("backend"), "splits": {}}
     report: dict[str, Any] = {}
-    for split, path in paths.items():
-        sha = read_manifest(path).get("sha256")
-        if sha != (meta.get("unfiltered_sha256") or {}).get(split):
-            raise UserError(f"{qc}: judged other {split} instances than {path} holds")
-        items = [x for x in load_instances(path, check=False) if x.instance_id in judged]
+    for split in splits:
+        sha = _set_sha(db, split)
+        if sha != (meta.get("unfiltered_set_sha256") or {}).get(split):
+            raise UserError(f"{qc}: judged other {split} instances than this install generates "
+                            "(another generator or quality-control version)")  # fmt: skip
+        items = _unfiltered(db, data_dir, split, judged)
         kept, report[split] = apply_records(records, items, str(db.path))
         target = Path(out_dir) / f"instances-{scale}-{split}-{backend}.jsonl"
         digest = dump_jsonl(kept, target)
         write_manifest(target, {"instances": "filtered", "split": split, "db_scale": scale,
                                 "qc_backend": meta.get("backend"), "qc_file": str(qc),
-                                "qc_sha256": meta.get("sha256"), "unfiltered_sha256": sha,
+                                "qc_sha256": meta.get("sha256"), "unfiltered_set_sha256": sha,
                                 "counts": report[split]["counts"], "count": len(kept),
                                 "sha256": digest})  # fmt: skip
         result["splits"][split] = {"path": str(target), "input": len(items), "kept": len(kept),
@@ -184,7 +184,6 @@ def sheet(qc: Path, out: Path, *, sample: int = 1000, seed: int = 0,
           data_dir: Path | None = None) -> str:  # fmt: skip
     """Write the reviewers' sheet of a stratified sample of QC file ``qc`` (see
     :func:`~travelgym.suites.behavior2trip.quality_sheet.export_sheet`)."""
-    from travelgym.suites.behavior2trip.instances import ensure_instances, read_instances
     from travelgym.suites.behavior2trip.quality_sheet import export_sheet
 
     records, meta = read_qc(qc)
@@ -192,9 +191,28 @@ def sheet(qc: Path, out: Path, *, sample: int = 1000, seed: int = 0,
     splits = tuple(sorted({r.split for r in records}))
     wanted = {r.instance_id for r in records}
     instances = {}
-    for path in ensure_instances(db, data_dir, splits=splits, instances="unfiltered").values():
-        instances.update({x.instance_id: x for x in read_instances(path, wanted)})
+    for split in splits:
+        instances.update({x.instance_id: x for x in _unfiltered(db, data_dir, split, wanted)})
     return export_sheet(records, instances, out, sample=sample, seed=seed)
+
+
+def _unfiltered(db, data_dir: Path | None, split: str, ids, workers: int | None = None,
+                keys=None) -> list:  # fmt: skip
+    """The unfiltered instances of ``split`` named by ``ids`` (or of ``keys``), in file order,
+    built where missing: only those, never the whole split."""
+    from travelgym.suites.behavior2trip.instances import ensure_selected, known_slots
+
+    keys = known_slots(split, ids) if keys is None else keys
+    return ensure_selected(db, data_dir, split, keys, instances="unfiltered", workers=workers)[1]
+
+
+def _set_sha(db, split: str) -> str:
+    """The identity of ``split``'s unfiltered instance set on ``db`` (the content of every
+    instance is a pure function of it)."""
+    from travelgym.suites.behavior2trip.instance_sets import set_sha256
+    from travelgym.suites.behavior2trip.instances import DEFAULT_INSTANCE_SEED
+
+    return set_sha256(db, DEFAULT_INSTANCE_SEED, split, "unfiltered")
 
 
 def format_result(kind: str, result: dict[str, Any]) -> str:
