@@ -55,6 +55,7 @@ def test_a_new_command_line_shows_progress_again(monkeypatch):
     assert seen == [False, True]
 
 
+@pytest.mark.slow  # three database builds in child processes
 @pytest.mark.parametrize("flag", [None, "--no-progress", "--json"])
 def test_a_first_use_build_of_stats_shows_progress_unless_hidden(tmp_path, flag):
     env = dict(os.environ, TRAVELGYM_PROGRESS_DELAY="0")
