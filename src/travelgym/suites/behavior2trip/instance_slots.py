@@ -227,9 +227,10 @@ class SlotStore:
                         out[key] = Slot(key, unfiltered, filtered, json.loads(info))
         return out
 
-    def iter(self, keys: Iterable[Key]) -> Iterator[Slot]:
+    def iter(self, keys: Iterable[Key], verify: bool = True) -> Iterator[Slot]:
         """The stored slots of ``keys`` (each (split, difficulty) in index order), streamed;
-        raises LookupError when one is missing or damaged."""
+        raises LookupError when one is missing or (``verify``: their digests are checked)
+        damaged. Later passes over slots one pass has verified may skip the digests."""
         groups: dict[tuple[str, str], set[int]] = {}
         for split, difficulty, index in keys:
             groups.setdefault((split, difficulty), set()).add(index)
@@ -243,7 +244,7 @@ class SlotStore:
             for idx, unfiltered, filtered, info, digest in rows:
                 if idx not in wanted:
                     continue
-                if _digest(unfiltered, filtered, info) != digest:
+                if verify and _digest(unfiltered, filtered, info) != digest:
                     raise LookupError(f"{self.path}: slot {split}/{difficulty}/{idx} is damaged")
                 seen += 1
                 yield Slot((split, difficulty, idx), unfiltered, filtered, json.loads(info))
@@ -257,6 +258,17 @@ class SlotStore:
         have = set()
         for lo in range(0, len(keys), 2000):
             have |= set(self.get(keys[lo : lo + 2000]))
+        return [k for k in keys if k not in have]
+
+    def absent(self, keys: Iterable[Key]) -> list[Key]:
+        """The keys among ``keys`` with no stored row at all (their content is not read: a
+        quick check that rows just stored are still there), in their order."""
+        keys = list(keys)
+        have: set[Key] = set()
+        for split, difficulty in dict.fromkeys((k[0], k[1]) for k in keys):
+            rows = self._conn.execute("SELECT idx FROM slots WHERE identity = ? AND split = ? "
+                                      "AND difficulty = ?", (self.identity, split, difficulty))  # fmt: skip
+            have.update((split, difficulty, idx) for (idx,) in rows)
         return [k for k in keys if k not in have]
 
     def put(self, slots: Iterable[Slot]) -> None:
@@ -281,8 +293,9 @@ def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
     how many were built. Every slot of ``keys`` is stored on return: slots another process
     removed meanwhile (e.g. a store of an older generator opened anew) are built again."""
     built = 0
-    for _ in range(FILL_ROUNDS):
-        missing = store.missing(keys)
+    for round_ in range(FILL_ROUNDS):
+        # every stored slot's content is checked once; later rounds only ask which rows are gone
+        missing = store.missing(keys) if round_ == 0 else store.absent(keys)
         if not missing:
             return built
         batch: list[Slot] = []
@@ -293,7 +306,7 @@ def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
                 batch = []
         store.put(batch)
         built += len(missing)
-    if store.missing(keys):
+    if store.absent(keys):
         raise StoreChanged(f"{store.path}: another process keeps removing the slots this build "
                            "stores (a travelgym of another version on the same data directory?)")  # fmt: skip
     return built

@@ -171,10 +171,11 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
             with progress.step(f"behavior2trip: {split} instance files", total=6 * len(keys),
                                unit="slot") as bar:  # fmt: skip
 
-                def read(keys=keys, bar=bar):  # one of the 6 passes over the stored slots
-                    return _counted(store.iter(keys), bar)
+                def read(keys=keys, bar=bar, verify=False):  # one of 6 passes over the slots
+                    return _counted(store.iter(keys, verify), bar)
 
-                unfiltered = _write(raw[split], (slot.unfiltered for slot in read()))
+                # the first pass checks every slot's digest, the later ones read the same rows
+                unfiltered = _write(raw[split], (slot.unfiltered for slot in read(verify=True)))
                 write_manifest(raw[split], {**expected, **unfiltered,
                                             "rejections": _rejections(read()),
                                             "stats": _stats(read(), split, "unfiltered")})  # fmt: skip
