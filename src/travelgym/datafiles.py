@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from travelgym.core.errors import UserError
+
 
 def dump_jsonl(items: list[BaseModel], path: Path) -> str:
     """Write models as JSONL (one compact, key-stable line each); return the file's sha256."""
@@ -30,6 +32,30 @@ def write_manifest(path: Path, meta: dict) -> None:
     manifest_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
+class ManifestError(UserError, ValueError):
+    """A manifest that is not a JSON object (the message names the file)."""
+
+
 def read_manifest(path: Path) -> dict:
-    """The manifest of data file ``path``."""
-    return json.loads(manifest_path(path).read_text())
+    """The manifest of data file ``path`` (a :class:`ManifestError` naming it when it is not a
+    JSON object)."""
+    where = manifest_path(path)
+    try:
+        meta = json.loads(where.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ManifestError(f"{where}: not a manifest (not valid JSON: {exc})") from None
+    if not isinstance(meta, dict):
+        raise ManifestError(f"{where}: not a manifest (a JSON {type(meta).__name__}, not an "
+                            "object)")  # fmt: skip
+    return meta
+
+
+def cached_manifest(path: Path) -> dict | None:
+    """The manifest of the built data file ``path`` (a cache), or None when the file or its
+    manifest is missing or the manifest is damaged: either way the file is built again."""
+    if not (path.exists() and manifest_path(path).exists()):
+        return None
+    try:
+        return read_manifest(path)
+    except ManifestError:
+        return None

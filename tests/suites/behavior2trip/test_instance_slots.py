@@ -278,3 +278,20 @@ def test_writing_the_instance_files_shows_its_progress(trips_database, tmp_path,
     files = [s for s in seen if s[0] == "behavior2trip: test instance files"]
     assert files == [("behavior2trip: test instance files", 6 * 3 * SPLITS["test"],
                       6 * 3 * SPLITS["test"])]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["[]", "{garbage"])
+def test_a_damaged_instance_manifest_is_built_again(trips_database, tmp_path, text):
+    """A manifest that is no JSON object crashed ``tasks`` with an AttributeError (or stopped
+    it without naming the file): it is a cache, assembled again from the stored slots."""
+    cached = trips_database.path.parents[1]
+    fresh = _with_database(trips_database, tmp_path / "data")
+    shutil.copyfile(store_path(cached), store_path(fresh))
+    written = ensure_instances(trips_database, fresh, splits=("test",))["test"]
+    from travelgym.datafiles import manifest_path, read_manifest
+
+    before = read_manifest(written)
+    manifest_path(written).write_text(text)
+    again = ensure_instances(trips_database, fresh, splits=("test",))["test"]
+    assert read_manifest(again) == before
+    assert again.read_bytes() == (cached / "behavior2trip" / again.name).read_bytes()

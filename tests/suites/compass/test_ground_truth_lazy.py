@@ -164,3 +164,27 @@ def test_scoring_and_a_training_environment_solve_only_their_tasks(fresh_dir, fu
     env = CompassTrainingEnv.from_data(data_dir=fresh_dir, task_ids=[CHOSEN[2]])
     assert sorted(solved) == sorted(CHOSEN) and list(env.truths) == [CHOSEN[2]]
     assert env.truths[CHOSEN[2]].model_dump() == full[CHOSEN[2]].model_dump()
+
+
+@pytest.mark.parametrize("damage", ["edited", "manifest"])
+def test_a_damaged_full_file_is_never_scored_against(fresh_dir, compass_db, full, solved, damage):
+    """An edited line of the full file (compass-005's optimum) was read as is, and scores came
+    out wrong; a manifest that is no object crashed. Either way the task is solved again."""
+    import shutil
+
+    source = compass_db.parent / "ground_truth-seed0.jsonl"
+    target = gt.ground_truth_path(0, fresh_dir)
+    shutil.copyfile(source, target)
+    shutil.copyfile(manifest_path(source), manifest_path(target))
+    assert gt.ensure_ground_truth(seed=0, data_dir=fresh_dir, task_ids=["compass-005"])[0] == target
+    assert solved == []  # intact: read, not solved
+    if damage == "edited":
+        lines = target.read_text().splitlines(keepends=True)
+        edited = lines[4].replace("4707.0", "1.0")
+        assert edited != lines[4] and '"compass-005"' in edited
+        target.write_text("".join(lines[:4] + [edited] + lines[5:]))
+    else:
+        manifest_path(target).write_text("[]")
+    path, truths = gt.ensure_ground_truth(seed=0, data_dir=fresh_dir, task_ids=["compass-005"])
+    assert path != target and solved == ["compass-005"]
+    assert truths["compass-005"].model_dump() == full["compass-005"].model_dump()

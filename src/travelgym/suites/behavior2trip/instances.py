@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym import progress
-from travelgym.datafiles import manifest_path, read_manifest, write_manifest
+from travelgym.datafiles import cached_manifest, manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
 
@@ -300,10 +300,8 @@ def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,
 
 
 def _is_current(path: Path, expected: dict[str, Any]) -> bool:
-    if not path.exists() or not manifest_path(path).exists():
-        return False
-    meta = read_manifest(path)
-    if any(meta.get(k) != v for k, v in expected.items()):
+    meta = cached_manifest(path)  # None: missing or damaged, built again
+    if meta is None or any(meta.get(k) != v for k, v in expected.items()):
         return False
     return meta.get("sha256") == file_sha256(path)
 

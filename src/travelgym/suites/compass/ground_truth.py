@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from travelgym import progress
-from travelgym.datafiles import dump_jsonl, manifest_path, read_manifest, write_manifest
+from travelgym.datafiles import cached_manifest, dump_jsonl, manifest_path, write_manifest
 from travelgym.db import connect_readonly
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
@@ -68,22 +68,25 @@ def solve_all(
         conn.close()
 
 
-def _current(path: Path, expected: dict) -> bool:
-    if not (path.exists() and manifest_path(path).exists()):
-        return False
-    meta = read_manifest(path)
-    return all(meta.get(k) == v for k, v in expected.items())
+def _intact(path: Path, expected: dict) -> dict[str, GroundTruth] | None:
+    """The ground truths of ``path`` when it was made for ``expected`` (database, task file,
+    full or partial) and its bytes are the ones its manifest names, else None (a missing,
+    stale, edited or damaged file is computed again, never scored against)."""
+    meta = cached_manifest(path)
+    if meta is None or any(meta.get(k) != v for k, v in expected.items()):
+        return None
+    if meta.get("sha256") != hashlib.sha256(path.read_bytes()).hexdigest():
+        return None
+    try:
+        return load_ground_truth(path)
+    except ValueError:  # bytes its manifest names, yet not ground truths: built anew
+        return None
 
 
 def _read_partial(path: Path, expected: dict) -> dict[str, GroundTruth]:
     """The partial file's ground truths when it was made for the same database and task file
     (and its bytes are the ones its manifest names), else none."""
-    if not _current(path, {**expected, "partial": True}):
-        return {}
-    text = path.read_bytes()
-    if read_manifest(path).get("sha256") != hashlib.sha256(text).hexdigest():
-        return {}
-    return load_ground_truth(path)
+    return _intact(path, {**expected, "partial": True}) or {}
 
 
 def _solve_missing(db_path: Path, tasks: list[Task], have: dict[str, GroundTruth]) -> None:
@@ -116,8 +119,8 @@ def ensure_ground_truth(
         "tasks_sha256": tasks_sha256(tasks_path),
     }
     wanted = None if task_ids is None else list(dict.fromkeys(task_ids))
-    if _current(path, expected) and read_manifest(path).get("partial") is not True:
-        truths = load_ground_truth(path)
+    truths = _intact(path, {**expected, "partial": None})
+    if truths is not None:
         return path, truths if wanted is None else {i: truths[i] for i in wanted}
     tasks = load_tasks(tasks_path)
     by_id = {t.task_id: t for t in tasks}

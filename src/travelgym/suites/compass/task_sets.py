@@ -14,7 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from travelgym.datafiles import manifest_path, read_manifest
+from travelgym.datafiles import cached_manifest, manifest_path, read_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
 from travelgym.suites.compass.tasks import PACKAGE_TASKS
@@ -47,10 +47,11 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
         **task_file_origin(db.metadata["content_hash"], DEFAULT_TASK_SEED, db_seed),
         **extra,
     }
-    if path.exists() and manifest_path(path).exists():
-        meta = read_manifest(path)
-        if all(meta.get(k) == v for k, v in expected.items()):
-            return path
+    meta = cached_manifest(path) or {}  # {}: missing or damaged
+    # a stale or edited task file is made again, never run
+    if meta and all(meta.get(k) == v for k, v in expected.items()) and meta.get(
+            "sha256") == hashlib.sha256(path.read_bytes()).hexdigest():  # fmt: skip
+        return path
     write_task_file(path, DEFAULT_TASK_SEED, data_dir, db_seed, extra)
     return path
 
