@@ -153,3 +153,22 @@ def test_the_resume_command_quotes_and_adds_resume():
     assert resume_command(argv) == "/usr/bin/travelgym run compass --out 'my runs' --resume"
     assert resume_command([*argv, "--resume"]).count("--resume") == 1
     assert resume_command(["tg", "run", "x", "--", "y"]) == "tg run x --resume -- y"
+
+
+@pytest.mark.slow
+def test_a_signal_stops_episodes_that_never_wait(tmp_path, compass_db):
+    """Scripted episodes never wait, so every episode of a run ran in one step of the event
+    loop and a signal was handled only after the last one: SIGINT did not stop the run."""
+    out = tmp_path / "runs"
+    episodes = out / "scripted-greedy" / EPISODES
+    command = cli_command("run", "compass", "--agent", "scripted:greedy", "--trials", "8",
+                          "--no-progress", "--data-dir", str(compass_db.parent.parent),
+                          "--out", str(out))  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=child_env(), text=True)  # fmt: skip
+    wait_for_episodes(episodes, process, 1)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stdout + stderr and "stopping:" in stderr
+    assert 0 < len(raw_episodes(episodes)) < 8 * 281

@@ -296,6 +296,10 @@ async def _run_here(cfg: RunConfig, run: SuiteRun, pending: list[tuple[Any, int]
     async def one(task: Any, trial: int) -> None:
         try:
             async with gate:
+                # a pass through the event loop before each episode: episodes that never wait
+                # (the scripted agents) would otherwise all run in one step of the loop, and a
+                # signal would be handled only after the last of them
+                await asyncio.sleep(0)
                 if stop.requested:
                     return
                 episode = await run.episode(task, factory.make(), trial, cfg.seed)
