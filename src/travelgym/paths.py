@@ -13,7 +13,7 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     default (``platformdirs.user_data_dir("travelgym")``, e.g. ``~/.local/share/travelgym``)."""
     if override:
         path = Path(override)
-    elif os.environ.get(ENV_VAR):
+    elif os.environ.get(ENV_VAR, "").strip():  # blank: unset (not a directory named " ")
         path = Path(os.environ[ENV_VAR])
     else:
         from platformdirs import user_data_dir

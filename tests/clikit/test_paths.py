@@ -129,3 +129,32 @@ def test_database_inputs_must_be_sqlite_files(place, compass_db):
         assert input_problem(place / name, dir_okay=False, sqlite=True) == (
             f"{place / name} is not an SQLite database"
         )
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_path_is_refused_not_read_as_the_current_directory(value, tmp_path, monkeypatch):
+    """``--data-dir "$UNSET"`` wrote the databases into the working directory."""
+    monkeypatch.chdir(tmp_path)
+    for kind in ("dir", "file"):
+
+        @click.command()
+        @click.option("--where", type=OutputPath(kind))
+        def cmd(where) -> None:
+            Path(where, "made").mkdir()
+
+        result = CliRunner().invoke(cmd, ["--where", value])
+        assert (
+            result.exit_code == 2 and "Invalid value for '--where': an empty path" in result.output
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_blank_data_dir_variable_is_unset(monkeypatch, tmp_path):
+    from travelgym.paths import data_dir
+
+    monkeypatch.setenv("TRAVELGYM_DATA_DIR", str(tmp_path))
+    chosen = data_dir()
+    monkeypatch.setenv("TRAVELGYM_DATA_DIR", "  ")
+    assert data_dir() != Path("  ").resolve() and data_dir() != chosen
+    monkeypatch.delenv("TRAVELGYM_DATA_DIR")
+    assert data_dir() == data_dir(None)

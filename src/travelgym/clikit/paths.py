@@ -111,6 +111,8 @@ class OutputPath(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """Check ``value`` and return it as a ``Path``; a problem is a usage error."""
+        if isinstance(value, str) and not value.strip():  # Path("") is the current directory
+            self.fail("an empty path", param, ctx)
         problem = output_problem(Path(value), self.kind)
         if problem is not None:
             self.fail(problem, param, ctx)
