@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import sqlite3
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -209,6 +210,11 @@ class ToolRegistry:
             return ToolResult.failure(name, ErrorCategory.CONTENT, str(exc))
         except InfraError:
             raise  # no result the model could act on: the episode ends as an infra error
+        except sqlite3.DatabaseError as exc:
+            if _broken_storage(exc):  # a damaged or unreadable database: not the model's doing
+                raise InfraError("database", f"{name}: {exc}") from exc
+            return ToolResult.failure(name, ErrorCategory.INTERNAL,
+                                      f"internal error in {name}: {type(exc).__name__}: {exc}")  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - the tool layer must never raise otherwise
             return ToolResult.failure(
                 name,
@@ -216,6 +222,18 @@ class ToolRegistry:
                 f"internal error in {name}: {type(exc).__name__}: {exc}",
             )
         return ToolResult.success(name, content)
+
+
+# SQLite's result codes of a database file that is damaged or cannot be read (Python 3.10 has
+# no code on the exception: its message is read instead)
+BROKEN_STORAGE = {"SQLITE_CORRUPT": "malformed", "SQLITE_NOTADB": "not a database",
+                  "SQLITE_IOERR": "disk I/O error", "SQLITE_CANTOPEN": "unable to open"}  # fmt: skip
+
+
+def _broken_storage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the database file itself is damaged or unreadable."""
+    code = getattr(exc, "sqlite_errorname", None) or ""
+    return any(code.startswith(c) or words in str(exc) for c, words in BROKEN_STORAGE.items())
 
 
 def _parse_arguments(arguments: Any) -> dict[str, Any] | str:
