@@ -178,7 +178,7 @@ def list_tasks(suite: str, as_json: bool, ground_truth: bool, data_dir: Path | N
     chosen, options = suite_options(suite, **flags)
     tasks = chosen.list_tasks(options, data_dir)
     if as_json:  # the suite's one declaration of what is hidden (Suite.public_task)
-        emit_json([t.model_dump(mode="json") if ground_truth else chosen.public_task(t)
+        emit_json([t.model_dump(mode="json") if ground_truth else chosen.listed_task(t)
                    for t in tasks])  # fmt: skip
         return
     click.echo(chosen.format_tasks(tasks))

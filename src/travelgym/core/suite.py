@@ -137,6 +137,11 @@ class Suite(ABC):
         e.g. constraints revealed later, narrows it further)."""
         return task.model_dump(mode="json", exclude=set(self.answer_key_fields))
 
+    def listed_task(self, task: Any) -> dict[str, Any]:
+        """``task`` as ``travelgym tasks --json`` lists it: by default :meth:`public_task` (a
+        suite whose tasks are large lists a summary of the same public fields)."""
+        return self.public_task(task)
+
     def hidden_task(self, task: Any) -> dict[str, Any]:
         """What :meth:`public_task` leaves out of ``task``, as JSON by name (an export's
         ground truth): by default the :attr:`answer_key_fields`."""

@@ -42,6 +42,13 @@ def test_tasks_of_one_difficulty_build_only_that_level(trips_database, asked):
     listed = [t["instance_id"] for t in json.loads(done.output)]
     assert len(listed) == 800 and all("-hard-" in t for t in listed)
     assert {d for _, d, _ in asked} == {"hard"} and len(asked) == 800
+    assert not {"profile", "witness", "trajectory"} & set(json.loads(done.output)[0])
+    # --ground-truth: the whole instances, hidden profile and witness included
+    full = _cli("tasks", "behavior2trip", "--difficulty", "hard", "--json", "--ground-truth",
+                "--data-dir", data_dir)  # fmt: skip
+    records = json.loads(full.output)
+    assert [r["instance_id"] for r in records] == listed
+    assert {"profile", "witness", "trajectory"} <= set(records[0]) and records[0]["witness"]
 
 
 def test_chains_of_a_limit_build_only_those_instances(trips_database, asked, tmp_path):

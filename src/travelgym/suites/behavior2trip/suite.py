@@ -110,18 +110,22 @@ class Behavior2TripSuite(
         return TRIPS_TOOLSET
 
     def list_tasks(self, options: TripOptions, data_dir: Path | None = None) -> list[Any]:
-        from travelgym.suites.behavior2trip.listing import public_record
-
         _, instances, _ = load_split(options.split, data_dir=data_dir, scale=options.scale,
                                      instances=options.instances, difficulty=options.difficulty,
                                      noise=options.noise)  # fmt: skip
-        # the public view only: the hidden profile is the answer key of the checks
-        return [public_record(x) for x in instances]
+        return instances
+
+    def listed_task(self, task: Any) -> dict[str, Any]:
+        """The request and the length of the behaviour history (the hidden profile and the
+        witness are the answer key of the checks; ``--ground-truth`` lists them too)."""
+        from travelgym.suites.behavior2trip.listing import public_record
+
+        return public_record(task).model_dump(mode="json")
 
     def format_tasks(self, tasks: list[Any]) -> str:
-        from travelgym.suites.behavior2trip.listing import format_instances
+        from travelgym.suites.behavior2trip.listing import format_instances, public_record
 
-        return format_instances(tasks)
+        return format_instances([public_record(x) for x in tasks])
 
     def open_run(self, options, task_ids, limit, db_seed, data_dir) -> Behavior2TripRun:
         return Behavior2TripRun(options, task_ids, limit, db_seed, data_dir)
