@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 
 import pytest
 
@@ -52,3 +53,23 @@ def test_a_failed_write_keeps_the_old_file_and_names_the_target(tmp_path, monkey
     assert info.value.errno == code and info.value.filename == str(target)
     assert target.read_text() == "the previous report"
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_a_build_removes_the_temporary_files_of_killed_builds(tmp_path):
+    """A build killed mid-way (SIGKILL) left its database-sized temporary file for good."""
+    import subprocess
+    import sys
+
+    from travelgym.db import atomic_build
+
+    target = tmp_path / "x.sqlite"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    orphan = tmp_path / f".x.sqlite.{gone.stdout.strip()}.tmp"
+    running = tmp_path / f".x.sqlite.{os.getppid()}.tmp"  # a build still in progress
+    other = tmp_path / f".y.sqlite.{gone.stdout.strip()}.tmp"  # another file's
+    for path in (orphan, running, other):
+        path.write_bytes(b"partial")
+    with atomic_build(target) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    assert target.exists() and not orphan.exists() and running.exists() and other.exists()

@@ -179,11 +179,32 @@ def insert_rows(conn: sqlite3.Connection, table: str, rows: list[tuple]) -> None
         conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)  # noqa: S608 - our tables
 
 
+def _remove_orphans(path: Path) -> None:
+    """Remove the temporary files of builds of ``path`` whose process is gone (killed mid-build:
+    each left a database-sized file that no later build would reuse)."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 : -len(".tmp")]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 @contextmanager
 def atomic_build(path: str | os.PathLike[str]):
     """Yield a fresh connection to a temporary file that replaces ``path`` only on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_orphans(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     conn = sqlite3.connect(tmp)
