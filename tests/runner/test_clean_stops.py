@@ -9,6 +9,7 @@ import importlib.util
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -172,3 +173,29 @@ def test_a_signal_stops_episodes_that_never_wait(tmp_path, compass_db):
     assert process.returncode == 130, stderr
     assert "Traceback" not in stdout + stderr and "stopping:" in stderr
     assert 0 < len(raw_episodes(episodes)) < 8 * 281
+
+
+def test_a_sigint_while_a_run_builds_its_data_leaves_no_run_directory(tmp_path, trips_database):
+    """Ctrl-C while ``run`` built its data (no episode yet) let the run create an empty run
+    directory, then ended with click's "Aborted!" and status 1: now nothing is created and the
+    status is the shell's 130. The signal is sent from inside the build, as a terminal's
+    Ctrl-C reaches a foreground process (SIGINT handled by Python, not ignored)."""
+    data_dir = trips_database.path.parents[1]
+    code = (
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from travelgym.suites.behavior2trip import run\n"
+        "real = run.load_split\n"
+        "def building(*a, **k):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(*a, **k)\n"
+        "run.load_split = building\n"
+        "from travelgym.cli import main\n"
+        f"main(['run', 'behavior2trip', '--limit', '2', '--data-dir', {str(data_dir)!r},\n"
+        f"      '--out', {str(tmp_path / 'runs')!r}, '--no-progress'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=child_env(), timeout=120)  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert "interrupted (SIGINT)" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "runs").exists()

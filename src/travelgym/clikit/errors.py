@@ -15,6 +15,7 @@ import builtins
 import errno
 import json
 import os
+import signal
 import sqlite3
 import sys
 from typing import Any
@@ -143,6 +144,13 @@ class GuardedGroup(click.Group):
             raise
         except (click.exceptions.Abort, click.exceptions.Exit):
             raise
+        except KeyboardInterrupt:
+            if ctx.parent is not None:
+                raise
+            # the shell's convention for SIGINT (click says "Aborted!" with status 1)
+            click.echo("\ninterrupted (SIGINT): stopped before finishing; what was built is kept",
+                       err=True)  # fmt: skip
+            raise click.exceptions.Exit(128 + signal.SIGINT) from None
         except Exception as exc:
             message = user_error_message(exc)
             if message is None or os.environ.get(DEBUG_ENV):

@@ -144,6 +144,9 @@ async def run_suite(cfg: RunConfig) -> dict[str, Any]:
     grace = grace_s()  # a bad setting refuses the run before anything starts
     run = suite.open_run(options, cfg.task_ids, cfg.limit, cfg.db_seed, cfg.data_dir)
     try:
+        # opening the run may build its data without yielding: a SIGINT meanwhile ends the run
+        # here, before its directory exists (it left an empty one)
+        await asyncio.sleep(0)
         manifest = _checked_manifest(suite, spec, cfg, run, prices)
         if cfg.name_run:
             _name_run(cfg, spec, manifest, _identity(suite, run))
