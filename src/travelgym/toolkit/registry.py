@@ -210,12 +210,10 @@ class ToolRegistry:
             return ToolResult.failure(name, ErrorCategory.CONTENT, str(exc))
         except InfraError:
             raise  # no result the model could act on: the episode ends as an infra error
-        except sqlite3.DatabaseError as exc:
-            if _broken_storage(exc):  # a damaged or unreadable database: not the model's doing
-                raise InfraError("database", f"{name}: {exc}") from exc
-            return ToolResult.failure(name, ErrorCategory.INTERNAL,
-                                      f"internal error in {name}: {type(exc).__name__}: {exc}")  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - the tool layer must never raise otherwise
+            if isinstance(exc, sqlite3.DatabaseError) and _broken_storage(exc):
+                # a damaged or unreadable database: not the model's doing
+                raise InfraError("database", f"{name}: {exc}") from exc
             return ToolResult.failure(
                 name,
                 ErrorCategory.INTERNAL,
