@@ -175,11 +175,14 @@ def test_a_signal_stops_episodes_that_never_wait(tmp_path, compass_db):
     assert 0 < len(raw_episodes(episodes)) < 8 * 281
 
 
-def test_a_sigint_while_a_run_builds_its_data_leaves_no_run_directory(tmp_path, trips_database):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_a_run_builds_its_data_leaves_no_run_directory(tmp_path, trips_database,
+                                                                      sig):  # fmt: skip
     """Ctrl-C while ``run`` built its data (no episode yet) let the run create an empty run
-    directory, then ended with click's "Aborted!" and status 1: now nothing is created and the
-    status is the shell's 130. The signal is sent from inside the build, as a terminal's
-    Ctrl-C reaches a foreground process (SIGINT handled by Python, not ignored)."""
+    directory, then ended with click's "Aborted!" and status 1; SIGTERM ended it with 143 and
+    no word: now nothing is created, the status is the shell's (128 + the signal) and one line
+    names the signal. The signal is sent from inside the build, as a terminal's Ctrl-C reaches
+    a foreground process (SIGINT handled by Python, not ignored)."""
     data_dir = trips_database.path.parents[1]
     code = (
         "import os, signal, sys\n"
@@ -187,7 +190,7 @@ def test_a_sigint_while_a_run_builds_its_data_leaves_no_run_directory(tmp_path, 
         "from travelgym.suites.behavior2trip import run\n"
         "real = run.load_split\n"
         "def building(*a, **k):\n"
-        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        f"    os.kill(os.getpid(), {int(sig)})\n"
         "    return real(*a, **k)\n"
         "run.load_split = building\n"
         "from travelgym.cli import main\n"
@@ -196,6 +199,7 @@ def test_a_sigint_while_a_run_builds_its_data_leaves_no_run_directory(tmp_path, 
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=child_env(), timeout=120)  # fmt: skip
-    assert done.returncode == 130, done.stderr
-    assert "interrupted (SIGINT)" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 128 + sig, done.stderr
+    assert f"interrupted ({sig.name})" in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.count("interrupted") == 1
     assert not (tmp_path / "runs").exists()

@@ -8,6 +8,7 @@ import sys
 import click
 
 from travelgym.clikit import GuardedGroup
+from travelgym.clikit.errors import exit_on_sigterm
 from travelgym.version import __version__
 
 
@@ -22,13 +23,7 @@ def main() -> None:
 
     build_workers()  # a bad TRAVELGYM_BUILD_WORKERS stops any command before it builds anything
     if threading.current_thread() is threading.main_thread():
-        # SIGTERM exits through SystemExit, so that exit handlers run (a local llama.cpp
-        # server this process started is stopped; run directories are already fsynced)
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
-
-
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
+        signal.signal(signal.SIGTERM, exit_on_sigterm)
 
 
 from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main

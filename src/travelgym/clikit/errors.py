@@ -27,6 +27,21 @@ DEBUG_ENV = "TRAVELGYM_DEBUG"
 DAMAGED_DATABASE = ("file is not a database", "database disk image is malformed")
 MAX_MESSAGE_CHARS = 1000
 
+
+class Terminated(SystemExit):
+    """SIGTERM, raised in the main thread (:func:`exit_on_sigterm`) so that ``finally``
+    blocks and exit handlers run: temporary build files are removed, a local model server this
+    process started is stopped. Its code is the shell's, 128 + 15."""
+
+
+def exit_on_sigterm(signum: int, frame: object) -> None:
+    """The SIGTERM handler of a command: raise :class:`Terminated`."""
+    raise Terminated(128 + signum)
+
+
+def _stopped_line(signame: str) -> str:
+    return f"\ninterrupted ({signame}): stopped before finishing; what was built is kept"
+
 # travelgym's error types whose messages are written for users, by module, so that checking an
 # exception against them imports nothing (an exception of a module never imported is none of
 # them). A new user-facing error type belongs here.
@@ -148,9 +163,12 @@ class GuardedGroup(click.Group):
             if ctx.parent is not None:
                 raise
             # the shell's convention for SIGINT (click says "Aborted!" with status 1)
-            click.echo("\ninterrupted (SIGINT): stopped before finishing; what was built is kept",
-                       err=True)  # fmt: skip
+            click.echo(_stopped_line("SIGINT"), err=True)
             raise click.exceptions.Exit(128 + signal.SIGINT) from None
+        except Terminated:
+            if ctx.parent is None:  # said once, by the outermost group
+                click.echo(_stopped_line("SIGTERM"), err=True)
+            raise
         except Exception as exc:
             message = user_error_message(exc)
             if message is None or os.environ.get(DEBUG_ENV):
