@@ -42,6 +42,7 @@ def exit_on_sigterm(signum: int, frame: object) -> None:
 def _stopped_line(signame: str) -> str:
     return f"\ninterrupted ({signame}): stopped before finishing; what was built is kept"
 
+
 # travelgym's error types whose messages are written for users, by module, so that checking an
 # exception against them imports nothing (an exception of a module never imported is none of
 # them). A new user-facing error type belongs here.
