@@ -157,16 +157,13 @@ def export_dataset_cmd(suite: str, out: Path, ground_truth: bool, run_dir: Path 
                        **flags: object) -> None:  # fmt: skip
     """Write SUITE's tasks as a Hugging Face dataset: Parquet per split and a dataset card
     (`datasets.load_dataset("parquet", data_dir=OUT)`; `run --tasks-from OUT`)."""
-    import shlex
-    import sys
-
+    from travelgym.clikit.recorded_command import recorded_command
     from travelgym.integrations.hf_dataset import export_dataset
 
     chosen, options = suite_options(suite, **flags)
     if run_dir is not None and not run_dir.is_dir():
         raise click.BadParameter(f"{run_dir} is not a run directory", param_hint="--run")
-    words = ["travelgym", *sys.argv[1:]] if sys.argv[1:2] == ["export"] else []
-    command = shlex.join(words) if words else f"travelgym export dataset {suite} --out DIR"
+    command = recorded_command(click.get_current_context())  # the card names no local path
     meta = export_dataset(chosen, options, out, db_seed=db_seed, data_dir=data_dir,
                           ground_truth=ground_truth, run_dir=run_dir, command=command,
                           selection=tuple(flags))  # fmt: skip
