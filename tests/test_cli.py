@@ -8,13 +8,15 @@ from travelgym.cli import main
 def test_build_and_stats_json_use_data_dir(tmp_path, monkeypatch):
     monkeypatch.delenv("TRAVELGYM_DATA_DIR", raising=False)
     runner = CliRunner()
-    result = runner.invoke(main, ["build", "compass", "--data-dir", str(tmp_path), "--seed", "5"])
+    result = runner.invoke(
+        main, ["build", "compass", "--data-dir", str(tmp_path), "--db-seed", "5"]
+    )
     assert result.exit_code == 0, result.output
     db = tmp_path / "compass" / "compass-seed5.sqlite"
     assert db.exists() and str(db) in result.output
     result = runner.invoke(
         main,
-        ["stats", "compass", "--json", "--seed", "5"],
+        ["stats", "compass", "--json", "--seed", "5"],  # the option's other name
         env={"TRAVELGYM_DATA_DIR": str(tmp_path)},
     )
     assert result.exit_code == 0, result.output

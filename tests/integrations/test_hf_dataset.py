@@ -235,7 +235,10 @@ def test_a_dataset_of_other_data_or_an_old_version_is_refused(compass_dataset, c
 
 
 def test_bad_directories_give_one_line_errors(compass_dataset, compass_data, tmp_path):
-    assert "no such directory" in refused(tmp_path / "missing", compass_data, tmp_path)
+    result = invoke("run", "compass", "--agent", "scripted:greedy", "--limit", "1",
+                    "--no-progress", "--out", tmp_path / "runs", "--data-dir", compass_data,
+                    "--tasks-from", tmp_path / "missing")  # fmt: skip
+    assert result.exit_code == 2 and "missing' does not exist" in result.output
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "not a travelgym dataset" in refused(empty, compass_data, tmp_path)

@@ -60,6 +60,11 @@ def test_settings_from_json_yaml_toml_and_overrides(tmp_path):
     ("x.toml", "a = ", "not valid TOML"),
     ("x.json", "[1, 2]", "must be a mapping"),
     ("x.ini", "[a]", "unknown config format"),
+    # the directories training writes: "" was the current directory, a bad place failed late
+    ("x.json", '{"output_dir": ""}', "output_dir: an empty path"),
+    ("x.json", '{"data_dir": " "}', "data_dir: an empty path"),
+    ("x.json", '{"output_dir": "/proc/travelgym/x"}', "output_dir: cannot create"),
+    ("x.json", '{"data_dir": "/dev/null"}', "data_dir: /dev/null is a character device"),
 ])  # fmt: skip
 def test_bad_settings_are_clear_errors(tmp_path, name, text, message):
     (tmp_path / name).write_text(text)
@@ -72,7 +77,7 @@ def test_bad_settings_are_clear_errors(tmp_path, name, text, message):
 
 def test_missing_config_and_missing_extra(tmp_path, monkeypatch, trips_database):
     result = CliRunner().invoke(main, ["train", "grpo", "--config", str(tmp_path / "none.json")])
-    assert result.exit_code == 1 and "cannot read the config file" in result.output
+    assert result.exit_code == 2 and "none.json' does not exist" in result.output
     monkeypatch.setattr(extras, "missing_modules", lambda modules=(): ["trl"])
     result = CliRunner().invoke(main, ["train", "grpo", "--max-steps", "1"])
     assert result.exit_code == 1

@@ -18,7 +18,7 @@ from travelgym.clikit import GuardedGroup, InputPath, OutputPath
 from travelgym.core.registry import capable, require
 from travelgym.runner.run_summary import summarize_run
 
-RUN_DIRS = click.Path(file_okay=False, exists=True, path_type=Path)
+RUN_DIRS = InputPath(dir_okay=True, file_okay=False)
 
 
 def register(main: click.Group) -> None:

@@ -74,8 +74,10 @@ def db_file_option(verb: str):
 
 
 def seed_option(func):
-    """The ``--seed`` option of the generated database."""
-    return int_option("--seed", at_least=0, default=0, help="Seed of the generated database.")(func)
+    """The ``--db-seed`` option of the generated database (``seed``), named as ``run``,
+    ``chains``, ``export`` and ``train`` name it; ``--seed`` is kept as its other name."""
+    return int_option("--db-seed", "--seed", "seed", at_least=0, default=0,
+                      help="Seed of the generated database.")(func)  # fmt: skip
 
 
 def unsafe_sandbox_option(func):
@@ -223,12 +225,11 @@ def _base(annotation: Any) -> Any:
     return inner[0] if typing.get_args(annotation) and len(inner) == 1 else annotation
 
 
-class _PathText(click.Path):
+class _PathText(InputPath):
     """An existing path, passed on as text (suite options are stored in JSON manifests)."""
 
     def __init__(self, kind: str) -> None:
-        super().__init__(exists=True, file_okay=kind != "dir", dir_okay=kind != "file",
-                         readable=True)  # fmt: skip
+        super().__init__(file_okay=kind != "dir", dir_okay=kind != "file")
 
     def convert(self, value, param, ctx):
         return str(Path(super().convert(value, param, ctx)).resolve())

@@ -21,7 +21,7 @@ from travelgym.cli.common import (
     suite_options,
     unsafe_sandbox_option,
 )
-from travelgym.clikit import OutputPath, RuledCommand
+from travelgym.clikit import InputPath, OutputPath, RuledCommand
 from travelgym.clikit.options import distinct
 from travelgym.core.registry import all_suites, broken_suites, require
 
@@ -98,7 +98,7 @@ def stats(suite: str, seed: int, db: Path | None, as_json: bool,
 @suite_flags("ingest")
 @suite_argument("ingest")
 @click.argument("raw_dir", required=False,
-                type=click.Path(file_okay=False, exists=True, path_type=Path))  # fmt: skip
+                type=InputPath(dir_okay=True, file_okay=False))  # fmt: skip
 @click.option(
     "--out",
     "out",

@@ -66,7 +66,7 @@ def export() -> None:
     "run_dirs",
     nargs=-1,
     required=False,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=InputPath(dir_okay=True, file_okay=False),
 )
 @click.option("--chains", "chain_files", type=InputPath(), multiple=True, callback=distinct,
               help="A Chain-of-Action file of `travelgym chains` to export too (repeatable; "
@@ -145,7 +145,7 @@ def _tamper_verdicts(run_dirs) -> dict[str, str | None]:
 @click.option("--ground-truth", is_flag=True,
               help="Also write the answer key (exact ground truth, witness or annotated plan) "
               "as ground_truth/SPLIT-*.parquet; never in the task columns.")  # fmt: skip
-@click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
+@click.option("--run", "run_dir", type=InputPath(dir_okay=True, file_okay=False), default=None,
               help="Also write this run directory's episodes and scores as "
               "episodes/run-*.parquet.")  # fmt: skip
 @int_option("--db-seed", at_least=0, default=0,

@@ -86,7 +86,7 @@ def default_out(suite: str, role: str) -> Path:
                  "user; default: env).")  # fmt: skip
 @settings_option
 @int_option("--seed", at_least=0, default=0, help="Run seed.")
-@int_option("--db-seed", at_least=0, default=0)
+@int_option("--db-seed", at_least=0, default=0, help="Seed of the generated database.")
 @click.option("--out", type=OutputPath("dir"), default=None,
               help="The run directory to write (new or empty; default: "
               "runs/SUITE/play-ROLE-TIMESTAMP).")  # fmt: skip

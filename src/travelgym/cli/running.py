@@ -58,7 +58,7 @@ def generation_options(func):
                      help="Generation settings by name (the paper's Appendix G.2: "
                      "paper-default = temperature 0, qwen3-thinking = 0.7 with thinking, gpt5 = "
                      "medium reasoning, no temperature)."),
-        click.option("--gen-config", type=click.Path(dir_okay=False, path_type=Path),
+        click.option("--gen-config", type=InputPath(),
                      default=None, help="JSON (or .toml) file of generation options: "
                      "temperature, top_p, max_tokens, reasoning_effort, seed, extra_body "
                      "(overrides --gen-preset; the flags below override it)."),
@@ -108,7 +108,7 @@ def _agent_help() -> str:
 @int_option("--limit", at_least=1, help="At most N tasks.")
 @click.option(
     "--tasks-from",
-    type=click.Path(path_type=Path),
+    type=InputPath(dir_okay=True, file_okay=False),
     default=None,
     metavar="DIR",
     help="Run the tasks of a dataset directory written by `export dataset` (its split picked "
@@ -142,7 +142,7 @@ def _agent_help() -> str:
     help="With --backend ray: GPUs each episode's worker holds (hf: models; default 0).",
 )
 @int_option("--seed", at_least=0, default=0, help="Run seed.")
-@int_option("--db-seed", at_least=0, default=0)
+@int_option("--db-seed", at_least=0, default=0, help="Seed of the generated database.")
 @click.option(
     "--out",
     type=OutputPath("dir"),

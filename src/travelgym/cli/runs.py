@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from travelgym.cli.common import emit_json, json_option
+from travelgym.clikit import InputPath
 from travelgym.core.columns import Column, text_column
 from travelgym.core.registry import suite_names
 
@@ -31,7 +32,7 @@ RUN_COLUMNS = (
 @click.argument("suite", required=False, type=click.Choice(suite_names()))
 @click.option(
     "--root",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=InputPath(dir_okay=True, file_okay=False, exists=False),
     default=Path("runs"),
     show_default=True,
     help="Where to look: runs/, one suite's directory or an --out directory (runs two levels "

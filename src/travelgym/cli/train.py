@@ -12,8 +12,15 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from travelgym.cli.common import int_option, json_option, suite_flags
-from travelgym.clikit import FiniteFloat, FiniteFloatRange, GuardedGroup, RuledCommand
+from travelgym.cli.common import data_dir_option, int_option, json_option, suite_flags
+from travelgym.clikit import (
+    FiniteFloat,
+    FiniteFloatRange,
+    GuardedGroup,
+    InputPath,
+    OutputPath,
+    RuledCommand,
+)
 from travelgym.training.base import training_suite_names
 from travelgym.training.grpo_config import GRPOSettings, default_suite, setting_owners
 
@@ -48,18 +55,18 @@ def train() -> None:
 
 @train.command("grpo", cls=RuledCommand)
 @suite_flags("grpo")
-@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--config", "config", type=InputPath(), default=None,
               help="Settings file (.json, .yaml, .toml); flags override it.")  # fmt: skip
 @click.option("--suite", type=click.Choice(training_suite_names()), default=default_suite(),
               show_default=True)  # fmt: skip
 @click.option("--model", default="tiny", show_default=True,
               help="A checkpoint directory, smollm2 (GGUF, needs gguf) or tiny (random, built).")  # fmt: skip
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("runs/grpo"), show_default=True)  # fmt: skip
+@click.option("--output-dir", type=OutputPath("dir"), default=None,
+              help="Where the model, checkpoints and log go.  [default: runs/grpo]")  # fmt: skip
 @click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True)
 @int_option("--limit", at_least=1, help="First N instances/tasks.")
-@int_option("--db-seed", at_least=0, default=0)
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@int_option("--db-seed", at_least=0, default=0, help="Seed of the generated database.")
+@data_dir_option
 @int_option("--num-generations", at_least=2, default=4, help="GRPO group size.")
 @int_option("--per-device-batch-size", at_least=1,
             help="Rollouts per device per step (default: the group size).")  # fmt: skip
@@ -145,9 +152,9 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
 
 
 @train.command("sft")
-@click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("data", type=InputPath())
 @click.option("--model", required=True, help="A checkpoint directory, smollm2 or tiny.")
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--output-dir", type=OutputPath("dir"), required=True)
 @click.option("--max-steps", type=int, default=-1, show_default=True,
               help="Optimizer steps (-1: --epochs).")  # fmt: skip
 @click.option("--epochs", type=FiniteFloat(), default=1.0, show_default=True)

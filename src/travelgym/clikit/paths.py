@@ -79,15 +79,19 @@ def output_problem(path: Path, kind: Kind) -> str | None:
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def input_problem(path: Path, dir_okay: bool, sqlite: bool = False) -> str | None:
+def input_problem(path: Path, dir_okay: bool, sqlite: bool = False,
+                  file_okay: bool = True) -> str | None:  # fmt: skip
     """Why the existing ``path`` cannot be read as an input file (or directory, where
-    ``dir_okay``; an SQLite database, where ``sqlite``), or ``None``."""
+    ``dir_okay``; only a directory where not ``file_okay``; an SQLite database, where
+    ``sqlite``), or ``None``."""
     try:
         info = os.stat(path)
     except OSError as exc:
         return f"{path}: {exc.strerror or exc}"
     if stat.S_ISDIR(info.st_mode):
         return None if dir_okay else f"{path} is a directory, not a file"
+    if not file_okay:
+        return f"{path} is {describe_kind(info.st_mode)}, not a directory"
     if not stat.S_ISREG(info.st_mode):
         return f"{path} is {describe_kind(info.st_mode)}, not a regular file"
     if sqlite:
@@ -121,16 +125,25 @@ class OutputPath(click.Path):
 
 class InputPath(click.Path):
     """An existing, readable input: a regular file (an SQLite database with ``sqlite``), or also
-    a directory with ``dir_okay``."""
+    a directory with ``dir_okay`` (only a directory: ``file_okay=False``). With
+    ``exists=False`` a missing path is accepted as it is (a place to look in that may hold
+    nothing yet); an empty one never is."""
 
-    def __init__(self, dir_okay: bool = False, sqlite: bool = False) -> None:
-        super().__init__(exists=True, dir_okay=dir_okay, readable=True, path_type=Path)
+    def __init__(self, dir_okay: bool = False, sqlite: bool = False, file_okay: bool = True,
+                 exists: bool = True) -> None:  # fmt: skip
+        super().__init__(exists=exists, dir_okay=dir_okay, file_okay=file_okay, readable=True,
+                         path_type=Path)  # fmt: skip
         self.sqlite = sqlite
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """Check ``value`` (click's existence and permission checks, then its kind)."""
+        if isinstance(value, str) and not value.strip():  # Path("") is the current directory
+            self.fail("an empty path", param, ctx)
         path = super().convert(value, param, ctx)
-        problem = input_problem(Path(path), bool(self.dir_okay), self.sqlite)
+        if not self.exists and not os.path.lexists(path):
+            return path
+        problem = input_problem(Path(path), bool(self.dir_okay), self.sqlite,
+                                bool(self.file_okay))  # fmt: skip
         if problem is not None:
             self.fail(problem, param, ctx)
         return path

@@ -52,6 +52,9 @@ def training_option_owners(name: str) -> list[Any]:
             if s.TrainingOptions is not None and name in _option_names(s.TrainingOptions)]  # fmt: skip
 
 
+WRITTEN_DIRS = ("output_dir", "data_dir")  # settings naming a directory training writes
+
+
 class SettingsError(ValueError):
     """A config file that cannot be read, or settings that are not valid."""
 
@@ -254,12 +257,24 @@ def read_config(path: str | Path) -> dict[str, Any]:
 
 def load_settings(config: str | Path | None = None, **overrides: Any) -> GRPOSettings:
     """The settings of ``config`` (optional file) with ``overrides`` on top."""
+    from travelgym.clikit.paths import output_problem
+
     data = read_config(config) if config is not None else {}
     data.update(overrides)
+    where = f"{config}: " if config is not None else ""
     try:
-        return GRPOSettings.model_validate(data)
+        settings = GRPOSettings.model_validate(data)
     except ValidationError as exc:
-        where = f"{config}: " if config is not None else ""
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}"
                              for e in exc.errors())  # fmt: skip
         raise SettingsError(f"{where}invalid GRPO settings: {problems}") from None
+    # the directories written, checked before any model is loaded (as the flags' own are)
+    for name in WRITTEN_DIRS:
+        given = data.get(name)
+        if isinstance(given, str) and not given.strip():  # "" would be the current directory
+            raise SettingsError(f"{where}invalid GRPO settings: {name}: an empty path")
+        path = getattr(settings, name)
+        problem = None if path is None else output_problem(path, "dir")
+        if problem is not None:
+            raise SettingsError(f"{where}invalid GRPO settings: {name}: {problem}")
+    return settings
