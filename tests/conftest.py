@@ -46,6 +46,7 @@ def data_key() -> dict[str, object]:
     from travelgym.suites.behavior2trip import schema as b2t_schema
     from travelgym.suites.compass import generate as compass_generate
     from travelgym.suites.compass import schema as compass_schema
+    from travelgym.suites.compass import task_sets as compass_task_sets
     from travelgym.suites.compass import taskgen as compass_taskgen
     from travelgym.suites.compass import tasks as compass_tasks
 
@@ -57,6 +58,7 @@ def data_key() -> dict[str, object]:
             "task_generator_version": compass_taskgen.TASK_GENERATOR_VERSION,
             "task_format_version": compass_tasks.TASK_FORMAT_VERSION,
             "ground_truth_format_version": compass_tasks.GROUND_TRUTH_FORMAT_VERSION,
+            "task_set_identity_version": compass_task_sets.TASK_SET_IDENTITY_VERSION,
             "tasks_sha256": hashlib.sha256(compass_tasks.PACKAGE_TASKS.read_bytes()).hexdigest(),
             "seed": 0,
         },

@@ -50,6 +50,18 @@ def read_manifest(path: Path) -> dict:
     return meta
 
 
+def intact_manifest(path: Path, expected: dict) -> dict | None:
+    """The manifest of the built data file ``path`` when it has every ``expected`` entry and
+    its ``sha256`` names the file's bytes, else None (a missing, stale, edited or damaged file
+    is built again, never read)."""
+    meta = cached_manifest(path)
+    if meta is None or any(meta.get(k) != v for k, v in expected.items()):
+        return None
+    if meta.get("sha256") != hashlib.sha256(path.read_bytes()).hexdigest():
+        return None
+    return meta
+
+
 def cached_manifest(path: Path) -> dict | None:
     """The manifest of the built data file ``path`` (a cache), or None when the file or its
     manifest is missing or the manifest is damaged: either way the file is built again."""

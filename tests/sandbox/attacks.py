@@ -13,7 +13,7 @@ ROUTES = ("files", "walk", "proc", "package", "job", "errors")
 
 _HUNT = r'''
 # HUNT-MARKER
-import gc, json, os, re, sys
+import gc, json, os, re, stat, sys
 
 HINTS = __HINTS__
 ANSWER = re.compile(r"(pkg_\d+_\d+_\d+_\d+|flight_\d+_\d+_\d+|permit_\d+_\d+_\d+|optimal_plan|"
@@ -61,6 +61,8 @@ note("job", repr(sys.argv) + repr(dict(os.environ)) + repr(sys.modules.keys()))
 
 def read(path, limit=1 << 20):
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO left in /tmp would block the hunt
+            return ""
         with open(path, "rb") as fh:
             return fh.read(limit).decode("latin-1")
     except OSError:

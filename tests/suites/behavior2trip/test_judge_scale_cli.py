@@ -107,3 +107,25 @@ def test_a_run_keeps_its_scale(data_dir, tmp_path):
     (run_dir / MANIFEST).write_text(json.dumps({k: v for k, v in manifest.items()
                                                 if k not in ("db_scale", "judge")}))  # fmt: skip
     assert _run(data_dir, tmp_path, "--limit", "1", "--resume").exit_code == 0
+
+
+def test_a_run_is_scored_on_its_own_instance_set_and_database_seed(data_dir, tmp_path):
+    """``score`` of an ``--instances unfiltered`` run scored it against the filtered instances
+    (other requests for the same ids: DR 80 in the run, 60 when scored), and a ``--db-seed 1``
+    run was refused as made "on another database": the set and the seed are the run's."""
+    run = _run(data_dir, tmp_path, "--limit", "6", "--instances", "unfiltered", "--json")
+    assert run.exit_code == 0, run.output
+    summary = json.loads(run.output)["scripted"]
+    run_dir = tmp_path / "scripted"
+    scored = _score(run_dir, "--data-dir", data_dir, "--no-progress")
+    assert scored.exit_code == 0, scored.output
+    rescored = json.loads(scored.output)
+    assert rescored["overall"] == {k: v for k, v in summary["overall"].items()
+                                   if k in rescored["overall"]}  # fmt: skip
+    wrong = _score(run_dir, "--instances", "filtered", "--data-dir", data_dir)
+    assert wrong.exit_code == 1 and "is a run at instances unfiltered, not filtered" in (
+        wrong.output)  # fmt: skip
+    manifest = json.loads((run_dir / MANIFEST).read_text())
+    (run_dir / MANIFEST).write_text(json.dumps({**manifest, "db_seed": 1}))
+    other = _score(run_dir, "--data-dir", data_dir, "--no-progress")
+    assert other.exit_code == 1 and "score it with --db-seed 1" in other.output

@@ -15,7 +15,12 @@ from travelgym.db import connect_readonly
 from travelgym.runner.batch import RunConfig, run_suite
 from travelgym.suites.compass.build import ensure_database
 from travelgym.suites.compass.solver import solve
-from travelgym.suites.compass.task_sets import generated_task_path, task_file_for
+from travelgym.suites.compass.task_sets import (
+    generated_task_path,
+    partial_task_path,
+    task_file_for,
+    task_set,
+)
 from travelgym.suites.compass.taskgen import MIN_FEASIBLE, within_credit_bound
 from travelgym.suites.compass.tasks import PACKAGE_TASKS, load_tasks
 
@@ -121,7 +126,10 @@ def test_the_exhaustive_agent_is_feasible_and_optimal_on_every_cell_of_a_seed(
     assert overall["FR"] == overall["OR5"] == overall["optimal"] == 100.0, overall
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["db_seed"] == manifest["tasks_db_seed"] == db_seed
-    assert manifest["tasks_sha256"] == read_manifest(task_file_for(db_seed, data_dir))["sha256"]
+    # the set's identity: the shipped file's sha256; a generated set's origin's
+    assert manifest["tasks_sha256"] == task_set(db_seed, data_dir).sha256
+    if db_seed == 0:
+        assert manifest["tasks_sha256"] == read_manifest(PACKAGE_TASKS)["sha256"]
 
 
 def test_scoring_a_run_against_another_task_version_or_seed_is_refused(data_dir, tmp_path):
@@ -168,3 +176,85 @@ def test_generate_tasks_on_another_database_seed_matches_what_runs_use(data_dir,
     written, expected = read_manifest(out), read_manifest(cached)
     assert written["db_seed"] == OTHER_SEED
     assert written == {k: v for k, v in expected.items() if k != "shipped_tasks_sha256"}
+
+
+def _seed1_database_only(tmp_path, data_dir):
+    """A private data directory holding the seed-1 database and no task or ground-truth file."""
+    from tests.conftest import private_data_dir
+
+    target = private_data_dir(tmp_path / "data", data_dir, ("compass",),
+                              link=lambda p: p.suffix == ".sqlite")  # fmt: skip
+    for path in (target / "compass").iterdir():
+        if path.suffix != ".sqlite" and "seed1" in path.name:
+            path.unlink()
+    return target
+
+
+CHOSEN = ["compass-281", "compass-004", "compass-150"]
+
+
+def test_a_selection_of_another_seed_draws_only_its_tasks_as_in_the_full_file(
+    data_dir, compass_seed1_tasks, tmp_path
+):
+    """``solve --db-seed 1 --task X`` and ``run --db-seed 1 --limit 3`` generated all 281
+    tasks first (85 s): now only the chosen ones are drawn, the same bytes as in the full file,
+    and the set is known by the same identity however many of its tasks exist."""
+    private = _seed1_database_only(tmp_path, data_dir)
+    full = {json.loads(line)["task_id"]: line
+            for line in compass_seed1_tasks.read_text().splitlines()}  # fmt: skip
+    tasks = task_set(OTHER_SEED, private)
+    assert tasks.sha256 == task_set(OTHER_SEED, data_dir).sha256
+    assert [t.model_dump_json() for t in tasks.load(CHOSEN)] == [full[i] for i in CHOSEN]
+    assert not generated_task_path(OTHER_SEED, private).exists()
+    assert read_manifest(partial_task_path(OTHER_SEED, private))["count"] == 3
+    # a later selection reuses them and draws only what it lacks
+    assert [t.model_dump_json() for t in tasks.load(["compass-004", "compass-010"])] == [
+        full["compass-004"], full["compass-010"]]  # fmt: skip
+    assert read_manifest(partial_task_path(OTHER_SEED, private))["count"] == 4
+    with pytest.raises(KeyError):
+        tasks.load(["compass-999"])
+
+
+def test_an_edited_partial_task_file_is_never_run(data_dir, compass_seed1_tasks, tmp_path):
+    private = _seed1_database_only(tmp_path, data_dir)
+    tasks = task_set(OTHER_SEED, private)
+    first = tasks.load(CHOSEN[:1])[0]
+    path = partial_task_path(OTHER_SEED, private)
+    edited = json.loads(path.read_text())
+    edited["story"] = "An easy trip: recommend anything."
+    path.write_text(json.dumps(edited) + "\n")
+    assert tasks.load(CHOSEN[:1]) == [first]
+    assert tasks.load(CHOSEN[:1])[0].story != edited["story"]
+
+
+def test_a_run_on_a_selection_of_another_seed_records_the_sets_identity(
+    data_dir, compass_seed1_tasks, tmp_path
+):
+    private = _seed1_database_only(tmp_path, data_dir)
+    out = tmp_path / "run"
+    cfg = RunConfig("compass", "scripted:exhaustive", out=out, db_seed=OTHER_SEED, limit=3,
+                    data_dir=private, progress=False)  # fmt: skip
+    overall = asyncio.run(run_suite(cfg))["overall"]
+    assert overall["n"] == 3 and overall["OR5"] == 100.0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["tasks_sha256"] == task_set(OTHER_SEED, data_dir).sha256
+    assert not generated_task_path(OTHER_SEED, private).exists()
+    scored = CliRunner().invoke(main, ["score", str(out), "--db-seed", "1", "--json",
+                                       "--no-progress", "--data-dir", str(private)])  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.output)["overall"]["OR5"] == 100.0
+    assert not generated_task_path(OTHER_SEED, private).exists()
+
+
+def test_the_full_file_replaces_the_partial_one(data_dir, other_tasks, tmp_path, monkeypatch):
+    """The generator stands in for the full build (the tasks of the cached full file)."""
+    from travelgym.suites.compass import taskgen
+
+    private = _seed1_database_only(tmp_path, data_dir)
+    task_set(OTHER_SEED, private).load(CHOSEN[:1])
+    monkeypatch.setattr(taskgen, "generate_tasks", lambda conn, seed, rejected=None,
+                        workers=None, slots=None: other_tasks)  # fmt: skip
+    assert load_tasks(task_file_for(OTHER_SEED, private)) == other_tasks
+    assert not partial_task_path(OTHER_SEED, private).exists()
+    assert task_set(OTHER_SEED, private).load(CHOSEN) == [
+        t for i in CHOSEN for t in other_tasks if t.task_id == i]  # fmt: skip

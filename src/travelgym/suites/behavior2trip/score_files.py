@@ -8,35 +8,37 @@ from typing import Any
 
 from travelgym.core.errors import UserError
 
+# the options a run's manifest fixes: (option, manifest key, the value of a manifest written
+# before the key existed, and of an answers file without --flag); a run is scored at its own
+RECORDED = {
+    "scale": ("db_scale", "small", "small"),
+    "noise": ("noise", 0.0, 0.0),
+    # runs before quality control used the unfiltered set; the default set is the filtered one
+    "instances": ("instances", "unfiltered", "filtered"),
+}
 
-def scale_for(answers: Path, options: Any) -> str:
-    """The database scale to score ``answers`` at: a run directory's recorded ``db_scale``
-    (a run made before the key existed was small), else ``--scale`` (default small). A
-    ``--scale`` that contradicts the run's is an error, never a silent rescore."""
-    from travelgym.runner.store import read_manifest
 
-    given = options.scale if "scale" in options.model_fields_set else None
+def recorded_option(answers: Path, options: Any, name: str) -> Any:
+    """Option ``name`` (see :data:`RECORDED`) to score ``answers`` at: a run directory's
+    recorded value, else the flag's (its default when not given). A flag that contradicts the
+    run's is an error, never a silent rescore on other instances or another database."""
+    key, before, default = RECORDED[name]
+    given = getattr(options, name) if name in options.model_fields_set else None
     if not Path(answers).is_dir():
-        return given or "small"
-    recorded = read_manifest(Path(answers)).get("db_scale") or "small"
+        return default if given is None else given
+    manifest = _manifest(answers)
+    recorded = manifest.get(key, before) if manifest else default
+    if recorded is None:
+        recorded = before
     if given is not None and given != recorded:
-        raise UserError(f"{answers} is a run at scale {recorded}, not {given}: drop --scale "
-                        f"or use --scale {recorded}")  # fmt: skip
+        flag = "--" + name
+        raise UserError(f"{answers} is a run at {name} {_shown(recorded)}, not {_shown(given)}: "
+                        f"drop {flag} or use {flag} {_shown(recorded)}")  # fmt: skip
     return recorded
 
 
-def noise_for(answers: Path, options: Any) -> float:
-    """The ``--noise`` level to score ``answers`` at: a run directory's recorded ``noise``
-    (0 for a run made before the key existed), else ``--noise`` (default 0). A ``--noise``
-    that contradicts the run's is an error, never a silent rescore on other instances."""
-    given = options.noise if "noise" in options.model_fields_set else None
-    if not Path(answers).is_dir():
-        return given or 0.0
-    recorded = _manifest(answers).get("noise") or 0.0
-    if given is not None and given != recorded:
-        raise UserError(f"{answers} is a run at noise {recorded:g}, not {given:g}: drop --noise "
-                        f"or use --noise {recorded:g}")  # fmt: skip
-    return recorded
+def _shown(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def refuse_other_versions(answers: Path) -> None:
@@ -56,6 +58,15 @@ def refuse_other_versions(answers: Path) -> None:
             raise UserError(f"{answers}: the run was made with {what} version {made}, this "
                             f"install's is {current}; its episodes keep the scores of their own "
                             "version, re-scoring them is refused")  # fmt: skip
+
+
+def refuse_other_seed(answers: Path, seed: int) -> None:
+    """Refuse to re-score a run directory made on another database seed (before any database
+    is built), naming the flag that scores it."""
+    run_seed = _manifest(answers).get("db_seed")
+    if isinstance(run_seed, int) and not isinstance(run_seed, bool) and run_seed != seed:
+        raise UserError(f"{answers}: the run used database seed {run_seed}; score it with "
+                        f"--db-seed {run_seed}")  # fmt: skip
 
 
 def refuse_other_database(answers: Path, db: Any) -> None:
@@ -94,8 +105,8 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     from travelgym.suites.behavior2trip.scoring import read_answers, score_answers
 
     refuse_other_versions(answers)
-    scale = scale_for(answers, options)
-    noise = noise_for(answers, options)
+    scale, noise, chosen_set = (recorded_option(answers, options, name)
+                                for name in ("scale", "noise", "instances"))  # fmt: skip
     entries = read_answers(answers, notes)
     if not entries and not left_out_all(answers):  # a run's infra errors are counted apart
         raise UserError(f"{answers}: no answers in it")
@@ -104,11 +115,12 @@ def score_trips(answers: Path, seed: int, data_dir: Path | None, notes: list[str
     # ids name their slots: a file of no known id is refused before anything is built
     known = {instance_id(*key) for keys in slots.values() for key in keys}
     refuse_nothing_known(answers, entries, known, "instance_id")
+    refuse_other_seed(answers, seed)
     db = ensure_database(scale=scale, seed=seed, data_dir=data_dir)
     refuse_other_database(answers, db)
     instances = {}
     for split, keys in slots.items():
-        _, chosen = ensure_selected(db, data_dir, split, keys, instances=options.instances,
+        _, chosen = ensure_selected(db, data_dir, split, keys, instances=chosen_set,
                                     noise=noise)  # fmt: skip
         instances.update({x.instance_id: x for x in chosen})
     judge = None

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from travelgym.core.answers import is_trial_number
 from travelgym.core.errors import UserError
 from travelgym.jsonl import JsonLinesError, iter_json_lines
+
+if TYPE_CHECKING:
+    from travelgym.suites.compass.task_sets import TaskSet
 
 
 class AnswerFileError(UserError, ValueError):
@@ -60,13 +64,13 @@ def _run_answers(directory: Path, notes: list[str] | None) -> list[dict]:
              "recommendation": last_recommendation(e)} for e in counted]  # fmt: skip
 
 
-def refuse_other_task_version(answers: Path, tasks_path: Path, db_seed: int) -> None:
+def refuse_other_task_version(answers: Path, tasks: TaskSet) -> None:
     """Refuse to re-score a run directory made on another database seed or with another task
     file: its episodes keep the scores of their own version, and scoring them against these
     tasks would silently change what they mean."""
-    import hashlib
     import json
 
+    db_seed = tasks.db_seed
     manifest_file = Path(answers) / "manifest.json"
     if not Path(answers).is_dir() or not manifest_file.is_file():
         return
@@ -79,10 +83,10 @@ def refuse_other_task_version(answers: Path, tasks_path: Path, db_seed: int) -> 
     run_seed = manifest.get("db_seed")
     if isinstance(run_seed, int) and run_seed != db_seed:
         raise UserError(
-            f"{answers}: the run used database seed {run_seed}; score it with --seed {run_seed}"
+            f"{answers}: the run used database seed {run_seed}; score it with --db-seed {run_seed}"
         )
     sha = manifest.get("tasks_sha256")
-    current = hashlib.sha256(Path(tasks_path).read_bytes()).hexdigest()
+    current = tasks.sha256
     if sha and sha != current:
         raise UserError(
             f"{answers}: the run was made with another task file (sha256 {str(sha)[:12]}, this "

@@ -113,14 +113,14 @@ class CompassTrainingEnv(SyncAPI):
         missing), optionally one level, explicit ids and the first ``limit`` tasks."""
         from travelgym.suites.compass.build import ensure_database
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
-        from travelgym.suites.compass.task_sets import task_file_for
-        from travelgym.suites.compass.tasks import load_tasks, select_tasks
+        from travelgym.suites.compass.task_sets import task_set
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
-        tasks_path = task_file_for(db_seed, data_dir)
-        tasks = select_tasks(load_tasks(tasks_path), task_ids, level, limit)
-        # only the chosen tasks' ground truth is computed where the full file is not built
-        _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
+        every = task_set(db_seed, data_dir)
+        # only the chosen tasks are drawn and their ground truth computed where the full files
+        # are not built
+        tasks = every.select(task_ids, level, limit)
+        _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks=every,
                                         task_ids=[t.task_id for t in tasks])  # fmt: skip
         return cls(db, tasks, truths, **kwargs)
 

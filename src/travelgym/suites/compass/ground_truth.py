@@ -19,19 +19,18 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from travelgym import progress
-from travelgym.datafiles import cached_manifest, dump_jsonl, manifest_path, write_manifest
+from travelgym.datafiles import dump_jsonl, intact_manifest, manifest_path, write_manifest
 from travelgym.db import connect_readonly
 from travelgym.paths import suite_dir
 from travelgym.suites.compass.build import SUITE, ensure_database
 from travelgym.suites.compass.solver import solve
-from travelgym.suites.compass.task_sets import task_file_for
+from travelgym.suites.compass.task_sets import TaskSet, task_set
 from travelgym.suites.compass.tasks import (
     GROUND_TRUTH_FORMAT_VERSION,
     PACKAGE_TASKS,
     GroundTruth,
     Task,
     load_ground_truth,
-    load_tasks,
 )
 
 STEP = "compass: ground truth"
@@ -72,10 +71,7 @@ def _intact(path: Path, expected: dict) -> dict[str, GroundTruth] | None:
     """The ground truths of ``path`` when it was made for ``expected`` (database, task file,
     full or partial) and its bytes are the ones its manifest names, else None (a missing,
     stale, edited or damaged file is computed again, never scored against)."""
-    meta = cached_manifest(path)
-    if meta is None or any(meta.get(k) != v for k, v in expected.items()):
-        return None
-    if meta.get("sha256") != hashlib.sha256(path.read_bytes()).hexdigest():
+    if intact_manifest(path, expected) is None:
         return None
     try:
         return load_ground_truth(path)
@@ -99,46 +95,46 @@ def _solve_missing(db_path: Path, tasks: list[Task], have: dict[str, GroundTruth
 def ensure_ground_truth(
     seed: int = 0,
     data_dir: str | os.PathLike[str] | None = None,
-    tasks_path: Path | None = None,
+    tasks: TaskSet | None = None,
     task_ids: Iterable[str] | None = None,
 ) -> tuple[Path, dict[str, GroundTruth]]:
-    """The ground truth of this seed's tasks (``task_sets.task_file_for``) on this seed's
-    database: the full file, (re)built when missing or when the database or the task file
-    changed, and all its ground truths.
+    """The ground truth of this seed's tasks (``tasks``, default :func:`task_set` of the seed)
+    on this seed's database: the full file, (re)built when missing or when the database or the
+    task set changed, and all its ground truths.
 
-    With ``task_ids`` (ids of the task file; a ``KeyError`` names one that is not), only those
-    are returned, and only those are computed when the full file is not current: they come
-    from, and go to, the partial file (whose path is returned then). Asking for every task is
-    the full build."""
+    With ``task_ids`` (ids of the task set; a ``KeyError`` names one that is not), only those
+    are returned, and only those are computed (and, of a generated set, drawn) when the full
+    file is not current: they come from, and go to, the partial file (whose path is returned
+    then). Asking for every task is the full build."""
     db = ensure_database(seed=seed, data_dir=data_dir)
-    tasks_path = tasks_path or task_file_for(seed, data_dir)
+    tasks = tasks or task_set(seed, data_dir)
     path = ground_truth_path(seed, data_dir)
     expected = {
         "format_version": GROUND_TRUTH_FORMAT_VERSION,
         "db_content_hash": db.metadata["content_hash"],
-        "tasks_sha256": tasks_sha256(tasks_path),
+        "tasks_sha256": tasks.sha256,
     }
     wanted = None if task_ids is None else list(dict.fromkeys(task_ids))
     truths = _intact(path, {**expected, "partial": None})
     if truths is not None:
         return path, truths if wanted is None else {i: truths[i] for i in wanted}
-    tasks = load_tasks(tasks_path)
-    by_id = {t.task_id: t for t in tasks}
+    order = [task_id for task_id, _ in tasks.slots()]
     partial = partial_ground_truth_path(seed, data_dir)
     have = _read_partial(partial, expected)
-    if wanted is not None and set(wanted) != set(by_id):
-        chosen = [by_id[i] for i in wanted]  # KeyError: not a task of the file
+    if wanted is not None and set(wanted) != set(order):
+        chosen = tasks.load(wanted)  # KeyError: not a task of the set
         before = len(have)
         _solve_missing(db.path, chosen, have)
         if len(have) > before:
-            kept = [have[t.task_id] for t in tasks if t.task_id in have]  # task-file order
+            kept = [have[i] for i in order if i in have]  # task-file order
             sha = dump_jsonl(kept, partial)
             write_manifest(partial, {**expected, "partial": True, "sha256": sha,
                                      "count": len(kept),
                                      "task_ids": [t.task_id for t in kept]})  # fmt: skip
         return partial, {i: have[i] for i in wanted}
-    _solve_missing(db.path, tasks, have)
-    truths = [have[t.task_id] for t in tasks]
+    every = tasks.load()
+    _solve_missing(db.path, every, have)
+    truths = [have[t.task_id] for t in every]
     sha = dump_jsonl(truths, path)
     write_manifest(path, {**expected, "sha256": sha, "count": len(truths)})
     partial.unlink(missing_ok=True)  # the full file holds all of it now

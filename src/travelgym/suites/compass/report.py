@@ -84,11 +84,9 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
                 max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
                 include_analysis: bool = True) -> ReportBody:  # fmt: skip
     """The summary, analysis and figures sections and the viewer's data of COMPASS ``runs``."""
-    from travelgym.suites.compass.ground_truth import tasks_sha256
     from travelgym.suites.compass.report_data import Encoder, task_record
     from travelgym.suites.compass.report_verdicts import Verdicts
     from travelgym.suites.compass.scoring import PlanScore, summarize
-    from travelgym.suites.compass.task_sets import task_file_for
     from travelgym.suites.compass.tasks import load_tasks
 
     timings: dict[str, float] = {}
@@ -102,10 +100,13 @@ def report_body(runs: list[ReportRun], *, data_dir: Path | None = None,
 
     clock = time.perf_counter()
     tasks = {t.task_id: t for t in load_tasks()}
-    verdicts = Verdicts(tasks, data_dir)
+    wanted: dict[int, set[str]] = {}  # only these tasks' ground truths are needed
+    for run in runs:
+        wanted.setdefault(db_seed(run), set()).update(e.task_id for e in run.episodes)
+    verdicts = Verdicts(tasks, data_dir, wanted)
     for run in runs:
         sha = run.manifest.get("tasks_sha256")
-        current_sha = tasks_sha256(task_file_for(db_seed(run), data_dir))
+        current_sha = verdicts.task_set(db_seed(run)).sha256
         if sha and sha != current_sha:
             notes.append(f"{run.label}: its task file differs from the installed one; verdicts "
                          "use the installed tasks")  # fmt: skip

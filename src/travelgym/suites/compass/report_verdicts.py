@@ -20,10 +20,15 @@ class Verdicts:
     its exact rank among all feasible plans of the task.
     """
 
-    def __init__(self, tasks: dict[str, Task], data_dir: Path | None) -> None:
+    def __init__(self, tasks: dict[str, Task], data_dir: Path | None,
+                 wanted: dict[int, set[str]] | None = None) -> None:  # fmt: skip
         self.tasks = tasks
         self.data_dir = data_dir
+        # the task ids judged, by database seed: only theirs are drawn and solved where the
+        # full files are not built (None: every task)
+        self.wanted = wanted
         self._tasks_of: dict[int, dict[str, Task]] = {}
+        self._sets: dict[int, Any] = {}
         self.items: list[dict[str, Any]] = []
         self._index: dict[tuple, int] = {}
         self._dbs: dict[int, tuple[sqlite3.Connection, dict[str, GroundTruth]]] = {}
@@ -37,7 +42,8 @@ class Verdicts:
             from travelgym.suites.compass.ground_truth import ensure_ground_truth
 
             db = ensure_database(seed=seed, data_dir=self.data_dir)
-            _, truths = ensure_ground_truth(seed=seed, data_dir=self.data_dir)
+            _, truths = ensure_ground_truth(seed=seed, data_dir=self.data_dir,
+                                            tasks=self.task_set(seed), task_ids=self._ids(seed))  # fmt: skip
             self._dbs[seed] = (connect_readonly(db.path), truths)
             self.truths[seed] = truths
         return self._dbs[seed]
@@ -48,12 +54,23 @@ class Verdicts:
         if seed == 0:
             return self.tasks
         if seed not in self._tasks_of:
-            from travelgym.suites.compass.task_sets import task_file_for
-            from travelgym.suites.compass.tasks import load_tasks
-
-            path = task_file_for(seed, self.data_dir)
-            self._tasks_of[seed] = {t.task_id: t for t in load_tasks(path)}
+            self._tasks_of[seed] = {t.task_id: t for t in self.task_set(seed).load(self._ids(seed))}
         return self._tasks_of[seed]
+
+    def task_set(self, seed: int) -> Any:
+        """The :class:`~travelgym.suites.compass.task_sets.TaskSet` of seed ``seed``."""
+        from travelgym.suites.compass.task_sets import task_set
+
+        if seed not in self._sets:
+            self._sets[seed] = task_set(seed, self.data_dir)
+        return self._sets[seed]
+
+    def _ids(self, seed: int) -> list[str] | None:
+        """The known task ids of seed ``seed`` judged (None: every task)."""
+        if self.wanted is None:
+            return None
+        known = {task_id for task_id, _ in self.task_set(seed).slots()}
+        return sorted(self.wanted.get(seed, set()) & known)
 
     def ranking(self, seed: int, task: Task):
         key = (seed, task.task_id)

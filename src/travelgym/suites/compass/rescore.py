@@ -57,8 +57,7 @@ def compass_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
     from travelgym.suites.compass.ground_truth import ensure_ground_truth
     from travelgym.suites.compass.scoring import score_recommendation
     from travelgym.suites.compass.solver import Ranking, build_components
-    from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
-    from travelgym.suites.compass.tasks import load_tasks
+    from travelgym.suites.compass.task_sets import task_set
 
     manifest = read_manifest(Path(run_dir))
     db_seed = manifest.get("db_seed", 0)
@@ -67,12 +66,13 @@ def compass_rescorer(run_dir: Path, seed: int, data_dir: Path | None,
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     if manifest.get("db_content_hash") not in (None, db.metadata.get("content_hash")):
         raise UserError("the run was made on another database")
-    tasks_path = task_file_for(db_seed, data_dir)
-    if manifest.get("tasks_sha256") not in (None, task_file_identity(tasks_path)["tasks_sha256"]):
+    every = task_set(db_seed, data_dir)
+    if manifest.get("tasks_sha256") not in (None, every.sha256):
         raise UserError("the run's tasks are not this install's task file")
-    tasks = {t.task_id: t for t in load_tasks(tasks_path)}
-    wanted = sorted({t for t in manifest.get("task_ids") or () if t in tasks})
-    _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
+    known = {task_id for task_id, _ in every.slots()}
+    wanted = sorted({t for t in manifest.get("task_ids") or () if t in known})
+    tasks = {t.task_id: t for t in every.load(wanted)}  # only the run's are drawn
+    _, truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks=every,
                                     task_ids=wanted)  # fmt: skip
     conn = connect_readonly(db.path)
 

@@ -24,19 +24,19 @@ class CompassRun(SuiteRun):
         from travelgym.suites.compass.build import ensure_database
         from travelgym.suites.compass.context import ToolCache
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
-        from travelgym.suites.compass.task_sets import task_file_for, task_file_identity
-        from travelgym.suites.compass.tasks import load_tasks, select_tasks
+        from travelgym.suites.compass.task_sets import task_set
 
         db = ensure_database(seed=db_seed, data_dir=data_dir)
-        tasks_path = task_file_for(db_seed, data_dir)
+        tasks = task_set(db_seed, data_dir)
         self.options = options
-        self.tasks = select_tasks(load_tasks(tasks_path), task_ids, options.level, limit)
-        # only the chosen tasks' ground truth is computed where the full file is not built yet
-        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks_path=tasks_path,
+        # only the chosen tasks are drawn (of a generated set) and their ground truth computed
+        # where the full files are not built yet
+        self.tasks = tasks.select(task_ids, options.level, limit)
+        _, self.truths = ensure_ground_truth(seed=db_seed, data_dir=data_dir, tasks=tasks,
                                              task_ids=[t.task_id for t in self.tasks])  # fmt: skip
         self.trials = options.trials
         self.db_path, self.db_hash = db.path, db.metadata["content_hash"]
-        self.task_file = task_file_identity(tasks_path)
+        self.task_file = tasks.identity()
         self.tasks_sha256 = self.task_file["tasks_sha256"]
         self.conn = connect_readonly(db.path)
         self.tool_cache = ToolCache.for_database(db.path, self.db_hash)

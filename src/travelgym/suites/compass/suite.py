@@ -145,17 +145,18 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
         from travelgym.suites.compass.answers import read_answers, refuse_other_task_version
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
         from travelgym.suites.compass.scoring import score_answers
-        from travelgym.suites.compass.task_sets import task_file_for
-        from travelgym.suites.compass.tasks import load_tasks
+        from travelgym.suites.compass.task_sets import task_set
 
         entries = read_answers(answers, notes)
-        tasks_path = task_file_for(seed, data_dir)
-        refuse_other_task_version(answers, tasks_path, seed)
-        tasks = {t.task_id: t for t in load_tasks(tasks_path)}
-        refuse_nothing_known(answers, entries, set(tasks), "task_id")
-        # only the answered tasks' ground truth is computed where the full file is not built
-        answered = sorted({e["task_id"] for e in entries if e["task_id"] in tasks})
-        _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir, tasks_path=tasks_path,
+        every = task_set(seed, data_dir)
+        refuse_other_task_version(answers, every)
+        known = {task_id for task_id, _ in every.slots()}
+        refuse_nothing_known(answers, entries, known, "task_id")
+        # only the answered tasks are drawn (of a generated set) and their ground truth
+        # computed where the full files are not built
+        answered = sorted({e["task_id"] for e in entries if e["task_id"] in known})
+        tasks = {t.task_id: t for t in every.load(answered)}
+        _, truths = ensure_ground_truth(seed=seed, data_dir=data_dir, tasks=every,
                                         task_ids=answered)  # fmt: skip
         conn = connect_readonly(self.build(self.options(), seed, data_dir).path)
         try:
@@ -223,15 +224,15 @@ class CompassSuite(Suite, ExactGroundTruth, RawIngest, TaskGeneration, RunAnalys
     def solve(self, task_ids, seed, data_dir):
         from travelgym.core.errors import UserError
         from travelgym.suites.compass.ground_truth import ensure_ground_truth
-        from travelgym.suites.compass.task_sets import task_file_for
-        from travelgym.suites.compass.tasks import load_tasks
+        from travelgym.suites.compass.task_sets import task_set
 
-        if task_ids:  # only these are solved (when the full file is not built yet)
-            known = {t.task_id for t in load_tasks(task_file_for(seed, data_dir))}
+        every = task_set(seed, data_dir)
+        if task_ids:  # only these are drawn and solved (when the full files are not built yet)
+            known = {task_id for task_id, _ in every.slots()}
             unknown = [t for t in task_ids if t not in known]
             if unknown:
                 raise UserError(f"unknown task id(s): {', '.join(unknown)}")
-        path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir,
+        path, truths = ensure_ground_truth(seed=seed, data_dir=data_dir, tasks=every,
                                            task_ids=task_ids or None)  # fmt: skip
         return path, [truths[t] for t in task_ids] if task_ids else list(truths.values())
 

@@ -328,6 +328,9 @@ def slot_choices(seed: int, task_id: str, level: int, otype: str) -> list:
     return [options[i] for i in order.tolist()]
 
 
+IN_PROCESS_MAX = 6  # at most this many slots to draw: no worker processes
+
+
 def task_slots(seed: int = DEFAULT_TASK_SEED) -> list[tuple[str, int, str]]:
     """(task id, level, objective type) of every task, in the task file's order."""
     order = [slot for slot, count in SLOTS.items() for _ in range(count)]
@@ -341,20 +344,25 @@ def generate_tasks(
     seed: int = DEFAULT_TASK_SEED,
     rejected: collections.Counter | None = None,
     workers: int | None = None,
+    slots: list[tuple[str, int, str]] | None = None,
 ) -> list[Task]:
-    """All 281 tasks; the same database and seed give the same tasks, byte for byte.
-    ``rejected`` (when given) counts the rejected draws by reason, and the metrics replaced.
-    A task depends on nothing but its slot, the seed and the database, so the slots are drawn
-    over ``workers`` processes (default: every core, ``TRAVELGYM_BUILD_WORKERS``), with a
-    progress bar; the tasks and counts are the same whatever the number."""
+    """All 281 tasks (or those of ``slots``, entries of :func:`task_slots`); the same
+    database and seed give the same tasks, byte for byte. ``rejected`` (when given) counts the
+    rejected draws by reason, and the metrics replaced. A task depends on nothing but its slot,
+    the seed and the database (so any slots drawn alone are the same tasks as in the whole
+    set), so the slots are drawn over ``workers`` processes (default: every core,
+    ``TRAVELGYM_BUILD_WORKERS``), with a progress bar; the tasks and counts are the same
+    whatever the number."""
     from travelgym import progress
     from travelgym.parallel import build_workers, ordered_map, worker_pool
 
-    slots = task_slots(seed)
+    slots = task_slots(seed) if slots is None else list(slots)
     path = _database_file(conn)  # workers open their own connections to it
     n = build_workers() if workers is None else workers
     tasks = []
-    with worker_pool(n if path and n > 1 else 0) as pool:  # before the bar's thread starts
+    # a few slots are drawn here: starting the workers would cost more than it saves
+    parallel = path and n > 1 and len(slots) > IN_PROCESS_MAX
+    with worker_pool(n if parallel else 0) as pool:  # before the bar's thread starts
         if pool is None:
             drawn = (_draw_counted(conn, seed, slot) for slot in slots)
         else:
