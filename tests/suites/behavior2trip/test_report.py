@@ -164,3 +164,36 @@ def test_selecting_an_instance_shows_its_plan_and_verdicts(
         invalid = view.find_all("div", cls="invalid")
         assert len(invalid) == 1 and "city: unknown <city>" in invalid[0].text()
         assert "has-invalid" in steps[1].classes()
+
+
+def _embedded(path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)
+    return unpacked(json.loads(data.group(1)))
+
+
+def test_a_run_of_another_instance_set_shows_its_own_trajectories(trips_run, tmp_path):
+    """The report read the default test file whatever set a run played: a ``--noise 0.3``
+    run showed the default instances' trajectories (17 actions where it played 19), an
+    ``--instances unfiltered`` one the filtered set's. Each run's own instances are shown."""
+    from travelgym.runner.batch import RunConfig, run_suite
+    from travelgym.suites.behavior2trip.instance_sets import load_split
+
+    data_dir = trips_run["data_dir"]
+    noisy = tmp_path / "noisy"
+    asyncio.run(run_suite(RunConfig("behavior2trip", "scripted", out=noisy, limit=3,
+                                    data_dir=data_dir, progress=False,
+                                    options={"noise": 0.3})))  # fmt: skip
+    out = tmp_path / "r.html"
+    write_report([trips_run["dir"], noisy], out, data_dir=data_dir)
+    embedded = _embedded(out)
+    _, played, _ = load_split("test", data_dir=data_dir, limit=3, noise=0.3)
+    _, default, _ = load_split("test", data_dir=data_dir, limit=3)
+    assert [x.instance_id for x in played] == [x.instance_id for x in default]
+    assert [len(x.trajectory) for x in played] != [len(x.trajectory) for x in default]
+    episodes = {e["task"]: e for e in embedded["runs"][1]["episodes"]}
+    for x in played:
+        shown = embedded["trajectories"][episodes[x.instance_id]["traj"]]
+        assert shown["n"] == len(x.trajectory)
+    for x in default:  # the default run's, under the bare ids
+        assert embedded["trajectories"][x.instance_id]["n"] == len(x.trajectory)

@@ -6,15 +6,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from travelgym.core.selection import select
 from travelgym.suites.behavior2trip.instances import (
     DEFAULT_INSTANCE_SEED,
+    INSTANCE_SETS,
     SPLITS,
     _expected,
     ensure_instances,
     ensure_selected,
+    known_slots,
     load_instances,
     select_slots,
 )
@@ -74,3 +77,33 @@ def select_instances(instances: list, ids: list[str] | None, difficulty: str | N
     sample covers every level."""
     return select(instances, ids, difficulty, limit, id_of=lambda x: x.instance_id,
                   level_of=lambda x: x.difficulty, interleave=True, noun="instance")  # fmt: skip
+
+
+def run_instances(manifest: dict[str, Any], data_dir: str | os.PathLike[str] | None,
+                  ids: Iterable[Any]) -> dict[str, Any]:  # fmt: skip
+    """The instances among ``ids`` that the run of ``manifest`` was played on, by id: of its
+    split, database scale and seed, instance set and noise level (a manifest written before a
+    key existed has :attr:`Behavior2TripRun.identity_keys`' value), only these slots built
+    where missing. Ids that name no instance are left out."""
+    from travelgym.core.errors import UserError
+    from travelgym.suites.behavior2trip.build import ensure_database
+    from travelgym.suites.behavior2trip.run import Behavior2TripRun
+
+    before = Behavior2TripRun.identity_keys
+    which = manifest.get("instances") or before["instances"]
+    seed = manifest.get("db_seed", 0)
+    noise = manifest.get("noise") or 0.0
+    if which not in INSTANCE_SETS or not isinstance(seed, int) or isinstance(seed, bool):
+        raise UserError(f"a run's manifest names no instance set it can be read with "
+                        f"(instances {which!r}, db_seed {seed!r})")  # fmt: skip
+    split = manifest.get("split")
+    wanted = [i for i in ids if isinstance(i, str)]
+    db = ensure_database(scale=manifest.get("db_scale") or before["db_scale"], seed=seed,
+                         data_dir=data_dir)  # fmt: skip
+    found: dict[str, Any] = {}
+    for one in (split,) if split in SPLITS else SPLITS:
+        keys = known_slots(one, wanted)
+        if keys:
+            _, chosen = ensure_selected(db, data_dir, one, keys, instances=which, noise=noise)
+            found.update((x.instance_id, x) for x in chosen)
+    return found

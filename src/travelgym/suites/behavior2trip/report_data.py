@@ -90,41 +90,47 @@ def _episode(e, check_index: dict[str, int], max_result_chars: int) -> dict[str,
     return out
 
 
+def instance_set_key(manifest: dict[str, Any]) -> str:
+    """Which instance set a run played, as a short key: ``""`` for the default one (small
+    database of seed 0, the filtered set, noise 0), else e.g. ``small-seed0-unfiltered-noise0``
+    (runs of other sets play other instances under the same ids)."""
+    from travelgym.suites.behavior2trip.run import Behavior2TripRun
+
+    before = Behavior2TripRun.identity_keys
+    parts = (manifest.get("db_scale") or before["db_scale"], manifest.get("db_seed", 0),
+             manifest.get("instances") or before["instances"], manifest.get("noise") or 0.0)  # fmt: skip
+    if parts == ("small", 0, "filtered", 0.0):
+        return ""
+    scale, seed, which, noise = parts
+    return f"{scale}-seed{seed}-{which}-noise{noise:g}"
+
+
 def trajectories(runs: list[ReportRun], data_dir: Path | None,
                   notes: list[str]) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """The behaviour trajectory (first actions) of every instance the runs used, read from the
-    installed instance files (never generated here)."""
-    from travelgym.suites.behavior2trip.instances import instances_path, iter_instances
+    """The behaviour trajectory (first actions) of every instance the runs used, of each run's
+    own instance set (only those instances, built where missing), keyed by instance id, or
+    ``<set key>/<instance id>`` for a run of another set (:func:`instance_set_key`)."""
+    from travelgym.suites.behavior2trip.instance_sets import run_instances
 
-    wanted: dict[tuple[str, str], set[str]] = {}
+    wanted: dict[str, tuple[dict[str, Any], set[str]]] = {}
     for run in runs:
-        scale = run.manifest.get("db_scale") or "small"
-        for e in run.episodes:
-            split = e.split or run.manifest.get("split", "test")
-            wanted.setdefault((scale, split), set()).add(e.instance_id)
+        key = instance_set_key(run.manifest)
+        wanted.setdefault(key, (run.manifest, set()))[1].update(e.instance_id for e in run.episodes)
     out: dict[str, dict[str, Any]] = {}
-    for (scale, split), ids in sorted(wanted.items()):
+    for key, (manifest, ids) in sorted(wanted.items()):
         try:
-            path = instances_path(split, data_dir, scale)
-        except Exception as exc:  # noqa: BLE001
+            found = run_instances(manifest, data_dir, ids)
+        except Exception as exc:  # noqa: BLE001 - the report is written without them
             notes.append(f"no behaviour trajectories: {type(exc).__name__}: {exc}")
             continue
-        if not path.exists():
-            notes.append(f"no behaviour trajectories: {path} does not exist (run "
-                         "`travelgym run behavior2trip` once with this data directory)")  # fmt: skip
-            continue
-        try:
-            for x in iter_instances(path, check=False):
-                if x.instance_id in ids:
-                    actions = [a.model_dump(mode="json", exclude_none=True)
-                               for a in x.trajectory[:MAX_TRAJECTORY_ACTIONS]]  # fmt: skip
-                    out[x.instance_id] = {"n": len(x.trajectory), "actions": actions}
-        except ValueError as exc:
-            notes.append(f"no behaviour trajectories from {path}: {exc}")
-    missing = {i for ids in wanted.values() for i in ids} - set(out)
-    if missing and out:
-        notes.append(f"{len(missing)} instance(s) not in the installed instance files: "
-                     f"{', '.join(sorted(missing)[:10])}")  # fmt: skip
+        for iid, x in found.items():
+            actions = [a.model_dump(mode="json", exclude_none=True)
+                       for a in x.trajectory[:MAX_TRAJECTORY_ACTIONS]]  # fmt: skip
+            out[f"{key}/{iid}" if key else iid] = {"n": len(x.trajectory), "actions": actions}
+        missing = ids - set(found)
+        if missing:
+            notes.append(f"{len(missing)} instance(s) of no known slot: "
+                         f"{', '.join(sorted(missing)[:10])}")  # fmt: skip
     return out
 
 
@@ -154,6 +160,9 @@ def run_records(runs: list[ReportRun],
                         "dir": str(run.directory), "split": run.manifest.get("split"),
                         "episodes": [_episode(e, check_index, max_result_chars)
                                      for e in episodes]})  # fmt: skip
+        key = instance_set_key(run.manifest)
+        for ep in records[-1]["episodes"] if key else ():  # its trajectories' key
+            ep["traj"] = f"{key}/{ep['task']}"
     catalog = check_catalog(list(check_index))
     position = {c["id"]: i for i, c in enumerate(catalog)}
     remap = {i: position[cid] for cid, i in check_index.items()}

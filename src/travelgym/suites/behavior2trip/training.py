@@ -254,26 +254,12 @@ def run_instance(source: Any, instance_id: str) -> Any:
     (only the lines of this run's instances are parsed; kept in ``source.cache``)."""
     found = source.cache.get("instances")
     if found is None:
-        from travelgym.suites.behavior2trip.build import ensure_database
-        from travelgym.suites.behavior2trip.instances import (
-            INSTANCE_SETS,
-            ensure_selected,
-            known_slots,
-        )
+        from travelgym.suites.behavior2trip.instance_sets import run_instances
 
-        seed = int(source.manifest.get("db_seed", 0))
-        scale = source.manifest.get("db_scale") or "small"
-        db = ensure_database(scale=scale, seed=seed, data_dir=source.data_dir)
-        split = source.manifest.get("split")
-        splits = (split,) if split in ("train", "test") else ("train", "test")
-        wanted = sorted({e.get("instance_id", e.get("task_id")) for e in source.episodes})
-        which = source.manifest.get("instances")
-        which = which if which in INSTANCE_SETS else "filtered"
-        found = source.cache["instances"] = {}
-        for one in splits:  # only this run's instances are built
-            keys = known_slots(one, wanted)  # an unknown id is refused below
-            _, chosen = ensure_selected(db, source.data_dir, one, keys, instances=which)
-            found.update({x.instance_id: x for x in chosen})
+        # only this run's instances, of its own set (an unknown id is refused below)
+        wanted = {e.get("instance_id", e.get("task_id")) for e in source.episodes}
+        found = source.cache["instances"] = run_instances(source.manifest, source.data_dir,
+                                                          wanted)  # fmt: skip
     if instance_id not in found:
         raise ReplayError(f"{source.dir}: unknown instance {instance_id!r}")
     return found[instance_id]

@@ -35,11 +35,11 @@ function listEntry(ep) {
 }
 
 function trajectoryNode(ep) {
-  var t = trajectories[ep.task];
+  var t = trajectories[ep.traj || ep.task];
   var details = el('details', { cls: 'task', id: 'behaviour' });
   if (!t) {
     add(details, [el('summary', { text: 'Behaviour trajectory (not available)' }),
-      el('p', { cls: 'hint', text: 'The instance file was not found when the report was written.' })]);
+      el('p', { cls: 'hint', text: 'The instance could not be read when the report was written.' })]);
     return details;
   }
   add(details, el('summary', { text: 'Behaviour trajectory (' + t.n + ' actions)' }));
