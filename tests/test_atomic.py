@@ -73,3 +73,44 @@ def test_a_build_removes_the_temporary_files_of_killed_builds(tmp_path):
     with atomic_build(target) as conn:
         conn.execute("CREATE TABLE t (x)")
     assert target.exists() and not orphan.exists() and running.exists() and other.exists()
+
+
+def test_concurrent_writers_of_one_data_file_all_succeed(tmp_path):
+    """Two ``tasks behavior2trip`` assembling the same instance files at once: one failed with
+    ``...jsonl.tmp -> ...jsonl: No such file or directory`` (both wrote one temporary name, the
+    first rename took the other's file away). Each writer now has its own temporary file."""
+    import threading
+
+    from pydantic import BaseModel
+
+    from travelgym.datafiles import dump_jsonl, read_manifest, write_manifest
+
+    class Row(BaseModel):
+        writer: int
+        n: int
+
+    target = tmp_path / "data.jsonl"
+    writers, rounds = 4, 40
+    start = threading.Barrier(writers)
+    failures: list[BaseException] = []
+
+    def write(writer: int) -> None:
+        rows = [Row(writer=writer, n=n) for n in range(200)]
+        for _ in range(rounds):
+            start.wait()
+            try:
+                sha = dump_jsonl(rows, target)
+                write_manifest(target, {"sha256": sha, "writer": writer})
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    lines = target.read_text().splitlines()
+    assert len(lines) == 200 and len({Row.model_validate_json(x).writer for x in lines}) == 1
+    assert read_manifest(target)["writer"] in range(writers)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "data.manifest.json"]

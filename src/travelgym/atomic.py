@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -52,3 +54,20 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
             tmp.unlink(missing_ok=True)
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     return path
+
+
+@contextlib.contextmanager
+def replaced_on_success(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary file name beside ``path`` that no other writer uses (two processes writing
+    the same file at once each write their own, the last rename wins; a shared name let one
+    rename the other's file away): the block writes it, then it is renamed over ``path``. On
+    any failure it is removed and ``path`` is left as it was."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from travelgym.atomic import replaced_on_success
 from travelgym.core.errors import UserError
 
 
@@ -16,9 +17,8 @@ def dump_jsonl(items: list[BaseModel], path: Path) -> str:
     """Write models as JSONL (one compact, key-stable line each); return the file's sha256."""
     text = "".join(item.model_dump_json() + "\n" for item in items)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    with replaced_on_success(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -29,7 +29,8 @@ def manifest_path(path: Path) -> Path:
 
 def write_manifest(path: Path, meta: dict) -> None:
     """Write the manifest of data file ``path``."""
-    manifest_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    with replaced_on_success(manifest_path(path)) as tmp:  # never read half written
+        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
 class ManifestError(UserError, ValueError):

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from travelgym.atomic import replaced_on_success
 from travelgym.core.registry import all_suites, get_suite, suite_names
 from travelgym.runner.store import RunDirError
 from travelgym.runner.store import read_run as read_strictly
@@ -293,30 +294,25 @@ def export_sft(run_dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLik
     summary = ExportSummary(out=str(out), format=fmt)
     skipped: Counter = Counter()
     by_suite: Counter = Counter()
-    tmp = out.with_name(out.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for source in sources:
-                summary.episodes += len(source.episodes)
-                try:
-                    lines = iter_examples(source, fmt, min_score, max_chars, skipped, filters)
-                    for line, rebuilt in lines:
-                        fh.write(line + "\n")
-                        summary.kept += 1
-                        summary.rebuilt += rebuilt
-                        by_suite[source.suite] += 1
-                finally:
-                    source.close()
-            for path, target in chain_files:
-                before = summary.kept + sum(skipped.values())
-                for line in iter_chain_examples(path, target, fmt, min_score, max_chars,
-                                                skipped, filters, data):  # fmt: skip
+    with replaced_on_success(out) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        for source in sources:
+            summary.episodes += len(source.episodes)
+            try:
+                lines = iter_examples(source, fmt, min_score, max_chars, skipped, filters)
+                for line, rebuilt in lines:
                     fh.write(line + "\n")
                     summary.kept += 1
-                    by_suite[target.name] += 1
-                summary.episodes += summary.kept + sum(skipped.values()) - before
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+                    summary.rebuilt += rebuilt
+                    by_suite[source.suite] += 1
+            finally:
+                source.close()
+        for path, target in chain_files:
+            before = summary.kept + sum(skipped.values())
+            for line in iter_chain_examples(path, target, fmt, min_score, max_chars,
+                                            skipped, filters, data):  # fmt: skip
+                fh.write(line + "\n")
+                summary.kept += 1
+                by_suite[target.name] += 1
+            summary.episodes += summary.kept + sum(skipped.values()) - before
     summary.skipped, summary.by_suite = dict(skipped), dict(by_suite)
     return summary

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from travelgym import progress
+from travelgym.atomic import replaced_on_success
 from travelgym.datafiles import cached_manifest, manifest_path, read_manifest, write_manifest
 from travelgym.paths import suite_dir
 from travelgym.suites.behavior2trip.behaviour_pool import PoiCatalog
@@ -198,15 +199,13 @@ def _counted(slots: Iterator[Any], bar: progress.Step) -> Iterator[Any]:
 def _write(path: Path, lines) -> dict[str, Any]:
     """Write JSON ``lines`` to ``path`` atomically; its sha256 and count."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     digest, count = hashlib.sha256(), 0
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with replaced_on_success(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for line in lines:
             data = line + "\n"
             fh.write(data)
             digest.update(data.encode())
             count += 1
-    tmp.replace(path)
     return {"sha256": digest.hexdigest(), "count": count}
 
 

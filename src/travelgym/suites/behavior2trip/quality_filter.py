@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from travelgym.atomic import replaced_on_success
+
 _JUDGES: dict[str, Any] = {}
 
 
@@ -62,8 +64,7 @@ def write_sidecars(out: Path, split: str, slots: Iterable[Any]) -> dict[str, Any
 
     first, later, replaced = [], [], []
     drawn = dict.fromkeys(DIFFICULTIES, 0)
-    tmp = qc_path(out).with_name(qc_path(out).name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with replaced_on_success(qc_path(out)) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for slot in slots:
             candidates = slot.info["candidates"]
             for k, candidate in enumerate(candidates):
@@ -73,12 +74,12 @@ def write_sidecars(out: Path, split: str, slots: Iterable[Any]) -> dict[str, Any
                 drawn[slot.key[1]] += len(candidates) - 1
                 replaced.append({"instance_id": json.loads(candidates[0]["qc"])["instance_id"],
                                  "candidate": len(candidates) - 1})  # fmt: skip
-    tmp.replace(qc_path(out))
     base, extra = merge(first), merge(later)
     report = {"split": split, "qc_backend": "rules", "qc_rules_version": RULES_VERSION,
               "unfiltered": base, "candidates_drawn": drawn, "replaced": replaced,
               "replacements": extra}  # fmt: skip
-    report_path(out).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    with replaced_on_success(report_path(out)) as tmp:
+        tmp.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     return {"qc_backend": "rules", "qc_rules_version": RULES_VERSION, "qc_counts": base["counts"],
             "extra_candidates": drawn, "extra_counts": extra["counts"]}  # fmt: skip
 
