@@ -26,7 +26,6 @@ import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,7 +135,7 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
     """Build ``keys`` (over ``workers`` processes, default every core this process may use;
     in this process when there are few) at the ``noise`` level, yielding slots as they finish
     (in any order), with a progress bar."""
-    from travelgym.parallel import pool_context, usable_cores
+    from travelgym.parallel import first_done, result_of, usable_cores, worker_pool
 
     keys = list(keys)
     if not keys:
@@ -151,13 +150,14 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
             return
         jobs = iter([(str(db_path), seed, keys[lo : lo + CHUNK], noise)
                      for lo in range(0, len(keys), CHUNK)])  # fmt: skip
-        with ProcessPoolExecutor(workers, mp_context=pool_context()) as pool:
+        with worker_pool(workers) as pool:
+            assert pool is not None
             # a bounded number of jobs in flight: finished slots never pile up in memory
             running = {pool.submit(_chunk, job) for job in itertools.islice(jobs, 2 * workers)}
             while running:
-                done, running = wait(running, return_when=FIRST_COMPLETED)
+                done, running = first_done(running, pool)
                 for future in done:
-                    slots = future.result()
+                    slots = result_of(future, pool)
                     yield from slots
                     bar.advance(len(slots))
                 running |= {pool.submit(_chunk, job) for job in itertools.islice(jobs, len(done))}
