@@ -6,7 +6,6 @@ workers running for good, holding the slot store open)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -72,8 +71,3 @@ def test_workers_die_with_the_process_that_started_them():
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(p) for p in pids), pids
-    for pid in pids:  # nothing of ours left (belt and braces for the next tests)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
