@@ -36,15 +36,25 @@ def test_stats_json_has_database_and_instance_statistics(trips_db, monkeypatch):
     # test's subject
     monkeypatch.setattr(instances, "instance_stats",
                         lambda **kwargs: {"splits": {"train": None, "test": None}, "total": 0})  # fmt: skip
-    result = runner.invoke(main, ["stats", "behavior2trip", "--json", "--db", str(trips_db)])
+    data_dir = str(trips_db.parent.parent)
+    result = runner.invoke(main, ["stats", "behavior2trip", "--json", "--data-dir", data_dir])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["counts"]["hotels"] == 1920 and out["coverage"]["complete"] is True
     assert out["per_city"]["Beijing"]["restaurants"] == 360
     assert out["instances"] == {"splits": {"train": None, "test": None}, "total": 0}
-    text = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db)]).output
+    text = runner.invoke(main, ["stats", "behavior2trip", "--data-dir", data_dir]).output
     assert "hotels" in text and "covered in every city: True" in text
     assert "train: no instance file" in text and "test: no instance file" in text
+    # a database FILE is described alone: the instances are drawn over the generated one (they
+    # were built and shown beside FILE's counts as if they were FILE's)
+    calls = []
+    monkeypatch.setattr(instances, "instance_stats", lambda **kwargs: calls.append(kwargs))
+    result = runner.invoke(main, ["stats", "behavior2trip", "--json", "--db", str(trips_db)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["instances"] is None and calls == []
+    text = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db)]).output
+    assert "hotels" in text and "drop --db" in text and calls == []
 
 
 def test_tools_lists_the_9_tools():
@@ -140,8 +150,7 @@ def test_stats_text_compares_instances_with_table2(both_splits, trips_db):
     from travelgym.suites.behavior2trip.instances import instance_stats
 
     data_dir, _ = both_splits
-    result = CliRunner().invoke(main, ["stats", "behavior2trip", "--db", str(trips_db),
-                                       "--data-dir", str(data_dir)])  # fmt: skip
+    result = CliRunner().invoke(main, ["stats", "behavior2trip", "--data-dir", str(data_dir)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     at = next(i for i, line in enumerate(lines) if "Table 2" in line)
@@ -164,18 +173,18 @@ def test_stats_plots_writes_the_instance_figures(both_splits, trips_db, tmp_path
     data_dir, _ = both_splits
     out = tmp_path / "figures"
     runner = CliRunner()
-    result = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db), "--data-dir",
-                                  str(data_dir), "--plots", str(out)])  # fmt: skip
+    result = runner.invoke(main, ["stats", "behavior2trip", "--data-dir", str(data_dir),
+                                  "--plots", str(out)])  # fmt: skip
     assert result.exit_code == 0, result.output
     names = ["instances_table2.png", "instances_histograms.png"]
     for name in names:
         assert f"plot: {out / name}" in result.output
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    as_json = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db), "--data-dir",
-                                   str(data_dir), "--plots", str(out), "--json"])  # fmt: skip
+    as_json = runner.invoke(main, ["stats", "behavior2trip", "--data-dir", str(data_dir),
+                                   "--plots", str(out), "--json"])  # fmt: skip
     assert json.loads(as_json.output)["plots"] == [str(out / n) for n in names]
-    no_plots = runner.invoke(main, ["stats", "behavior2trip", "--db", str(trips_db), "--json",
-                                    "--data-dir", str(data_dir)])  # fmt: skip
+    no_plots = runner.invoke(main, ["stats", "behavior2trip", "--json", "--data-dir",
+                                    str(data_dir)])  # fmt: skip
     assert "plots" not in json.loads(no_plots.output)
 
 

@@ -81,9 +81,10 @@ class Behavior2TripSuite(
         from travelgym.suites.behavior2trip.instances import instance_stats
         from travelgym.suites.behavior2trip.stats import database_stats
 
-        built = self.build(options, seed, data_dir) if db is None else None
-        path = db if db is not None else built.path
-        result = {"path": str(path), **database_stats(path),
+        if db is not None:  # the instances are drawn over the generated database, not FILE
+            return {"path": str(db), **database_stats(db), "instances": None}
+        built = self.build(options, seed, data_dir)
+        result = {"path": str(built.path), **database_stats(built.path),
                   "instances": instance_stats(data_dir=data_dir, db=built,
                                               noise=options.noise)}  # fmt: skip
         if plots is not None:
@@ -100,6 +101,9 @@ class Behavior2TripSuite(
         lines.append(f"  {'total':<22} {result['total_records']:>9,}")
         lines.append("every preference value covered in every city: "
                      f"{result['coverage']['complete']}")  # fmt: skip
+        if result.get("instances") is None:
+            lines.append("instances: none described (they are drawn over the generated "
+                         "database: drop --db)")  # fmt: skip
         lines += format_table2(result.get("instances") or {})
         lines += [f"plot: {p}" for p in result.get("plots", [])]
         return "\n".join(lines)
