@@ -32,6 +32,13 @@ def enabled() -> bool:
     return _ENABLED[0] and os.environ.get("TRAVELGYM_NO_PROGRESS", "") in ("", "0")
 
 
+def delay_s() -> float:
+    """How long a step runs before its bar appears: ``TRAVELGYM_PROGRESS_DELAY`` seconds
+    (default :data:`DELAY_S`); a value that is no number of seconds is a :class:`UserError`."""
+    return number_from_env(DELAY_ENV, DELAY_S, float, lambda s: s >= 0,
+                           "a number of seconds, 0 or more", UserError)  # fmt: skip
+
+
 class Step:
     """One build step's bar: :meth:`advance` by units done; a no-op when progress is hidden."""
 
@@ -41,9 +48,7 @@ class Step:
             from tqdm import tqdm
 
             tqdm.monitor_interval = 0  # no monitor thread: builds fork worker processes
-            delay = number_from_env(DELAY_ENV, DELAY_S, float, lambda s: s >= 0,
-                                    "a number of seconds, 0 or more", UserError)  # fmt: skip
-            self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=delay,
+            self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=delay_s(),
                              dynamic_ncols=True, leave=True)  # fmt: skip
 
     def advance(self, n: int = 1) -> None:

@@ -64,3 +64,17 @@ def test_a_bad_worker_count_stops_task_generation_before_any_build(tmp_path, mon
                     "more, got 'many'")  # fmt: skip
     assert not list(data.rglob("*.sqlite")) and not (tmp_path / "tasks.jsonl").exists()
     assert not list(tmp_path.glob("runs/*/episodes.jsonl"))
+
+
+@pytest.mark.parametrize("args", [["tasks", "compass"], ["tools", "compass"],
+                                  ["build", "compass", "--no-progress"]])  # fmt: skip
+def test_a_bad_progress_delay_is_refused_where_no_bar_would_show(tmp_path, monkeypatch, args):
+    """A bad ``TRAVELGYM_PROGRESS_DELAY`` was accepted silently by a command whose steps were
+    all cached or whose bars were off (docs/data_dir.md says it stops the command at once)."""
+    monkeypatch.setenv("TRAVELGYM_PROGRESS_DELAY", "-1")
+    result = CliRunner().invoke(main, [*args, "--data-dir", str(tmp_path / "data")]
+                                if args[0] == "build" else args)  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        "Error: TRAVELGYM_PROGRESS_DELAY must be a number of seconds, 0 or more, got '-1'"
+    )

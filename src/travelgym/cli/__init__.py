@@ -20,8 +20,12 @@ def main() -> None:
     import threading
 
     from travelgym.parallel import build_workers
+    from travelgym.progress import delay_s
 
-    build_workers()  # a bad TRAVELGYM_BUILD_WORKERS stops any command before it builds anything
+    # a bad TRAVELGYM_BUILD_WORKERS or TRAVELGYM_PROGRESS_DELAY stops any command before it
+    # builds anything (not only one whose build happens to run long enough for a bar)
+    build_workers()
+    delay_s()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, exit_on_sigterm)
 
