@@ -13,7 +13,11 @@ their ratio (this / reference) and checks that both sides print the same ground 
 otherwise, or when this side's median wall time is over ``--target-s``).
 
     python benchmarks/solve_compass.py [--task compass-004] [--repeats 3] [--reference REV]
-                                       [--target-s 10] [--json]
+                                       [--db-seed N] [--target-s 10] [--json]
+
+``--db-seed N`` (N > 0) solves on another seed's database, whose tasks are generated: before,
+all 281 of them first; now only the one asked for (``task_sets.TaskSet``). The option is
+passed as ``--seed``, the name every revision knows.
 
 ``--reference`` is a git revision (default :data:`reference.BEFORE_ISSUE_31`, the commit before
 issue 31's speed work), exported by ``benchmarks/reference.py``.
@@ -47,12 +51,13 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def solve_fresh(task: str, workdir: Path, src: Path | None) -> tuple[list[Any], float, float]:
+def solve_fresh(task: str, workdir: Path, src: Path | None,
+                db_seed: int = 0) -> tuple[list[Any], float, float]:  # fmt: skip
     """``solve compass --task`` in a child on an empty data directory under ``workdir`` (code
     from ``src``, this checkout's when None); its JSON output, wall time and CPU time."""
     data_dir = workdir / "data"
     cmd = [sys.executable, "-m", "travelgym.cli", "solve", "compass", "--task", task,
-           "--data-dir", str(data_dir), "--json"]  # fmt: skip
+           "--data-dir", str(data_dir), "--json", "--seed", str(db_seed)]  # fmt: skip
     cpu = _children_cpu_s()
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env_for(src))
@@ -70,6 +75,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="alternating runs per side")
     parser.add_argument("--reference", default=BEFORE_ISSUE_31, help="the 'before' revision")
     parser.add_argument("--target-s", type=float, default=TARGET_S)
+    parser.add_argument("--db-seed", type=int, default=0, help="the database seed")
     parser.add_argument("--json", action="store_true", help="print a JSON summary")
     args = parser.parse_args()
     ref_src = reference_src(args.reference)
@@ -79,7 +85,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="travelgym-solve-compass-") as tmp:
         for i in range(args.repeats):
             for side, src in (("reference", ref_src), ("this", None)):
-                out, wall, cpu = solve_fresh(args.task, Path(tmp) / f"{side}-{i}", src)
+                out, wall, cpu = solve_fresh(args.task, Path(tmp) / f"{side}-{i}", src,
+                                             args.db_seed)  # fmt: skip
                 runs[side]["wall_s"].append(round(wall, 2))
                 runs[side]["cpu_s"].append(round(cpu, 2))
                 outputs.setdefault(side, out)
@@ -91,7 +98,8 @@ def main() -> int:
     same = outputs["this"] == outputs["reference"]
     within = medians["this"]["wall_s"] <= args.target_s
     result = {
-        "command": f"travelgym solve compass --task {args.task} --data-dir FRESH --json",
+        "command": f"travelgym solve compass --task {args.task} --data-dir FRESH --json "
+        f"--seed {args.db_seed}",
         "date": dt.date.today().isoformat(),
         "machine": {
             "cpus": os.cpu_count(),
