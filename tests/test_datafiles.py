@@ -23,3 +23,16 @@ def test_a_damaged_manifest_is_named_or_treated_as_missing(tmp_path, text):
     assert read_manifest(data) == cached_manifest(data) == {"sha256": "a"}
     data.unlink()
     assert cached_manifest(data) is None  # the data file itself is gone
+
+
+def test_a_fifo_where_a_data_file_belongs_is_rebuilt_not_read(tmp_path):
+    """A FIFO named like a cached data file (its manifest beside it) blocked the command that
+    checked it (``solve`` hung reading ``tasks-seed1.partial.jsonl``)."""
+    import os
+
+    from travelgym.datafiles import cached_manifest, intact_manifest, manifest_path
+
+    path = tmp_path / "tasks.jsonl"
+    os.mkfifo(path)
+    manifest_path(path).write_text('{"sha256": "0"}')
+    assert cached_manifest(path) is None and intact_manifest(path, {}) is None

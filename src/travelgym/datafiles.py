@@ -66,7 +66,8 @@ def intact_manifest(path: Path, expected: dict) -> dict | None:
 def cached_manifest(path: Path) -> dict | None:
     """The manifest of the built data file ``path`` (a cache), or None when the file or its
     manifest is missing or the manifest is damaged: either way the file is built again."""
-    if not (path.exists() and manifest_path(path).exists()):
+    # only regular files are read: a FIFO where a data file belongs would block the read
+    if not (path.is_file() and manifest_path(path).is_file()):
         return None
     try:
         return read_manifest(path)

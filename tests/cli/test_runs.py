@@ -52,8 +52,10 @@ def test_two_default_runs_never_collide_and_resume_picks_the_matching_one(in_tmp
     assert NAME.match(one.name)[2] != NAME.match(two.name)[2]
     for result, directory in ((first, one), (second, two)):
         assert f"scripted:greedy: {episodes(directory)} episodes in {directory}" in result.stdout
-        assert (f"view: travelgym report {directory} --out report.html · JSON: travelgym score "
-                f"{directory} --json") in result.stdout.splitlines()  # fmt: skip
+        # the commands printed run on the run's data directory (the default one lacked it)
+        assert (f"view: travelgym report {directory} --out report.html --data-dir {in_tmp} · "
+                f"JSON: travelgym score {directory} --json --data-dir {in_tmp}"
+                ) in result.stdout.splitlines()  # fmt: skip
 
     resumed = run(in_tmp, "--limit", "1", "--resume")
     assert resumed.exit_code == 0, resumed.output
@@ -166,3 +168,21 @@ def test_runs_prints_agent_n_success_errors_cost_and_date(in_tmp):
     other = CliRunner().invoke(main, ["runs", "travelplanner"])
     assert other.exit_code == 0 and other.stdout == ""
     assert other.stderr == "no runs under runs of travelplanner\n"
+
+
+def test_the_printed_score_command_scores_a_run_of_another_database_seed(in_tmp, tmp_path):
+    """A ``--db-seed 1`` run printed ``travelgym score DIR --json``, which refused the run
+    ("score it with --db-seed 1"): a run is scored on its own seed unless one is given."""
+    import json
+    import shlex
+
+    result = run(in_tmp, "--limit", "1", "--db-seed", "1", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("view: "))
+    words = shlex.split(line.split("JSON: ", 1)[1])
+    assert words[:2] == ["travelgym", "score"]
+    scored = CliRunner().invoke(main, [*words[1:], "--no-progress"])
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.output)["overall"]["n"] == 1
+    wrong = CliRunner().invoke(main, [*words[1:], "--db-seed", "0"])
+    assert wrong.exit_code == 1 and "score it with --db-seed 1" in wrong.output

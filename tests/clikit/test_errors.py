@@ -111,3 +111,22 @@ def test_click_exception_messages_are_one_line():
     result = CliRunner().invoke(_toy(raise_it), ["nested", "act"])
     assert result.exit_code == 1
     assert result.output == "Error: 1 validation error for Task Invalid JSON see docs\n"
+
+
+def test_another_suites_database_is_one_line(tmp_path):
+    """``stats behavior2trip --db <a COMPASS database>`` ended in a traceback ("no such table:
+    cities")."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from travelgym.cli import main
+
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE parks (park_id TEXT)")
+    result = CliRunner().invoke(main, ["stats", "behavior2trip", "--db", str(other)])
+    assert result.exit_code == 1, result.output
+    line = result.output.strip()
+    assert line.startswith("Error: not a database of this suite (no such table: ")
+    assert line.endswith("): give its own --db file") and len(line.splitlines()) == 1

@@ -148,6 +148,9 @@ def test_a_run_from_the_dataset_scores_as_the_shipped_tasks(compass_dataset, com
     assert [r["task_id"] for r in rows] == [e["task_id"] for e in stored]
     assert [json.loads(r["score_json"]) for r in rows] == [e["score"] for e in stored]
     assert [r["score_feasible"] for r in rows] == [e["score"]["feasible"] for e in stored]
+    # the card names the run by its directory's name: no path of the exporting machine
+    card_text = (with_run / "README.md").read_text()
+    assert str(tmp_path) not in card_text and "run: scripted-greedy" in card_text
     # the resumed run must come from the same dataset
     again = invoke("run", "compass", "--agent", "scripted:greedy", "--limit", "2", "--resume",
                    "--no-progress", "--out", tmp_path / "dataset", "--data-dir", compass_data)  # fmt: skip

@@ -228,3 +228,21 @@ def test_suite_training_options_are_read_by_the_chosen_suite(tmp_path):
 def test_a_suite_training_flag_for_another_suite_is_a_usage_error(args, message):
     result = CliRunner().invoke(main, ["train", "grpo", *args])
     assert result.exit_code == 2 and message in result.output
+
+
+@pytest.mark.parametrize("command", ["grpo", "sft"])
+@pytest.mark.parametrize("model", ["", "/nonexistent/checkpoint", "not-a-model"])
+def test_a_model_that_names_none_is_one_line_before_anything_is_written(tmp_path, command,
+                                                                        model):  # fmt: skip
+    """``--model ''`` (or a missing path) ended in a traceback after the settings file was
+    written into the output directory."""
+    out = tmp_path / "out"
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"},
+                                             {"role": "assistant", "content": "x"}]}) + "\n")  # fmt: skip
+    args = ["train", command, *([str(data)] if command == "sft" else []), "--model", model,
+            "--output-dir", str(out)]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert "not a checkpoint directory" in result.output and "Traceback" not in result.output
+    assert not out.exists()

@@ -303,7 +303,7 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
         click.echo(outcome_table(results))
     if not as_json:  # with --json, stdout is the JSON alone and stderr as quiet as before
         for directory in directories:
-            click.echo(view_line(directory))
+            click.echo(view_line(directory, data_dir))
     for agent, result in results.items():  # --cache-dir: what the cache did (--json: a key)
         if "llm_cache" in result and not as_json:
             from travelgym.llm.cache import format_stats
@@ -319,12 +319,13 @@ def run(suite: str, agents: tuple[str, ...], models: tuple[str, ...], task_ids: 
         raise SystemExit(INFRA_ERROR_EXIT)
 
 
-def view_line(directory: Path) -> str:
-    """The line ``run`` prints after a run: how to view it and how to get its scores as JSON."""
+def view_line(directory: Path, data_dir: Path | None = None) -> str:
+    """The line ``run`` prints after a run: how to view it and how to get its scores as JSON
+    (on the run's ``--data-dir``, where one was given: its data is there)."""
     where = shlex.quote(str(directory))
-    return (
-        f"view: travelgym report {where} --out report.html · JSON: travelgym score {where} --json"
-    )
+    data = f" --data-dir {shlex.quote(str(data_dir))}" if data_dir is not None else ""
+    return (f"view: travelgym report {where} --out report.html{data} · JSON: travelgym score "
+            f"{where} --json{data}")  # fmt: skip
 
 
 def resume_command(argv: list[str] | None = None) -> str:

@@ -103,8 +103,24 @@ def score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: 
         raise click.UsageError("--base-url needs --judge (score calls no model otherwise)", ctx)
     verdict = verify_run(answers) if answers.is_dir() else None  # before anything is read
     tampered = verdict.tampered if verdict is not None else None
+    if not is_used(ctx, "seed"):  # a run is scored on its own database seed, as it is printed
+        seed = run_db_seed(answers, seed)
     with tamper_suffix(tampered):
         _score(answers, as_json, suite, seed, base_url, data_dir, tampered, verdict, flags)
+
+
+def run_db_seed(answers: Path, default: int) -> int:
+    """The database seed a run directory's manifest records (``default`` for an answers file
+    or a manifest without a whole-number seed: the suite's checks then say what is wrong)."""
+    from travelgym.runner.store import RunDirError, read_manifest
+
+    if not answers.is_dir():
+        return default
+    try:
+        recorded = read_manifest(answers).get("db_seed", default)
+    except RunDirError:
+        return default
+    return recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else default
 
 
 def _score(answers: Path, as_json: bool, suite: str | None, seed: int, base_url: BaseURL,

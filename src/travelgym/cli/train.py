@@ -48,6 +48,14 @@ def _given(ctx: click.Context, name: str) -> bool:
                                               ParameterSource.ENVIRONMENT)  # fmt: skip
 
 
+def _check_model(model: str) -> None:
+    """Refuse a ``--model`` that names no model before anything is written or loaded."""
+    if model != "tiny":
+        from travelgym.llm.hf_client import resolve_checkpoint
+
+        resolve_checkpoint(model)
+
+
 @click.group(cls=GuardedGroup)
 def train() -> None:
     """Train models on the environments (needs: pip install 'travelgym[train]')."""
@@ -132,6 +140,7 @@ def grpo_cmd(ctx: click.Context, config: Path | None, as_json: bool, unsafe_sand
         settings = load_settings(config, **overrides)
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
+    _check_model(settings.model)
     _need_extra("travelgym train grpo")
     if settings.vllm_mode is not None:  # before any model is loaded
         from travelgym.training.vllm_rollout import require_vllm
@@ -177,6 +186,7 @@ def sft_cmd(data: Path, model: str, output_dir: Path, max_steps: int, epochs: fl
         read_examples(data)  # bad data fails before the heavy imports
     except SFTDataError as exc:
         raise click.ClickException(str(exc)) from None
+    _check_model(model)
     _need_extra("travelgym train sft")
     from travelgym.training.sft_train import train_sft
 

@@ -25,6 +25,9 @@ import click
 DEBUG_ENV = "TRAVELGYM_DEBUG"
 # SQLite's errors about the file itself (not about a query): the machine's state
 DAMAGED_DATABASE = ("file is not a database", "database disk image is malformed")
+# a query of a table the database lacks: travelgym's own databases have every table, so the
+# database given is another one (another suite's --db FILE, a file of another program)
+FOREIGN_DATABASE = ("no such table",)
 MAX_MESSAGE_CHARS = 1000
 
 
@@ -115,6 +118,8 @@ def user_error_message(exc: BaseException) -> str | None:
         return _one_line(f"invalid text: {exc}")
     if isinstance(exc, sqlite3.DatabaseError) and str(exc).startswith(DAMAGED_DATABASE):
         return _one_line(f"a damaged database: {exc}")
+    if isinstance(exc, sqlite3.OperationalError) and str(exc).startswith(FOREIGN_DATABASE):
+        return _one_line(f"not a database of this suite ({exc}): give its own --db file")
     if isinstance(exc, _user_error_types()):
         return _one_line(str(exc) or type(exc).__name__)
     return None

@@ -221,7 +221,7 @@ def export_dataset(suite: Suite, options: SuiteOptions, out: Path, *, db_seed: i
     if episodes is not None:
         meta["episodes"] = {"file": episodes.path, "rows": len(episodes.rows),
                             "rows_sha256": episodes.sha256, "split": episodes_split,
-                            "run": str(run_dir)}  # fmt: skip
+                            "run": Path(run_dir).name}  # fmt: skip  # no local path
     meta["content_sha256"] = content_sha256(meta)
     tables = [t for s in splits for t in (s.tasks, s.truth) if t is not None]
     tables += [episodes] if episodes is not None else []

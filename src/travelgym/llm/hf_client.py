@@ -39,9 +39,13 @@ CHATML_TEMPLATE = (
 _LOAD_LOCK = threading.Lock()
 
 
+class CheckpointError(UserError, ValueError):
+    """A model reference that names no checkpoint directory, ``.gguf`` file or ``smollm2``."""
+
+
 def resolve_checkpoint(ref: str) -> tuple[Path, str | None]:
     """``(directory, gguf file name or None)`` for ``smollm2``, a ``.gguf`` file or a
-    checkpoint directory; anything else is a ValueError."""
+    checkpoint directory; anything else is a :class:`CheckpointError`."""
     if ref == "smollm2":
         from travelgym.llm.local_server import resolve_model
 
@@ -52,8 +56,8 @@ def resolve_checkpoint(ref: str) -> tuple[Path, str | None]:
         return path.parent, path.name
     if path.is_dir() and (path / "config.json").exists():
         return path, None
-    raise ValueError(f"hf:{ref}: not a checkpoint directory (no config.json), a .gguf file or "
-                     "smollm2")  # fmt: skip
+    raise CheckpointError(f"hf:{ref}: not a checkpoint directory (no config.json), a .gguf file "
+                          "or smollm2")  # fmt: skip
 
 
 def load_model_and_tokenizer(ref: str, dtype: str | None = None) -> tuple[Any, Any]:

@@ -127,5 +127,7 @@ def test_a_run_is_scored_on_its_own_instance_set_and_database_seed(data_dir, tmp
         wrong.output)  # fmt: skip
     manifest = json.loads((run_dir / MANIFEST).read_text())
     (run_dir / MANIFEST).write_text(json.dumps({**manifest, "db_seed": 1}))
-    other = _score(run_dir, "--data-dir", data_dir, "--no-progress")
+    # without --db-seed a run is scored on its own seed (what its printed score line runs);
+    # a contradicting one is refused naming the run's
+    other = _score(run_dir, "--db-seed", "0", "--data-dir", data_dir, "--no-progress")
     assert other.exit_code == 1 and "score it with --db-seed 1" in other.output

@@ -104,7 +104,8 @@ class Behavior2TripSuite(
         if result.get("instances") is None:
             lines.append("instances: none described (they are drawn over the generated "
                          "database: drop --db)")  # fmt: skip
-        lines += format_table2(result.get("instances") or {})
+        else:
+            lines += format_table2(result["instances"])
         lines += [f"plot: {p}" for p in result.get("plots", [])]
         return "\n".join(lines)
 
