@@ -22,6 +22,13 @@ from travelgym.suites.behavior2trip.instances import (
     select_slots,
 )
 
+# a run manifest written before a key existed: small scale, no judge, version 1 checks and
+# instances and (before RQ1 and quality control) the trajectory given, no user, the unfiltered
+# set; a run at noise 0 (the paper's behaviour) writes no noise key: its manifest is as before
+MANIFEST_BEFORE = {"db_scale": "small", "judge": None, "checks_version": "1",
+                   "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
+                   "clarify_turns": None, "instances": "unfiltered", "noise": None}  # fmt: skip
+
 
 def set_sha256(db, seed: int, split: str, instances: str = "filtered",
                noise: float = 0.0) -> str:  # fmt: skip
@@ -83,13 +90,12 @@ def run_instances(manifest: dict[str, Any], data_dir: str | os.PathLike[str] | N
                   ids: Iterable[Any]) -> dict[str, Any]:  # fmt: skip
     """The instances among ``ids`` that the run of ``manifest`` was played on, by id: of its
     split, database scale and seed, instance set and noise level (a manifest written before a
-    key existed has :attr:`Behavior2TripRun.identity_keys`' value), only these slots built
+    key existed has :data:`MANIFEST_BEFORE`'s value), only these slots built
     where missing. Ids that name no instance are left out."""
     from travelgym.core.errors import UserError
     from travelgym.suites.behavior2trip.build import ensure_database
-    from travelgym.suites.behavior2trip.run import Behavior2TripRun
 
-    before = Behavior2TripRun.identity_keys
+    before = MANIFEST_BEFORE
     which = manifest.get("instances") or before["instances"]
     seed = manifest.get("db_seed", 0)
     noise = manifest.get("noise") or 0.0

@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from travelgym.core.suite import AgentFactory, SuiteRun
-from travelgym.suites.behavior2trip.instance_sets import load_split, select_instances, versions
+from travelgym.suites.behavior2trip.instance_sets import (
+    MANIFEST_BEFORE,
+    load_split,
+    select_instances,
+    versions,
+)
 from travelgym.suites.behavior2trip.options import TripOptions
 from travelgym.suites.behavior2trip.trip_episode import TripEpisode
 
@@ -57,12 +62,7 @@ class Behavior2TripRun(SuiteRun):
         self.judge = None  # the judge's client, made with the agents' (same endpoint)
         self.user_client = None  # RQ1's LLM user (--clarify MODEL), on the same endpoint
 
-    # a manifest written before a key existed: small scale, no judge, version 1 checks/instances
-    # and (before RQ1 and quality control) the trajectory given, no user, the unfiltered set; a
-    # run at noise 0 (the paper's behaviour) writes no noise key: its manifest is as before
-    identity_keys = {"db_scale": "small", "judge": None, "checks_version": "1",
-                     "instances_version": "1/1.0.0", "no_trajectory": False, "clarify": None,
-                     "clarify_turns": None, "instances": "unfiltered", "noise": None}  # fmt: skip
+    identity_keys = MANIFEST_BEFORE
 
     def manifest(self) -> dict[str, Any]:
         return {"user": None, "split": self.options.split, "difficulty": self.options.difficulty,
