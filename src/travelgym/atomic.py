@@ -65,9 +65,22 @@ def replaced_on_success(path: str | os.PathLike[str]) -> Iterator[Path]:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        yield tmp
-        os.replace(tmp, path)
+        with naming_target(path, tmp):
+            yield tmp
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def naming_target(path: str | os.PathLike[str], tmp: str | os.PathLike[str]) -> Iterator[None]:
+    """An ``OSError`` about the temporary file ``tmp`` raised in the block names ``path``, the
+    file being written, instead (a user never heard of the temporary name)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None and os.fspath(exc.filename) == os.fspath(tmp):
+            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
         raise

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
+from travelgym.atomic import naming_target
+
 # what a read-only connection refuses to compile: writes, schema changes, ATTACH/DETACH and any
 # PRAGMA that sets a value, so even a caller running SQL text cannot lift its limits. (SQLite
 # itself reports "updates" of sqlite_master while it declares a table-valued function such as
@@ -206,7 +208,8 @@ def atomic_build(path: str | os.PathLike[str]):
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_orphans(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
+    with naming_target(path, tmp):  # a read-only directory: SQLite would say only "unable to open"
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
     conn = sqlite3.connect(tmp)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")

@@ -12,9 +12,10 @@ import pytest
 
 from tests.clikit.test_progress_switches import _leaf_commands
 from travelgym.cli import main
-from travelgym.clikit import InputPath, OutputPath
+from travelgym.clikit import DataDirPath, InputPath, OutputPath
 
 COMMANDS = _leaf_commands(main)
+CHECKED = (InputPath, OutputPath, DataDirPath)
 
 
 def path_parameters() -> list[tuple[str, click.Command, click.Parameter]]:
@@ -29,7 +30,7 @@ def path_parameters() -> list[tuple[str, click.Command, click.Parameter]]:
 def test_every_path_parameter_is_checked():
     found = path_parameters()
     assert {"train grpo", "train sft", "runs", "run", "export dataset"} <= {n for n, _, _ in found}
-    bare = [f"{n} {p.name}" for n, _, p in found if not isinstance(p.type, (InputPath, OutputPath))]
+    bare = [f"{n} {p.name}" for n, _, p in found if not isinstance(p.type, CHECKED)]
     assert bare == []
 
 
@@ -44,8 +45,10 @@ def test_an_empty_path_is_refused_everywhere(value):
 def test_a_fifo_is_refused_where_a_file_or_directory_is_read(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    inputs = [(n, c, p) for n, c, p in path_parameters() if isinstance(p.type, InputPath)]
+    inputs = [(n, c, p) for n, c, p in path_parameters()
+              if isinstance(p.type, (InputPath, DataDirPath))]  # fmt: skip
     assert {"train grpo", "train sft", "run", "runs"} <= {n for n, _, _ in inputs}
+    assert {n for n, _, p in inputs if p.name == "data_dir"} >= {"run", "solve", "train grpo"}
     for name, command, param in inputs:
         with pytest.raises(click.BadParameter, match="a FIFO"):
             param.type.convert(str(fifo), param, click.Context(command))

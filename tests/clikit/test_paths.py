@@ -158,3 +158,26 @@ def test_a_blank_data_dir_variable_is_unset(monkeypatch, tmp_path):
     assert data_dir() != Path("  ").resolve() and data_dir() != chosen
     monkeypatch.delenv("TRAVELGYM_DATA_DIR")
     assert data_dir() == data_dir(None)
+
+
+def test_a_data_directory_is_read_so_a_read_only_one_serves(place, monkeypatch):
+    """The data directory is only written when something must be built there: an existing
+    read-only one passes (a build in it fails later, naming the file); one that cannot exist,
+    is no directory or cannot be read is refused."""
+    from travelgym.clikit.paths import data_dir_problem
+
+    real = os.access
+    read_only = {str(place / "sub")}
+    monkeypatch.setattr(paths.os, "access",
+                        lambda p, mode: not (mode & os.W_OK) and real(p, mode)
+                        if str(p) in read_only else real(p, mode))  # fmt: skip
+    assert output_problem(place / "sub", "dir") == f"{place / 'sub'} is not writable"
+    assert data_dir_problem(place / "sub") is None
+    assert data_dir_problem(place / "sub" / "new") == (
+        f"cannot create {place / 'sub' / 'new'}: {place / 'sub'} is not writable"
+    )
+    assert data_dir_problem(place / "file.txt") == f"{place / 'file.txt'} is a file, not a directory"
+    assert data_dir_problem(place / "fifo") == f"{place / 'fifo'} is a FIFO, not a directory"
+    assert data_dir_problem("") == "an empty path"  # Path("") would be the current directory
+    monkeypatch.setattr(paths.os, "access", lambda p, mode: str(p) not in read_only)
+    assert data_dir_problem(place / "sub") == f"{place / 'sub'} is not readable"

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from travelgym.clikit import FiniteFloat, InputPath, OutputPath
+from travelgym.clikit import DataDirPath, FiniteFloat, InputPath, OutputPath
 from travelgym.core.registry import broken_suites, capable, get_suite, suite_names
 
 
@@ -41,7 +41,7 @@ def data_dir_option(func):
     """The ``--data-dir`` option every data-touching subcommand shares."""
     return click.option(
         "--data-dir",
-        type=OutputPath("dir"),
+        type=DataDirPath(),
         default=None,
         help="Data directory (default: $TRAVELGYM_DATA_DIR or the per-user data directory).",
     )(func)

@@ -19,6 +19,7 @@ from travelgym.cli.common import (
     suite_options,
 )
 from travelgym.clikit import (
+    DataDirPath,
     FiniteFloat,
     FiniteFloatRange,
     GuardedGroup,
@@ -81,7 +82,7 @@ def export() -> None:
               help="Insist that every run is of this suite (default: each run's manifest).")  # fmt: skip
 @int_option("--max-chars", at_least=1,
             help="Skip examples longer than this many characters of JSON.")  # fmt: skip
-@click.option("--data-dir", type=OutputPath("dir"), default=None,
+@click.option("--data-dir", type=DataDirPath(), default=None,
               help="Data directory of the runs' databases (to replay scripted agents' tool calls).")  # fmt: skip
 @suite_filter_options
 @json_option("Print the export summary as JSON.")

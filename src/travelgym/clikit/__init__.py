@@ -5,12 +5,13 @@ their companions."""
 from travelgym.clikit.errors import GuardedGroup, user_error_message
 from travelgym.clikit.numbers import FiniteFloat, FiniteFloatRange
 from travelgym.clikit.options import RuledCommand, RuledOption, comma_separated, is_used
-from travelgym.clikit.paths import InputPath, OutputPath
+from travelgym.clikit.paths import DataDirPath, InputPath, OutputPath
 
 __all__ = [
     "FiniteFloat",
     "FiniteFloatRange",
     "GuardedGroup",
+    "DataDirPath",
     "InputPath",
     "OutputPath",
     "RuledCommand",

@@ -123,6 +123,40 @@ class OutputPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+def data_dir_problem(path: Path) -> str | None:
+    """Why ``path`` cannot serve as a data directory, or ``None``: an existing directory is
+    read, never required to be writable (a shared, read-only directory of built data serves
+    every command that builds nothing; a build in it fails then, naming the file); a missing
+    one must be creatable."""
+    if not os.fspath(path):
+        return "an empty path"
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return output_problem(path, "dir")
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{path} is {describe_kind(info.st_mode)}, not a directory"
+    return None if os.access(path, os.R_OK | os.X_OK) else f"{path} is not readable"
+
+
+class DataDirPath(click.Path):
+    """The data directory (:func:`data_dir_problem`), converted to :class:`pathlib.Path`."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, dir_okay=True, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Check ``value`` and return it as a ``Path``; a problem is a usage error."""
+        if isinstance(value, str) and not value.strip():  # Path("") is the current directory
+            self.fail("an empty path", param, ctx)
+        problem = data_dir_problem(Path(value))
+        if problem is not None:
+            self.fail(problem, param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class InputPath(click.Path):
     """An existing, readable input: a regular file (an SQLite database with ``sqlite``), or also
     a directory with ``dir_okay`` (only a directory: ``file_okay=False``). With

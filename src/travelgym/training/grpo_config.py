@@ -52,7 +52,9 @@ def training_option_owners(name: str) -> list[Any]:
             if s.TrainingOptions is not None and name in _option_names(s.TrainingOptions)]  # fmt: skip
 
 
-WRITTEN_DIRS = ("output_dir", "data_dir")  # settings naming a directory training writes
+# settings naming a directory: training writes the output directory and reads the data
+# directory (building what is missing there: a read-only one of built data serves)
+DIRECTORIES = ("output_dir", "data_dir")
 
 
 class SettingsError(ValueError):
@@ -257,7 +259,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
 
 def load_settings(config: str | Path | None = None, **overrides: Any) -> GRPOSettings:
     """The settings of ``config`` (optional file) with ``overrides`` on top."""
-    from travelgym.clikit.paths import output_problem
+    from travelgym.clikit.paths import data_dir_problem, output_problem
 
     data = read_config(config) if config is not None else {}
     data.update(overrides)
@@ -269,12 +271,13 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> GRPOSet
                              for e in exc.errors())  # fmt: skip
         raise SettingsError(f"{where}invalid GRPO settings: {problems}") from None
     # the directories written, checked before any model is loaded (as the flags' own are)
-    for name in WRITTEN_DIRS:
+    for name in DIRECTORIES:
         given = data.get(name)
         if isinstance(given, str) and not given.strip():  # "" would be the current directory
             raise SettingsError(f"{where}invalid GRPO settings: {name}: an empty path")
         path = getattr(settings, name)
-        problem = None if path is None else output_problem(path, "dir")
+        problem = (None if path is None else data_dir_problem(path) if name == "data_dir"
+                   else output_problem(path, "dir"))  # fmt: skip
         if problem is not None:
             raise SettingsError(f"{where}invalid GRPO settings: {name}: {problem}")
     return settings

@@ -20,6 +20,7 @@ assembled from it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import hashlib
 import itertools
@@ -45,6 +46,28 @@ FILL_ROUNDS = 3  # builds of the missing slots before a store that keeps losing 
 
 class StoreChanged(UserError):
     """Slots this build stored were removed again by another process, round after round."""
+
+
+class ReadOnlyStore(UserError):
+    """Slots are missing from a store this process cannot write: nothing is built."""
+
+
+SLOTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS slots (identity TEXT NOT NULL, split TEXT NOT NULL, "
+    "difficulty TEXT NOT NULL, idx INTEGER NOT NULL, unfiltered TEXT NOT NULL, "
+    "filtered TEXT NOT NULL, info TEXT NOT NULL, digest TEXT NOT NULL, "
+    "PRIMARY KEY (identity, split, difficulty, idx))"
+)
+# a file system or directory that refuses writes (a read-only mount; no write permission)
+READ_ONLY_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM)
+READ_ONLY_SQLITE = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
+
+
+def _read_only(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite refused to open or change the store for want of write access (as
+    opposed to a damaged file)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return any(name.startswith(code) for code in READ_ONLY_SQLITE)
 
 
 Key = tuple[str, str, int]  # (split, difficulty, index)
@@ -174,29 +197,48 @@ class SlotStore:
         self.path = Path(path)
         self.identity = _digest(json.dumps(identity, sort_keys=True))
         self.noise = float(identity.get("noise", 0.0))  # the --noise level its slots are built at
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.writable = True
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._open()
-        except sqlite3.DatabaseError:  # not a database (damaged): a cache, so built anew
-            for side in ("", "-wal", "-shm"):
-                Path(f"{self.path}{side}").unlink(missing_ok=True)
-            self._open()
+        except sqlite3.DatabaseError as exc:
+            if not _read_only(exc):  # not a database (damaged): a cache, so built anew
+                for side in ("", "-wal", "-shm"):
+                    Path(f"{self.path}{side}").unlink(missing_ok=True)
+                self._open()
+            else:
+                self._open_read_only()
+        except OSError as exc:
+            if exc.errno not in READ_ONLY_ERRNOS:
+                raise
+            self._open_read_only()
 
     def _open(self) -> None:
         self._conn = sqlite3.connect(self.path, timeout=120, isolation_level=None)
         try:
             self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS slots (identity TEXT NOT NULL, split TEXT NOT NULL, "
-                "difficulty TEXT NOT NULL, idx INTEGER NOT NULL, unfiltered TEXT NOT NULL, "
-                "filtered TEXT NOT NULL, info TEXT NOT NULL, digest TEXT NOT NULL, "
-                "PRIMARY KEY (identity, split, difficulty, idx))"
-            )
+            self._conn.execute(SLOTS_TABLE)
             # slots of another identity (an older generator, another database) are never read
             self._conn.execute("DELETE FROM slots WHERE identity != ?", (self.identity,))
         except sqlite3.DatabaseError:
             self._conn.close()
             raise
+
+    def _open_read_only(self) -> None:
+        """The slots of a store this process cannot write (a shared data directory on a
+        read-only mount, say): read as they are (nothing writes a read-only file meanwhile),
+        none when there is no store; building a slot then fails (:func:`fill`)."""
+        self.writable = False
+        if self.path.is_file():
+            uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+            try:
+                self._conn.execute("SELECT 1 FROM slots LIMIT 1").fetchall()
+                return
+            except sqlite3.DatabaseError:  # damaged or of another format: no usable slot
+                self._conn.close()
+        self._conn = sqlite3.connect(":memory:", isolation_level=None)
+        self._conn.execute(SLOTS_TABLE)
 
     def close(self) -> None:
         self._conn.close()
@@ -282,6 +324,9 @@ class SlotStore:
 
     def drop(self, split: str) -> None:
         """Forget every stored slot of ``split`` (a forced rebuild)."""
+        if not self.writable:
+            raise ReadOnlyStore(f"{self.path.parent} is read-only: its {split} slots cannot be "
+                                "built again")  # fmt: skip
         self._conn.execute("DELETE FROM slots WHERE identity = ? AND split = ?",
                            (self.identity, split))  # fmt: skip
 
@@ -298,6 +343,10 @@ def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
         missing = store.missing(keys) if round_ == 0 else store.absent(keys)
         if not missing:
             return built
+        if not store.writable:
+            raise ReadOnlyStore(f"{store.path.parent} is read-only and {len(missing):,} of the "
+                                f"{len(keys):,} instance slot(s) asked for are not built there: "
+                                "build them with this command on a writable --data-dir")  # fmt: skip
         batch: list[Slot] = []
         for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
             batch.append(slot)

@@ -157,14 +157,20 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     scale = scale_of(db)
     raw = {split: instances_path(split, data_dir, scale, "unfiltered", noise) for split in splits}
     paths = {split: instances_path(split, data_dir, scale, noise=noise) for split in splits}
+
+    def current(split: str) -> bool:
+        expected = {**_expected(db, seed, split, noise), "instances": "unfiltered"}
+        return _is_current(raw[split], expected) and _is_current(paths[split], {
+            **_expected(db, seed, split, noise), "instances": "filtered",
+            "qc_backend": "rules", "qc_rules_version": RULES_VERSION,
+            "unfiltered_sha256": read_manifest(raw[split])["sha256"]})  # fmt: skip
+
+    stale = [split for split in splits if force or not current(split)]
+    if not stale:  # the store is not opened: a read-only data directory of built files serves
+        return raw if instances == "unfiltered" else paths
     with open_store(db, data_dir, seed, noise) as store:
-        for split in splits:
+        for split in stale:
             expected = {**_expected(db, seed, split, noise), "instances": "unfiltered"}
-            if not force and _is_current(raw[split], expected) and _is_current(paths[split], {
-                    **_expected(db, seed, split, noise), "instances": "filtered",
-                    "qc_backend": "rules", "qc_rules_version": RULES_VERSION,
-                    "unfiltered_sha256": read_manifest(raw[split])["sha256"]}):  # fmt: skip
-                continue
             if force:
                 store.drop(split)
             keys = slot_keys(split)
