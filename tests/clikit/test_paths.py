@@ -176,7 +176,9 @@ def test_a_data_directory_is_read_so_a_read_only_one_serves(place, monkeypatch):
     assert data_dir_problem(place / "sub" / "new") == (
         f"cannot create {place / 'sub' / 'new'}: {place / 'sub'} is not writable"
     )
-    assert data_dir_problem(place / "file.txt") == f"{place / 'file.txt'} is a file, not a directory"
+    assert (
+        data_dir_problem(place / "file.txt") == f"{place / 'file.txt'} is a file, not a directory"
+    )
     assert data_dir_problem(place / "fifo") == f"{place / 'fifo'} is a FIFO, not a directory"
     assert data_dir_problem("") == "an empty path"  # Path("") would be the current directory
     monkeypatch.setattr(paths.os, "access", lambda p, mode: str(p) not in read_only)
