@@ -7,7 +7,10 @@ import builtins
 import errno
 import importlib
 import json
+import signal
 import sqlite3
+import subprocess
+import sys
 
 import click
 import pytest
@@ -130,3 +133,35 @@ def test_another_suites_database_is_one_line(tmp_path):
     line = result.output.strip()
     assert line.startswith("Error: not a database of this suite (no such table: ")
     assert line.endswith("): give its own --db file") and len(line.splitlines()) == 1
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_whose_exception_a_library_wraps_is_still_a_stop(sig):
+    """SIGTERM (or Ctrl-C) while pydantic-core serialised JSON: the handler's exception was
+    wrapped in a ``PydanticSerializationError`` and shown as a bug's traceback. A signal this
+    command line received ends it as the signal does, whatever wraps its exception."""
+    from tests.runner.faults import child_env
+
+    code = (
+        "import os, signal, click\n"
+        "from pydantic import BaseModel, field_serializer\n"
+        "from travelgym.cli import main\n"
+        "class Slow(BaseModel):\n"
+        "    x: int\n"
+        "    @field_serializer('x')\n"
+        "    def s(self, v):\n"
+        f"        os.kill(os.getpid(), signal.{sig})\n"
+        "        for _ in range(10**7): pass\n"
+        "        return v\n"
+        "@main.command('probe')\n"
+        "def probe():\n"
+        "    click.echo(Slow(x=1).model_dump_json())\n"
+        "main(['probe'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=child_env(), timeout=60)  # fmt: skip
+    assert done.returncode == 128 + signal.Signals[sig], done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"interrupted ({sig}): stopped before finishing; what was built is kept"
+    ]

@@ -8,7 +8,7 @@ import sys
 import click
 
 from travelgym.clikit import GuardedGroup
-from travelgym.clikit.errors import exit_on_sigterm
+from travelgym.clikit.errors import exit_on_sigterm, interrupt_on_sigint
 from travelgym.version import __version__
 
 
@@ -28,6 +28,8 @@ def main() -> None:
     delay_s()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, exit_on_sigterm)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if ignored
+            signal.signal(signal.SIGINT, interrupt_on_sigint)
 
 
 from travelgym.cli import analysis, data  # noqa: E402 - the groups add their commands to main

@@ -37,9 +37,22 @@ class Terminated(SystemExit):
     process started is stopped. Its code is the shell's, 128 + 15."""
 
 
+# the signals this command line turned into exceptions: a library that calls back into Python
+# may wrap the exception in one of its own (pydantic-core's serializer turns it into a
+# PydanticSerializationError), and the boundary must still see a stop, not a bug
+_RECEIVED: list[int] = []
+
+
 def exit_on_sigterm(signum: int, frame: object) -> None:
     """The SIGTERM handler of a command: raise :class:`Terminated`."""
+    _RECEIVED.append(signum)
     raise Terminated(128 + signum)
+
+
+def interrupt_on_sigint(signum: int, frame: object) -> None:
+    """The SIGINT handler of a command: raise ``KeyboardInterrupt``, as Python's own does."""
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
 
 
 def _stopped_line(signame: str) -> str:
@@ -158,6 +171,7 @@ class GuardedGroup(click.Group):
             from travelgym import progress
 
             progress.set_enabled(True)
+            _RECEIVED.clear()
         try:
             return super().invoke(ctx)
         except click.exceptions.ClickException as exc:
@@ -176,6 +190,12 @@ class GuardedGroup(click.Group):
                 click.echo(_stopped_line("SIGTERM"), err=True)
             raise
         except Exception as exc:
+            if _RECEIVED:  # a signal's exception, wrapped by a library on its way here
+                if ctx.parent is not None:
+                    raise
+                signum = _RECEIVED[0]
+                click.echo(_stopped_line(signal.Signals(signum).name), err=True)
+                raise click.exceptions.Exit(128 + signum) from None
             message = user_error_message(exc)
             if message is None or os.environ.get(DEBUG_ENV):
                 raise
