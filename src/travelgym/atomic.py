@@ -9,6 +9,7 @@ file at the target is left as it was, and the ``OSError`` raised names the targe
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
 from collections.abc import Iterator
@@ -84,3 +85,20 @@ def naming_target(path: str | os.PathLike[str], tmp: str | os.PathLike[str]) -> 
         if exc.filename is not None and os.fspath(exc.filename) == os.fspath(tmp):
             raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
         raise
+
+
+@contextlib.contextmanager
+def updating(path: str | os.PathLike[str]) -> Iterator[None]:
+    """One read-merge-write of the data file ``path`` at a time, across processes: a blocking
+    ``flock`` on ``.<name>.lock`` beside it for the block (two commands adding entries to one
+    file at once each read the other's before writing, so neither's are lost). The lock file is
+    kept (deleting it races with a process about to lock it); the kernel releases the lock
+    however its holder exits."""
+    path = Path(path)
+    lock = path.with_name(f".{path.name}.lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

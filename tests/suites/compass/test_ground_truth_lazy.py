@@ -188,3 +188,25 @@ def test_a_damaged_full_file_is_never_scored_against(fresh_dir, compass_db, full
     path, truths = gt.ensure_ground_truth(seed=0, data_dir=fresh_dir, task_ids=["compass-005"])
     assert path != target and solved == ["compass-005"]
     assert truths["compass-005"].model_dump() == full["compass-005"].model_dump()
+
+
+def test_two_commands_adding_to_the_partial_file_at_once_keep_each_others(fresh_dir, full,
+                                                                          monkeypatch):  # fmt: skip
+    """A second command solves and writes its tasks while the first is solving its own: the
+    first one's write keeps them (it used to write what it had read before, losing the
+    second's)."""
+    real, interleaved = gt.solve, []
+
+    def solving_while_another_writes(conn, task):
+        if not interleaved:
+            interleaved.append(task.task_id)
+            gt.ensure_ground_truth(seed=0, data_dir=fresh_dir, task_ids=CHOSEN[1:])
+        return real(conn, task)
+
+    monkeypatch.setattr(gt, "solve", solving_while_another_writes)
+    _, first = gt.ensure_ground_truth(seed=0, data_dir=fresh_dir, task_ids=CHOSEN[:1])
+    assert interleaved == CHOSEN[:1] and list(first) == CHOSEN[:1]
+    path = gt.partial_ground_truth_path(0, fresh_dir)
+    assert read_manifest(path)["task_ids"] == CHOSEN  # both commands' tasks, in file order
+    kept = load_ground_truth(path)
+    assert {i: t.model_dump() for i, t in kept.items()} == {i: full[i].model_dump() for i in CHOSEN}

@@ -258,3 +258,30 @@ def test_the_full_file_replaces_the_partial_one(data_dir, other_tasks, tmp_path,
     assert not partial_task_path(OTHER_SEED, private).exists()
     assert task_set(OTHER_SEED, private).load(CHOSEN) == [
         t for i in CHOSEN for t in other_tasks if t.task_id == i]  # fmt: skip
+
+
+def test_two_commands_drawing_into_the_partial_file_at_once_keep_each_others(
+    data_dir, compass_seed1_tasks, tmp_path, monkeypatch
+):
+    """A second command draws and writes its tasks while the first is drawing its own: the
+    first one's write keeps them (it used to write what it had read before, losing the
+    second's), and the file holds the bytes of the full file."""
+    from travelgym.suites.compass import taskgen
+
+    private = _seed1_database_only(tmp_path, data_dir)
+    full = {json.loads(line)["task_id"]: line
+            for line in compass_seed1_tasks.read_text().splitlines()}  # fmt: skip
+    real, interleaved = taskgen.generate_tasks, []
+
+    def drawing_while_another_writes(conn, seed, **kwargs):
+        if not interleaved:
+            interleaved.append(True)
+            task_set(OTHER_SEED, private).load(CHOSEN[1:])
+        return real(conn, seed, **kwargs)
+
+    monkeypatch.setattr(taskgen, "generate_tasks", drawing_while_another_writes)
+    assert [t.task_id for t in task_set(OTHER_SEED, private).load(CHOSEN[:1])] == CHOSEN[:1]
+    path = partial_task_path(OTHER_SEED, private)
+    lines = path.read_text().splitlines()
+    assert sorted(lines) == sorted(full[i] for i in CHOSEN)
+    assert read_manifest(path)["count"] == 3

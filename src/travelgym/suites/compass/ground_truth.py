@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from travelgym import progress
+from travelgym.atomic import updating
 from travelgym.datafiles import dump_jsonl, intact_manifest, manifest_path, write_manifest
 from travelgym.db import connect_readonly
 from travelgym.paths import suite_dir
@@ -126,11 +127,13 @@ def ensure_ground_truth(
         before = len(have)
         _solve_missing(db.path, chosen, have)
         if len(have) > before:
-            kept = [have[i] for i in order if i in have]  # task-file order
-            sha = dump_jsonl(kept, partial)
-            write_manifest(partial, {**expected, "partial": True, "sha256": sha,
-                                     "count": len(kept),
-                                     "task_ids": [t.task_id for t in kept]})  # fmt: skip
+            with updating(partial):  # what another command added meanwhile is kept too
+                have = {**_read_partial(partial, expected), **have}
+                kept = [have[i] for i in order if i in have]  # task-file order
+                sha = dump_jsonl(kept, partial)
+                write_manifest(partial, {**expected, "partial": True, "sha256": sha,
+                                         "count": len(kept),
+                                         "task_ids": [t.task_id for t in kept]})  # fmt: skip
         return partial, {i: have[i] for i in wanted}
     every = tasks.load()
     _solve_missing(db.path, every, have)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from travelgym.atomic import updating
 from travelgym.datafiles import (
     dump_jsonl,
     intact_manifest,
@@ -164,12 +165,7 @@ class TaskSet:
         slots = {slot[0]: slot for slot in task_slots(DEFAULT_TASK_SEED)}
         missing = [slots[i] for i in wanted]  # KeyError: not a task of the set
         path = partial_task_path(self.db_seed, self.data_dir)
-        have: dict[str, Task] = {}
-        if intact_manifest(path, {**self.origin, "partial": True}) is not None:
-            try:
-                have = {t.task_id: t for t in load_tasks(path)}
-            except ValueError:  # bytes its manifest names, yet not tasks: drawn anew
-                have = {}
+        have = self._drawn(path)
         missing = [slot for slot in missing if slot[0] not in have]
         if missing:
             db = ensure_database(seed=self.db_seed, data_dir=self.data_dir)
@@ -178,11 +174,21 @@ class TaskSet:
                 drawn = generate_tasks(conn, DEFAULT_TASK_SEED, slots=missing)
             finally:
                 conn.close()
-            have.update((t.task_id, t) for t in drawn)
-            kept = [have[i] for i in slots if i in have]  # the task file's order
-            write_manifest(path, {**self.origin, "partial": True,
-                                  "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
+            with updating(path):  # what another command drew meanwhile is kept too
+                have = {**self._drawn(path), **have, **{t.task_id: t for t in drawn}}
+                kept = [have[i] for i in slots if i in have]  # the task file's order
+                write_manifest(path, {**self.origin, "partial": True,
+                                      "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
         return [have[i] for i in wanted]
+
+    def _drawn(self, path: Path) -> dict[str, Task]:
+        """The tasks of the partial file ``path`` when it is intact and of this set, else none."""
+        if intact_manifest(path, {**self.origin, "partial": True}) is None:
+            return {}
+        try:
+            return {t.task_id: t for t in load_tasks(path)}
+        except ValueError:  # bytes its manifest names, yet not tasks: drawn anew
+            return {}
 
     def identity(self) -> dict[str, Any]:
         """What a run's manifest records of its tasks: the file, this set's ``sha256``, the
