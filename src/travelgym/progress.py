@@ -39,6 +39,49 @@ def delay_s() -> float:
                            "a number of seconds, 0 or more", UserError)  # fmt: skip
 
 
+class Display:
+    """Where bars are drawn: stderr, given up (not the command) once it cannot be written. A
+    closed stderr (``2>&-``) or a reader that went away (``2> >(head -c 100)``) stopped a
+    build at its first bar: a bar is a courtesy, the build is the work."""
+
+    def __init__(self) -> None:
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        """Write ``text`` to stderr, or nothing once stderr failed."""
+        stream = sys.stderr
+        if self.broken or stream is None:
+            return 0
+        try:
+            return stream.write(text)
+        except (OSError, ValueError):  # ValueError: a closed file object
+            self.broken = True
+            return 0
+
+    def flush(self) -> None:
+        """Flush stderr (a failure gives the display up)."""
+        if not self.broken and sys.stderr is not None:
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                self.broken = True
+
+    def isatty(self) -> bool:
+        try:
+            return not self.broken and sys.stderr is not None and sys.stderr.isatty()
+        except (OSError, ValueError):
+            return False
+
+    @property
+    def encoding(self) -> str:  # tqdm draws unicode blocks only on a file that says UTF-8
+        return getattr(sys.stderr, "encoding", None) or "ascii"
+
+    def fileno(self) -> int:  # tqdm sizes its bar from the terminal behind this descriptor
+        if sys.stderr is None:
+            raise OSError("no stderr")
+        return sys.stderr.fileno()
+
+
 class Step:
     """One build step's bar: :meth:`advance` by units done; a no-op when progress is hidden."""
 
@@ -48,7 +91,7 @@ class Step:
             from tqdm import tqdm
 
             tqdm.monitor_interval = 0  # no monitor thread: builds fork worker processes
-            self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=delay_s(),
+            self._bar = tqdm(total=total, desc=desc, unit=unit, file=Display(), delay=delay_s(),
                              dynamic_ncols=True, leave=True)  # fmt: skip
 
     def advance(self, n: int = 1) -> None:

@@ -327,7 +327,9 @@ class _Progress:
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=label, unit="ep", file=sys.stderr,
+            from travelgym.progress import Display
+
+            self.bar = tqdm(total=total, desc=label, unit="ep", file=Display(),
                             dynamic_ncols=True)  # fmt: skip
 
     def advance(self, n: int) -> None:
