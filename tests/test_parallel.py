@@ -6,6 +6,7 @@ workers running for good, holding the slot store open)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -28,6 +29,16 @@ CHILD = textwrap.dedent(
         time.sleep(60)
 
     mode = sys.argv[1]
+    if mode == "ctrl-c":
+        try:
+            with worker_pool(2) as pool:
+                pool.submit(sleep, 0)  # one worker busy, the other idle
+                time.sleep(1.5)
+                print(" ".join(str(p) for p in pool._processes), flush=True)
+                time.sleep(60)
+        except KeyboardInterrupt:
+            print("stopped", flush=True)
+            raise SystemExit(130)
     with worker_pool(2) as pool:
         if mode == "dies":
             futures = [pool.submit(big, 0), pool.submit(die, 0)]
@@ -67,6 +78,23 @@ def test_workers_die_with_the_process_that_started_them():
     assert done.returncode == -signal.SIGKILL, done.stderr
     pids = [int(p) for p in done.stdout.split()]
     assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids), pids
+
+
+def test_ctrl_c_to_the_process_group_stops_the_build_without_a_worker_traceback():
+    """A terminal's Ctrl-C reaches every process of the group: each busy worker raised its own
+    ``KeyboardInterrupt`` and printed a traceback under the command's one line."""
+    process = subprocess.Popen([sys.executable, "-c", CHILD, "ctrl-c"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    pids = [int(p) for p in process.stdout.readline().split()]
+    assert len(pids) == 2
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert stdout.strip() == "stopped" and "Traceback" not in stderr, stderr
     deadline = time.monotonic() + 10
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
