@@ -70,9 +70,42 @@ def test_a_build_removes_the_temporary_files_of_killed_builds(tmp_path):
     other = tmp_path / f".y.sqlite.{gone.stdout.strip()}.tmp"  # another file's
     for path in (orphan, running, other):
         path.write_bytes(b"partial")
+        _age(path)
     with atomic_build(target) as conn:
         conn.execute("CREATE TABLE t (x)")
     assert target.exists() and not orphan.exists() and running.exists() and other.exists()
+
+
+def _age(path, seconds: float = atomic.ORPHAN_AGE_S + 1) -> None:
+    """Make ``path`` look untouched for ``seconds``."""
+    before = path.stat().st_mtime - seconds
+    os.utime(path, (before, before))
+
+
+def test_a_data_file_write_removes_the_temporary_files_of_killed_writers(tmp_path):
+    """``tasks behavior2trip`` killed (SIGKILL) while it wrote the instance files left hidden
+    temporary files of 28-245 MB that no later write removed."""
+    import subprocess
+    import sys
+
+    from travelgym.atomic import replaced_on_success
+
+    target = tmp_path / "instances-small-v2-test.jsonl"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    orphan = tmp_path / f".{target.name}.{gone}.1a2b3c4d.tmp"
+    fresh = tmp_path / f".{target.name}.{gone}.5e6f7a8b.tmp"  # written to moments ago
+    running = tmp_path / f".{target.name}.{os.getppid()}.9c0d1e2f.tmp"  # a writer at work
+    other = tmp_path / f".instances-small-v2-train.jsonl.{gone}.3a4b5c6d.tmp"  # another file's
+    for path in (orphan, fresh, running, other):
+        path.write_bytes(b"partial")
+    for path in (orphan, running, other):
+        _age(path)
+    with replaced_on_success(target) as tmp:
+        tmp.write_text("whole\n")
+    assert target.read_text() == "whole\n"
+    assert not orphan.exists()
+    assert fresh.exists() and running.exists() and other.exists()
 
 
 def test_concurrent_writers_of_one_data_file_all_succeed(tmp_path):

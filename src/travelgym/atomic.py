@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,6 +66,7 @@ def replaced_on_success(path: str | os.PathLike[str]) -> Iterator[Path]:
     rename the other's file away): the block writes it, then it is renamed over ``path``. On
     any failure it is removed and ``path`` is left as it was."""
     path = Path(path)
+    remove_orphans(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with naming_target(path, tmp):
@@ -102,3 +105,37 @@ def updating(path: str | os.PathLike[str]) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+ORPHAN_AGE_S = 60  # a temporary file untouched this long whose writer is gone is an orphan
+
+
+def remove_orphans(path: str | os.PathLike[str]) -> None:
+    """Remove the temporary files of earlier writes of ``path`` (``.<name>.<pid>[.<x>].tmp``)
+    whose process is gone and which nothing has written to for :data:`ORPHAN_AGE_S` seconds
+    (a writer killed mid-way, ``SIGKILL`` included, left a file as large as the data file
+    that no later write would reuse)."""
+    path = Path(path)
+    prefix = f".{path.name}."
+    try:
+        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return
+    for tmp in candidates:
+        pid = tmp.name[len(prefix) : -len(".tmp")].split(".")[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):  # gone meanwhile, or a read-only directory
+            if time.time() - tmp.stat().st_mtime >= ORPHAN_AGE_S:
+                tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from travelgym.atomic import naming_target
+from travelgym.atomic import naming_target, remove_orphans
 
 # what a read-only connection refuses to compile: writes, schema changes, ATTACH/DETACH and any
 # PRAGMA that sets a value, so even a caller running SQL text cannot lift its limits. (SQLite
@@ -181,32 +181,12 @@ def insert_rows(conn: sqlite3.Connection, table: str, rows: list[tuple]) -> None
         conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)  # noqa: S608 - our tables
 
 
-def _remove_orphans(path: Path) -> None:
-    """Remove the temporary files of builds of ``path`` whose process is gone (killed mid-build:
-    each left a database-sized file that no later build would reuse)."""
-    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-        pid = tmp.name[len(path.name) + 2 : -len(".tmp")]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            tmp.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (one of another user counts as alive)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @contextmanager
 def atomic_build(path: str | os.PathLike[str]):
     """Yield a fresh connection to a temporary file that replaces ``path`` only on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_orphans(path)
+    remove_orphans(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with naming_target(path, tmp):  # a read-only directory: SQLite would say only "unable to open"
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
