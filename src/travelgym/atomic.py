@@ -99,7 +99,8 @@ def updating(path: str | os.PathLike[str]) -> Iterator[None]:
     however its holder exits."""
     path = Path(path)
     lock = path.with_name(f".{path.name}.lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    with naming_target(path, lock):  # a read-only directory: the data file is what it lacks
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

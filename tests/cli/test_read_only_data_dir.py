@@ -11,6 +11,8 @@ Without bubblewrap the tests skip, unless ``CI`` is set: then they fail.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from click.testing import CliRunner
 
@@ -74,3 +76,37 @@ def test_what_a_read_only_data_directory_lacks_is_named_in_one_line(shared, tmp_
     ]
     assert "Traceback" not in lacking.stderr + seed.stderr
     assert not (shared / "compass" / "compass-seed9.sqlite").exists()
+
+
+def _linked(target, source, keep) -> None:
+    """``target`` as a data directory holding hard links to ``source``'s files for which
+    ``keep(suite, name)`` is true (never written: the directory is bound read-only)."""
+    for suite in ("compass", "behavior2trip"):
+        (target / suite).mkdir(parents=True)
+        for path in (source / suite).iterdir():
+            if path.is_file() and keep(suite, path.name):
+                os.link(path, target / suite / path.name)
+
+
+def test_complete_instance_files_without_their_store_serve_a_selection(shared, tmp_path):
+    """A read-only data directory holding the instance files but not the slot store they were
+    assembled from (a cache): a ``--limit`` run read its instances from the files, the same
+    bytes, instead of refusing to build them."""
+    files = tmp_path / "files"
+    _linked(files, shared, lambda suite, name: suite == "behavior2trip" and ".slots." not in name)
+    done = cli_in_bwrap(files, *run_args("behavior2trip", tmp_path / "ro", files))
+    assert done.returncode == 0, done.stderr
+    writable = CliRunner().invoke(main, run_args("behavior2trip", tmp_path / "rw", shared))
+    assert writable.exit_code == 0, writable.output
+    got, want = (raw_episodes(tmp_path / side / "scripted" / EPISODES) for side in ("ro", "rw"))
+    assert [normalise(e) for e in got] == [normalise(e) for e in want] and len(got) == 2
+
+
+def test_a_ground_truth_a_read_only_data_directory_lacks_is_named_not_its_lock(shared, tmp_path):
+    only_db = tmp_path / "db-only"
+    _linked(only_db, shared, lambda suite, name: suite == "compass" and name.endswith(".sqlite"))
+    done = cli_in_bwrap(only_db, "solve", "compass", "--task", "compass-005", "--no-progress",
+                        "--data-dir", str(only_db))  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    partial = only_db / "compass" / "ground_truth-seed0.partial.jsonl"
+    assert error_lines(done.stderr) == [f"Error: {partial}: {EROFS_TEXT}"]

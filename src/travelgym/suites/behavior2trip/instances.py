@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,8 @@ INSTANCE_SETS = ("filtered", "unfiltered")
 DEFAULT_INSTANCE_SEED = 2024
 SUITE = "behavior2trip"
 SPLITS = {"train": 3000, "test": 800}  # instances per difficulty
+# an instance line's id, read without parsing the line (instance files are large)
+LEADING_ID = re.compile(r'\{"instance_id":"([^"\\]*)"')
 
 
 # --- generation --------------------------------------------------------------------------------
@@ -146,7 +149,6 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     (:mod:`~travelgym.suites.behavior2trip.quality_filter`). A ``noise`` level above 0 builds
     that level's files (:func:`instances_path`), whose manifests record it."""
     from travelgym.suites.behavior2trip.instance_slots import fill
-    from travelgym.suites.behavior2trip.quality import RULES_VERSION
     from travelgym.suites.behavior2trip.quality_filter import write_sidecars
 
     unknown = [s for s in splits if s not in SPLITS]
@@ -157,15 +159,8 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
     scale = scale_of(db)
     raw = {split: instances_path(split, data_dir, scale, "unfiltered", noise) for split in splits}
     paths = {split: instances_path(split, data_dir, scale, noise=noise) for split in splits}
-
-    def current(split: str) -> bool:
-        expected = {**_expected(db, seed, split, noise), "instances": "unfiltered"}
-        return _is_current(raw[split], expected) and _is_current(paths[split], {
-            **_expected(db, seed, split, noise), "instances": "filtered",
-            "qc_backend": "rules", "qc_rules_version": RULES_VERSION,
-            "unfiltered_sha256": read_manifest(raw[split])["sha256"]})  # fmt: skip
-
-    stale = [split for split in splits if force or not current(split)]
+    stale = [split for split in splits if force or not _files_current(db, data_dir, seed, split,
+                                                                      noise)]  # fmt: skip
     if not stale:  # the store is not opened: a read-only data directory of built files serves
         return raw if instances == "unfiltered" else paths
     with open_store(db, data_dir, seed, noise) as store:
@@ -300,10 +295,46 @@ def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,
     if instances not in INSTANCE_SETS:
         raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
     with open_store(db, data_dir, seed, noise) as store:
-        fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
-        slots = store.get(keys)
-    lines = [getattr(slots[k], instances) for k in keys]
+        if store.missing(keys) and _files_current(db, data_dir, seed, split, noise):
+            # the complete files hold them (a store removed, or a read-only data directory
+            # shipped without one): read, not built again
+            path = instances_path(split, data_dir, scale_of(db), instances, noise)
+            found = _lines_of(path, [instance_id(*k) for k in keys])
+            lines = [found[instance_id(*k)] for k in keys]
+        else:
+            fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
+            slots = store.get(keys)
+            lines = [getattr(slots[k], instances) for k in keys]
     return lines, [Instance.model_validate_json(line) for line in lines]
+
+
+def _lines_of(path: Path, ids: Sequence[str]) -> dict[str, str]:
+    """The lines (without their newline) of the instance file ``path`` whose leading
+    ``instance_id`` is one of ``ids``."""
+    wanted, found = set(ids), {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            match = LEADING_ID.match(line)
+            if match is not None and match.group(1) in wanted:
+                found[match.group(1)] = line.rstrip("\n")
+    missing = wanted - set(found)
+    if missing:
+        raise ValueError(f"{path}: lacks instance(s) {', '.join(sorted(missing))}")
+    return found
+
+
+def _files_current(db, data_dir: str | os.PathLike[str] | None, seed: int, split: str,
+                   noise: float = 0.0) -> bool:  # fmt: skip
+    """Whether both instance files of ``split`` (unfiltered, filtered) are built and current."""
+    from travelgym.suites.behavior2trip.quality import RULES_VERSION
+
+    scale = scale_of(db)
+    raw = instances_path(split, data_dir, scale, "unfiltered", noise)
+    expected = {**_expected(db, seed, split, noise), "instances": "unfiltered"}
+    return _is_current(raw, expected) and _is_current(
+        instances_path(split, data_dir, scale, noise=noise),
+        {**_expected(db, seed, split, noise), "instances": "filtered", "qc_backend": "rules",
+         "qc_rules_version": RULES_VERSION, "unfiltered_sha256": read_manifest(raw)["sha256"]})  # fmt: skip
 
 
 def _is_current(path: Path, expected: dict[str, Any]) -> bool:
@@ -345,12 +376,9 @@ def load_instances(path: str | os.PathLike[str], check: bool = True) -> list[Ins
 def read_instances(path: str | os.PathLike[str], wanted: set[str]):
     """The instances of an instance file whose ids are ``wanted``; a line whose leading
     ``instance_id`` is not wanted is skipped unparsed (instance files are large)."""
-    import re
-
-    leading_id = re.compile(r'\{"instance_id":"([^"\\]*)"')
     with open(path, encoding="utf-8") as fh:
         for line in fh:
-            found = leading_id.match(line)
+            found = LEADING_ID.match(line)
             if (found is None or found.group(1) in wanted) and line.strip():
                 instance = Instance.model_validate_json(line)
                 if instance.instance_id in wanted:
