@@ -78,3 +78,16 @@ def test_a_bad_progress_delay_is_refused_where_no_bar_would_show(tmp_path, monke
     assert result.output.strip().splitlines()[-1] == (
         "Error: TRAVELGYM_PROGRESS_DELAY must be a number of seconds, 0 or more, got '-1'"
     )
+
+
+@pytest.mark.parametrize(("args", "command"), [(["run", "--help"], "run"),
+                                               (["train", "grpo", "-h"], "train grpo"),
+                                               (["run", "compass", "--help"], "run")])  # fmt: skip
+def test_a_bad_build_setting_leaves_a_commands_help_readable(monkeypatch, args, command):
+    """The check ran before the command could show its help: ``run --help`` was the error."""
+    monkeypatch.setenv("TRAVELGYM_PROGRESS_DELAY", "soon")
+    monkeypatch.setenv("TRAVELGYM_BUILD_WORKERS", "two")
+    result = CliRunner().invoke(main, args, prog_name="travelgym")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Usage: travelgym {command} [OPTIONS]")
+    assert "must be" not in result.output

@@ -8,7 +8,7 @@ import sys
 import click
 
 from travelgym.clikit import GuardedGroup
-from travelgym.clikit.errors import exit_on_sigterm, interrupt_on_sigint
+from travelgym.clikit.errors import ASKS_FOR_HELP, exit_on_sigterm, interrupt_on_sigint
 from travelgym.version import __version__
 
 
@@ -23,9 +23,11 @@ def main() -> None:
     from travelgym.progress import delay_s
 
     # a bad TRAVELGYM_BUILD_WORKERS or TRAVELGYM_PROGRESS_DELAY stops any command before it
-    # builds anything (not only one whose build happens to run long enough for a bar)
-    build_workers()
-    delay_s()
+    # builds anything (not only one whose build happens to run long enough for a bar), but
+    # not a command's --help
+    if not click.get_current_context().meta.get(ASKS_FOR_HELP):
+        build_workers()
+        delay_s()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, exit_on_sigterm)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if ignored

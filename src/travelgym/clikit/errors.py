@@ -29,6 +29,7 @@ DAMAGED_DATABASE = ("file is not a database", "database disk image is malformed"
 # database given is another one (another suite's --db FILE, a file of another program)
 FOREIGN_DATABASE = ("no such table",)
 MAX_MESSAGE_CHARS = 1000
+ASKS_FOR_HELP = "travelgym.asks_for_help"  # ctx.meta: the command line asks a command's help
 
 
 class Terminated(SystemExit):
@@ -158,6 +159,9 @@ class GuardedGroup(click.Group):
         from travelgym.clikit.options import repeated_option
 
         name, command, rest = super().resolve_command(ctx, args)
+        given = rest[: rest.index("--")] if "--" in rest else rest
+        if any(arg in ctx.help_option_names for arg in given):
+            ctx.meta[ASKS_FOR_HELP] = True  # the group's callback leaves checks to the command
         if command is not None and not isinstance(command, click.Group):
             problem = repeated_option(command, ctx, rest)
             if problem is not None:
