@@ -296,3 +296,24 @@ def test_a_damaged_instance_manifest_is_built_again(trips_database, tmp_path, te
     again = ensure_instances(trips_database, fresh, splits=("test",))["test"]
     assert read_manifest(again) == before
     assert again.read_bytes() == (cached / "behavior2trip" / again.name).read_bytes()
+
+
+def test_an_interrupted_build_keeps_every_slot_it_built(trips_database, tmp_path, monkeypatch):
+    """Slots are stored 64 at a time: Ctrl-C dropped up to 63 built ones (the bar at 144, the
+    store holding 128). Every slot built before the stop is stored."""
+    from travelgym.suites.behavior2trip import instance_slots
+    from travelgym.suites.behavior2trip.instance_slots import fill
+
+    keys = select_slots("test", limit=100)
+
+    def stopped_after_70(db_path, seed, keys, workers=None, label="", noise=0.0):
+        for n, key in enumerate(keys):
+            if n == 70:
+                raise KeyboardInterrupt
+            yield instance_slots.Slot(key, f"u{key}", f"f{key}", {})
+
+    monkeypatch.setattr(instance_slots, "build_slots", stopped_after_70)
+    with open_store(trips_database, tmp_path, 2024) as store:
+        with pytest.raises(KeyboardInterrupt):
+            fill(store, str(trips_database.path), 2024, keys)
+        assert store.missing(keys) == keys[70:]

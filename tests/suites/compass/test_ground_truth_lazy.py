@@ -210,3 +210,32 @@ def test_two_commands_adding_to_the_partial_file_at_once_keep_each_others(fresh_
     assert read_manifest(path)["task_ids"] == CHOSEN  # both commands' tasks, in file order
     kept = load_ground_truth(path)
     assert {i: t.model_dump() for i, t in kept.items()} == {i: full[i].model_dump() for i in CHOSEN}
+
+
+def test_an_interrupted_full_build_keeps_what_it_solved(fresh_dir, full, monkeypatch):
+    """Ctrl-C during the full ground truth lost every task solved (the next command began at
+    0/281): they go to the partial file, and the next build solves only the rest, to the full
+    build's ground truths."""
+    real, solved = gt.solve, []
+
+    def stopped_after_three(conn, task):
+        if len(solved) == 3:
+            raise KeyboardInterrupt
+        solved.append(task.task_id)
+        return real(conn, task)
+
+    monkeypatch.setattr(gt, "solve", stopped_after_three)
+    with pytest.raises(KeyboardInterrupt):
+        gt.ensure_ground_truth(seed=0, data_dir=fresh_dir)
+    kept = read_manifest(gt.partial_ground_truth_path(0, fresh_dir))
+    assert kept["task_ids"] == solved and kept["count"] == 3
+    assert not gt.ground_truth_path(0, fresh_dir).exists()
+    again: list[str] = []
+    monkeypatch.setattr(
+        gt, "solve", lambda conn, task: again.append(task.task_id) or full[task.task_id]
+    )
+    path, truths = gt.ensure_ground_truth(seed=0, data_dir=fresh_dir)
+    assert len(again) == len(full) - 3 and not set(again) & set(solved)
+    assert {i: t.model_dump() for i, t in truths.items()} == {
+        i: t.model_dump() for i, t in full.items()
+    }

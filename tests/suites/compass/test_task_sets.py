@@ -82,10 +82,11 @@ def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks,
     manifest.write_text(json.dumps({**meta, "db_content_hash": "0" * 64}))
     path.write_text("")  # a stale file's content must not survive
     calls = []
+    stand_in = standing_in(other_tasks)
 
-    def generate(conn, seed, rejected=None, workers=None):
+    def generate(conn, seed, **kwargs):
         calls.append((conn.execute("PRAGMA database_list").fetchone()[2], seed))
-        return other_tasks
+        return stand_in(conn, seed, **kwargs)
 
     monkeypatch.setattr(taskgen, "generate_tasks", generate)
     assert task_file_for(OTHER_SEED, data_dir).read_bytes() == original
@@ -97,6 +98,21 @@ def test_a_stale_generated_file_is_regenerated_not_reused(data_dir, other_tasks,
         == meta["db_content_hash"]
     )
     assert task_file_for(OTHER_SEED, data_dir) == path and len(calls) == 1  # now current: kept
+
+
+def standing_in(tasks):
+    """A stand-in for ``taskgen.generate_tasks`` handing back ``tasks`` (those of the slots
+    asked for, each passed to ``on_task`` as it is "drawn")."""
+
+    def generate(conn, seed, rejected=None, workers=None, slots=None, on_task=None):
+        wanted = None if slots is None else {slot[0] for slot in slots}
+        chosen = [t for t in tasks if wanted is None or t.task_id in wanted]
+        for task in chosen:
+            if on_task is not None:
+                on_task(task)
+        return chosen
+
+    return generate
 
 
 def _stratified(tasks, per_cell):
@@ -252,8 +268,7 @@ def test_the_full_file_replaces_the_partial_one(data_dir, other_tasks, tmp_path,
 
     private = _seed1_database_only(tmp_path, data_dir)
     task_set(OTHER_SEED, private).load(CHOSEN[:1])
-    monkeypatch.setattr(taskgen, "generate_tasks", lambda conn, seed, rejected=None,
-                        workers=None, slots=None: other_tasks)  # fmt: skip
+    monkeypatch.setattr(taskgen, "generate_tasks", standing_in(other_tasks))
     assert load_tasks(task_file_for(OTHER_SEED, private)) == other_tasks
     assert not partial_task_path(OTHER_SEED, private).exists()
     assert task_set(OTHER_SEED, private).load(CHOSEN) == [
@@ -285,3 +300,41 @@ def test_two_commands_drawing_into_the_partial_file_at_once_keep_each_others(
     lines = path.read_text().splitlines()
     assert sorted(lines) == sorted(full[i] for i in CHOSEN)
     assert read_manifest(path)["count"] == 3
+
+
+def test_an_interrupted_build_of_the_full_file_keeps_what_it_drew(data_dir, compass_seed1_tasks,
+                                                                  tmp_path, monkeypatch):  # fmt: skip
+    """Ctrl-C 111 tasks into the seed-1 task file lost them all (the next command began at
+    0/281, 68 s of drawing): what was drawn goes to the partial file, and the next build draws
+    only the rest, to the same bytes."""
+    from travelgym.suites.compass import taskgen
+
+    private = _seed1_database_only(tmp_path, data_dir)
+    real, asked = taskgen.generate_tasks, []
+
+    def stopped_after_two(conn, seed, slots=None, on_task=None, **kwargs):
+        asked.append(len(slots))
+        drawn = []
+
+        def keep(task):
+            drawn.append(task)
+            on_task(task)
+            if len(drawn) == 2:
+                raise KeyboardInterrupt
+
+        return real(conn, seed, slots=slots[:3], on_task=keep, workers=0, **kwargs)
+
+    monkeypatch.setattr(taskgen, "generate_tasks", stopped_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        task_file_for(OTHER_SEED, private)
+    partial = partial_task_path(OTHER_SEED, private)
+    assert read_manifest(partial)["count"] == 2 and asked == [281]
+    rest = standing_in(load_tasks(compass_seed1_tasks))
+
+    def drawing_the_rest(conn, seed, slots=None, **kwargs):
+        asked.append(len(slots))
+        return rest(conn, seed, slots=slots, **kwargs)
+
+    monkeypatch.setattr(taskgen, "generate_tasks", drawing_the_rest)
+    assert task_file_for(OTHER_SEED, private).read_bytes() == compass_seed1_tasks.read_bytes()
+    assert asked == [281, 279] and not partial.exists()

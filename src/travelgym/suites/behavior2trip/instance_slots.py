@@ -348,12 +348,14 @@ def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
                                 f"{len(keys):,} instance slot(s) asked for are not built there: "
                                 "build them with this command on a writable --data-dir")  # fmt: skip
         batch: list[Slot] = []
-        for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
-            batch.append(slot)
-            if len(batch) >= 64:
-                store.put(batch)
-                batch = []
-        store.put(batch)
+        try:
+            for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
+                batch.append(slot)
+                if len(batch) >= 64:
+                    store.put(batch)
+                    batch = []
+        finally:  # also the slots built before an error or Ctrl-C: a later build reuses them
+            store.put(batch)
         built += len(missing)
     if store.absent(keys):
         raise StoreChanged(f"{store.path}: another process keeps removing the slots this build "

@@ -87,10 +87,32 @@ def _read_partial(path: Path, expected: dict) -> dict[str, GroundTruth]:
 
 
 def _solve_missing(db_path: Path, tasks: list[Task], have: dict[str, GroundTruth]) -> None:
+    """Solve the ``tasks`` ``have`` lacks, adding each to it as it is solved (what a caller
+    keeps when the solving stops part-way)."""
     missing = [t for t in tasks if t.task_id not in have]
-    if missing:
+    if not missing:
+        return
+    conn = connect_readonly(db_path)
+    try:
         with progress.step(STEP, total=len(missing), unit="task") as bar:
-            have.update((t.task_id, t) for t in solve_all(db_path, missing, bar))
+            for task in missing:
+                have[task.task_id] = solve(conn, task)
+                bar.advance()
+    finally:
+        conn.close()
+
+
+def _keep_partial(partial: Path, expected: dict, order: list[str],
+                  have: dict[str, GroundTruth]) -> dict[str, GroundTruth]:  # fmt: skip
+    """Write ``have`` (with what another command added meanwhile) to the partial file, in
+    task-file ``order``; every ground truth it then holds."""
+    with updating(partial):
+        have = {**_read_partial(partial, expected), **have}
+        kept = [have[i] for i in order if i in have]
+        sha = dump_jsonl(kept, partial)
+        write_manifest(partial, {**expected, "partial": True, "sha256": sha, "count": len(kept),
+                                 "task_ids": [t.task_id for t in kept]})  # fmt: skip
+    return have
 
 
 def ensure_ground_truth(
@@ -122,21 +144,22 @@ def ensure_ground_truth(
     order = [task_id for task_id, _ in tasks.slots()]
     partial = partial_ground_truth_path(seed, data_dir)
     have = _read_partial(partial, expected)
+    before = len(have)
     if wanted is not None and set(wanted) != set(order):
         chosen = tasks.load(wanted)  # KeyError: not a task of the set
-        before = len(have)
-        _solve_missing(db.path, chosen, have)
-        if len(have) > before:
-            with updating(partial):  # what another command added meanwhile is kept too
-                have = {**_read_partial(partial, expected), **have}
-                kept = [have[i] for i in order if i in have]  # task-file order
-                sha = dump_jsonl(kept, partial)
-                write_manifest(partial, {**expected, "partial": True, "sha256": sha,
-                                         "count": len(kept),
-                                         "task_ids": [t.task_id for t in kept]})  # fmt: skip
+        try:
+            _solve_missing(db.path, chosen, have)
+        finally:  # also what was solved before an error or Ctrl-C
+            if len(have) > before:
+                have = _keep_partial(partial, expected, order, have)
         return partial, {i: have[i] for i in wanted}
     every = tasks.load()
-    _solve_missing(db.path, every, have)
+    try:
+        _solve_missing(db.path, every, have)
+    except BaseException:  # stopped part-way: what was solved is kept for the next build
+        if len(have) > before:
+            _keep_partial(partial, expected, order, have)
+        raise
     truths = [have[t.task_id] for t in every]
     sha = dump_jsonl(truths, path)
     write_manifest(path, {**expected, "sha256": sha, "count": len(truths)})

@@ -80,17 +80,61 @@ def task_file_for(db_seed: int, data_dir: str | os.PathLike[str] | None = None) 
 
 def _full_file(db_seed: int, data_dir: str | os.PathLike[str] | None,
                expected: dict[str, Any]) -> Path:  # fmt: skip
-    from travelgym.suites.compass.taskgen import DEFAULT_TASK_SEED, write_task_file
+    """The full task file of a generated set, made when missing or not intact from the tasks
+    the partial file holds and those it lacks (drawn; kept there if the build stops)."""
+    from travelgym.suites.compass.taskgen import DEFAULT_TASK_SEED, task_slots
 
     path = generated_task_path(db_seed, data_dir)
     # a stale or edited task file is made again, never run
     if intact_manifest(path, expected) is None:
-        extra = {"shipped_tasks_sha256": expected["shipped_tasks_sha256"]}
-        write_task_file(path, DEFAULT_TASK_SEED, data_dir, db_seed, extra)
+        slots = task_slots(DEFAULT_TASK_SEED)
+        have = _draw_keeping(db_seed, data_dir, expected, slots)
+        tasks = [have[slot[0]] for slot in slots]
+        write_manifest(path, {**expected, "count": len(tasks), "sha256": dump_jsonl(tasks, path)})
         partial = partial_task_path(db_seed, data_dir)  # the full file holds all of it now
         partial.unlink(missing_ok=True)
         manifest_path(partial).unlink(missing_ok=True)
     return path
+
+
+def _drawn(path: Path, origin: dict[str, Any]) -> dict[str, Task]:
+    """The tasks of the partial file ``path`` when it is intact and of ``origin``, else none."""
+    if intact_manifest(path, {**origin, "partial": True}) is None:
+        return {}
+    try:
+        return {t.task_id: t for t in load_tasks(path)}
+    except ValueError:  # bytes its manifest names, yet not tasks: drawn anew
+        return {}
+
+
+def _draw_keeping(db_seed: int, data_dir: str | os.PathLike[str] | None, origin: dict[str, Any],
+                  wanted: list[tuple[str, int, str]]) -> dict[str, Task]:  # fmt: skip
+    """The tasks of the ``wanted`` slots (and any other the partial file holds), by id: read
+    from the partial file, the others drawn. What was drawn goes to the partial file, also
+    when the drawing stops part-way (an error, Ctrl-C): a later command draws only the rest."""
+    from travelgym.db import connect_readonly
+    from travelgym.suites.compass.taskgen import DEFAULT_TASK_SEED, generate_tasks, task_slots
+
+    path = partial_task_path(db_seed, data_dir)
+    have = _drawn(path, origin)
+    missing = [slot for slot in wanted if slot[0] not in have]
+    if not missing:
+        return have
+    drawn: list[Task] = []
+    db = ensure_database(seed=db_seed, data_dir=data_dir)
+    conn = connect_readonly(db.path)
+    try:
+        generate_tasks(conn, DEFAULT_TASK_SEED, slots=missing, on_task=drawn.append)
+    finally:
+        conn.close()
+        if drawn:
+            with updating(path):  # what another command drew meanwhile is kept too
+                have = {**_drawn(path, origin), **have, **{t.task_id: t for t in drawn}}
+                kept = [have[slot[0]] for slot in task_slots(DEFAULT_TASK_SEED)
+                        if slot[0] in have]  # the task file's order  # fmt: skip
+                write_manifest(path, {**origin, "partial": True,
+                                      "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
+    return have
 
 
 @dataclass(frozen=True)
@@ -155,40 +199,12 @@ class TaskSet:
 
     def _partial(self, wanted: list[str]) -> list[Task]:
         """The tasks of ``wanted`` from the partial file, the missing ones drawn and added."""
-        from travelgym.db import connect_readonly
-        from travelgym.suites.compass.taskgen import (
-            DEFAULT_TASK_SEED,
-            generate_tasks,
-            task_slots,
-        )
+        from travelgym.suites.compass.taskgen import DEFAULT_TASK_SEED, task_slots
 
         slots = {slot[0]: slot for slot in task_slots(DEFAULT_TASK_SEED)}
-        missing = [slots[i] for i in wanted]  # KeyError: not a task of the set
-        path = partial_task_path(self.db_seed, self.data_dir)
-        have = self._drawn(path)
-        missing = [slot for slot in missing if slot[0] not in have]
-        if missing:
-            db = ensure_database(seed=self.db_seed, data_dir=self.data_dir)
-            conn = connect_readonly(db.path)
-            try:
-                drawn = generate_tasks(conn, DEFAULT_TASK_SEED, slots=missing)
-            finally:
-                conn.close()
-            with updating(path):  # what another command drew meanwhile is kept too
-                have = {**self._drawn(path), **have, **{t.task_id: t for t in drawn}}
-                kept = [have[i] for i in slots if i in have]  # the task file's order
-                write_manifest(path, {**self.origin, "partial": True,
-                                      "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
+        chosen = [slots[i] for i in wanted]  # KeyError: not a task of the set
+        have = _draw_keeping(self.db_seed, self.data_dir, self.origin, chosen)
         return [have[i] for i in wanted]
-
-    def _drawn(self, path: Path) -> dict[str, Task]:
-        """The tasks of the partial file ``path`` when it is intact and of this set, else none."""
-        if intact_manifest(path, {**self.origin, "partial": True}) is None:
-            return {}
-        try:
-            return {t.task_id: t for t in load_tasks(path)}
-        except ValueError:  # bytes its manifest names, yet not tasks: drawn anew
-            return {}
 
     def identity(self) -> dict[str, Any]:
         """What a run's manifest records of its tasks: the file, this set's ``sha256``, the

@@ -17,6 +17,7 @@ import math
 import os
 import sqlite3
 import zlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -345,10 +346,13 @@ def generate_tasks(
     rejected: collections.Counter | None = None,
     workers: int | None = None,
     slots: list[tuple[str, int, str]] | None = None,
+    on_task: Callable[[Task], object] | None = None,
 ) -> list[Task]:
     """All 281 tasks (or those of ``slots``, entries of :func:`task_slots`); the same
     database and seed give the same tasks, byte for byte. ``rejected`` (when given) counts the
-    rejected draws by reason, and the metrics replaced. A task depends on nothing but its slot,
+    rejected draws by reason, and the metrics replaced; ``on_task`` (when given) is called with
+    each task as it is drawn (in order: what a caller keeps when the drawing stops part-way). A
+    task depends on nothing but its slot,
     the seed and the database (so any slots drawn alone are the same tasks as in the whole
     set), so the slots are drawn over ``workers`` processes (default: every core,
     ``TRAVELGYM_BUILD_WORKERS``), with a progress bar; the tasks and counts are the same
@@ -375,6 +379,8 @@ def generate_tasks(
                 if task is None:
                     raise RuntimeError(f"could not draw an acceptable task for {task_id}")
                 tasks.append(task)
+                if on_task is not None:
+                    on_task(task)
                 bar.advance()
     return tasks
 
