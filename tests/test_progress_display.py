@@ -54,3 +54,31 @@ def test_bars_are_drawn_where_stderr_works(fresh_dir):
                           timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "compass: ground truth" in done.stderr and "1/1" in done.stderr
+
+
+def test_a_terminal_without_a_width_gets_whole_bars(monkeypatch):
+    """A pseudo-terminal that reports 0 columns (``script`` with no size) drew every bar empty:
+    bars then take their own width."""
+    from travelgym import progress
+
+    monkeypatch.setattr(progress.os, "get_terminal_size", lambda fd: os.terminal_size((0, 0)))
+    assert progress.bar_layout(10)["dynamic_ncols"] is False
+    monkeypatch.setattr(progress.os, "get_terminal_size", lambda fd: os.terminal_size((80, 24)))
+    assert progress.bar_layout(10)["dynamic_ncols"] is True
+
+
+@pytest.mark.parametrize(("desc", "total", "unit"), [
+    ("behavior2trip: train instances, witness+QC", 9000, "inst"),
+    ("behavior2trip: train files (6 passes)", 54000, "reads"),
+])  # fmt: skip
+def test_a_build_bar_keeps_its_counts_and_times_on_80_columns(desc, total, unit):
+    """The instance bar's 59-character description pushed its counts, elapsed and remaining
+    time off an 80-column terminal."""
+    from tqdm import tqdm
+
+    from travelgym.progress import BAR_FORMAT
+
+    line = tqdm.format_meter(total // 3, total, 95.0, ncols=80, prefix=desc, unit=unit,
+                             bar_format=BAR_FORMAT)  # fmt: skip
+    assert len(line) <= 80
+    assert line.startswith(desc) and f"{total // 3}/{total} {unit} [01:35<03:10]" in line

@@ -82,6 +82,26 @@ class Display:
         return sys.stderr.fileno()
 
 
+# what a bar shows after its description: the share done, the bar, the units done and the time
+# taken and left (no rate: on an 80-column terminal a build step's description and its rate
+# left no room for the rest)
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} {unit} [{elapsed}<{remaining}]"
+
+
+def bar_layout(total: int | None) -> dict[str, Any]:
+    """tqdm's layout settings of a bar of ``total`` units on stderr: as wide as the terminal
+    when it has a width (one that reports 0 columns, as a pseudo-terminal without a size does,
+    drew every bar empty), the compact format where the total is known."""
+    try:
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
+    except (AttributeError, OSError, ValueError):  # no stderr, not a terminal
+        columns = 0
+    layout: dict[str, Any] = {"dynamic_ncols": columns > 0}
+    if total is not None:
+        layout["bar_format"] = BAR_FORMAT
+    return layout
+
+
 class Step:
     """One build step's bar: :meth:`advance` by units done; a no-op when progress is hidden."""
 
@@ -92,7 +112,7 @@ class Step:
 
             tqdm.monitor_interval = 0  # no monitor thread: builds fork worker processes
             self._bar = tqdm(total=total, desc=desc, unit=unit, file=Display(), delay=delay_s(),
-                             dynamic_ncols=True, leave=True)  # fmt: skip
+                             leave=True, **bar_layout(total))  # fmt: skip
 
     def advance(self, n: int = 1) -> None:
         """Count ``n`` more units done."""

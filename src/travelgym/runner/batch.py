@@ -327,10 +327,11 @@ class _Progress:
         if enabled:
             from tqdm import tqdm
 
-            from travelgym.progress import Display
+            from travelgym.progress import Display, bar_layout
 
+            # the run's figures follow as the postfix: the layout with the rate, not the compact
             self.bar = tqdm(total=total, desc=label, unit="ep", file=Display(),
-                            dynamic_ncols=True)  # fmt: skip
+                            dynamic_ncols=bar_layout(None)["dynamic_ncols"])  # fmt: skip
 
     def advance(self, n: int) -> None:
         if self.bar is not None and n:

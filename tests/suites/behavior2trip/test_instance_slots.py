@@ -133,7 +133,7 @@ def test_a_first_use_build_shows_its_progress_on_stderr(trips_database, tmp_path
     done = _cli("run", "behavior2trip", "--limit", "2", "--data-dir", str(fresh), "--out",
                 str(tmp_path / "runs"), *([flag] if flag else []), env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    shown = "behavior2trip: test instances (witnesses, quality control)" in done.stderr
+    shown = "behavior2trip: test instances, witness+QC" in done.stderr
     assert shown == (flag is None), done.stderr
 
 
@@ -256,17 +256,17 @@ def test_writing_the_instance_files_shows_its_progress(trips_database, tmp_path,
     step with a bar of its own, counted to its end; the files are the same bytes."""
     from travelgym import progress
 
-    seen: list[tuple[str, int | None, int]] = []
+    seen: list[tuple[str, str, int | None, int]] = []
 
     class Recorded(progress.Step):
         def __init__(self, desc, total, unit):
-            self.desc, self.total, self.count, self._bar = desc, total, 0, None
+            self.desc, self.unit, self.total, self.count, self._bar = desc, unit, total, 0, None
 
         def advance(self, n=1):
             self.count += n
 
         def close(self):
-            seen.append((self.desc, self.total, self.count))
+            seen.append((self.desc, self.unit, self.total, self.count))
 
     cached = trips_database.path.parents[1]
     fresh = _with_database(trips_database, tmp_path / "data")
@@ -276,9 +276,9 @@ def test_writing_the_instance_files_shows_its_progress(trips_database, tmp_path,
     full = ensure_instances(trips_database, cached, splits=("test",))["test"]
     assert written.read_bytes() == full.read_bytes()
     # the bar counts slot reads, and says so: "14400/14400 slot" read as 14,400 instances
-    label = f"behavior2trip: test instance files (6 passes over {3 * SPLITS['test']:,} slots)"
-    files = [s for s in seen if s[0].startswith("behavior2trip: test instance files")]
-    assert files == [(label, 6 * 3 * SPLITS["test"], 6 * 3 * SPLITS["test"])]
+    label = "behavior2trip: test files (6 passes)"
+    files = [s for s in seen if s[0].startswith("behavior2trip: test files")]
+    assert files == [(label, "reads", 6 * 3 * SPLITS["test"], 6 * 3 * SPLITS["test"])]
 
 
 @pytest.mark.parametrize("text", ["[]", "{garbage"])

@@ -164,7 +164,7 @@ def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | Non
     if not keys:
         return
     workers = min(workers or usable_cores(), -(-len(keys) // CHUNK))
-    with progress.step(f"{label} (witnesses, quality control)", total=len(keys),
+    with progress.step(f"{label}, witness+QC", total=len(keys),
                        unit="inst") as bar:  # fmt: skip
         if workers <= 1 or len(keys) <= IN_PROCESS_MAX:
             for key in keys:

@@ -171,9 +171,8 @@ def ensure_instances(db, data_dir: str | os.PathLike[str] | None = None,
             keys = slot_keys(split)
             fill(store, db.path, seed, keys, workers, f"behavior2trip: {split} instances")
             # six passes over the split's slots: the bar counts slot reads, not instances
-            with progress.step(f"behavior2trip: {split} instance files (6 passes over "
-                               f"{len(keys):,} slots)", total=6 * len(keys),
-                               unit="read") as bar:  # fmt: skip
+            with progress.step(f"behavior2trip: {split} files (6 passes)", total=6 * len(keys),
+                               unit="reads") as bar:  # fmt: skip
 
                 def read(keys=keys, bar=bar, verify=False):  # one of 6 passes over the slots
                     return _counted(store.iter(keys, verify), bar)
