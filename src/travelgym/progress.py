@@ -3,7 +3,7 @@ stderr, so a first use never waits in silence.
 
 A bar appears only once its step has taken more than :data:`DELAY_S` seconds (or
 ``TRAVELGYM_PROGRESS_DELAY``), so quick (cached) steps print nothing. The CLI switches bars off for a command with ``--no-progress``
-or ``--json`` (:func:`set_enabled`); ``TRAVELGYM_NO_PROGRESS=1`` switches them off everywhere.
+or ``--json`` where stderr is no terminal (:func:`set_enabled`); ``TRAVELGYM_NO_PROGRESS=1`` switches them off everywhere.
 """
 
 from __future__ import annotations

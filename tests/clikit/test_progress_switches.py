@@ -1,6 +1,6 @@
-"""Every command takes ``--no-progress``, and it and ``--json`` hide the progress of the data
-builds the command starts (a first use of ``stats``, ``tasks``, ``score``, ... showed bars that
-no flag of theirs could hide)."""
+"""Every command takes ``--no-progress``, and it and ``--json`` (unless stderr is a terminal)
+hide the progress of the data builds the command starts (a first use of ``stats``, ``tasks``,
+``score``, ... showed bars that no flag of theirs could hide)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ def _leaf_commands(group: click.Group, path: str = "") -> dict[str, click.Comman
     return out
 
 
-def test_every_command_takes_no_progress_and_its_json_flag_hides_progress():
+def test_every_command_takes_no_progress_and_its_json_flag_hides_progress(monkeypatch):
+    from travelgym.clikit import progress_switches
+
+    monkeypatch.setattr(progress_switches, "_stderr_is_a_terminal", lambda: False)
     commands = _leaf_commands(main)
     assert {"run", "stats", "tasks", "score", "serve-mcp", "export dataset"} <= set(commands)
     for name, command in commands.items():
@@ -37,6 +40,21 @@ def test_every_command_takes_no_progress_and_its_json_flag_hides_progress():
                 ctx = click.Context(command)
                 params[flag].process_value(ctx, True)
                 assert not progress.enabled(), f"{name} {flag}"
+    progress.set_enabled(True)
+
+
+def test_json_leaves_the_bars_to_a_person_at_a_terminal(monkeypatch):
+    """A first ``tasks behavior2trip --json`` sat silent for 38 s: with stderr on a terminal
+    the bars show there (the JSON on stdout is untouched); ``--no-progress`` still hides them."""
+    from travelgym.clikit import progress_switches
+
+    monkeypatch.setattr(progress_switches, "_stderr_is_a_terminal", lambda: True)
+    command = _leaf_commands(main)["tasks"]
+    params = {opt: p for p in command.params for opt in getattr(p, "opts", ())}
+    for flag, shown in (("--json", True), ("--no-progress", False)):
+        progress.set_enabled(True)
+        params[flag].process_value(click.Context(command), True)
+        assert progress.enabled() is shown, flag
     progress.set_enabled(True)
 
 

@@ -1,10 +1,13 @@
 """One rule for build progress on the whole command line: every command takes
-``--no-progress``, and it and ``--json`` hide the progress bars of the builds the command
-starts (:mod:`travelgym.progress`). :class:`~travelgym.clikit.errors.GuardedGroup` applies it
-to each command as it joins a group, so no command can miss it."""
+``--no-progress``, which hides the progress bars of the builds the command starts
+(:mod:`travelgym.progress`); ``--json`` hides them too unless stderr is a terminal (a script
+reading the JSON gets no bars on its stderr; a person waiting on a first build sees it, the
+JSON on stdout untouched). :class:`~travelgym.clikit.errors.GuardedGroup` applies it to each
+command as it joins a group, so no command can miss it."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +33,16 @@ def add_progress_switches(command: click.Command) -> None:
 
 def _hiding(callback: Callable[..., Any] | None) -> Callable[..., Any]:
     def hide(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        if value:
+        if value and ("--no-progress" in param.opts or not _stderr_is_a_terminal()):
             progress.set_enabled(False)
         return callback(ctx, param, value) if callback is not None else value
 
     hide.hides_progress = True  # type: ignore[attr-defined]
     return hide
+
+
+def _stderr_is_a_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):
+        return False
