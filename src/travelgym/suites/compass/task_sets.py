@@ -130,8 +130,8 @@ def _draw_keeping(db_seed: int, data_dir: str | os.PathLike[str] | None, origin:
         if drawn:
             with updating(path):  # what another command drew meanwhile is kept too
                 have = {**_drawn(path, origin), **have, **{t.task_id: t for t in drawn}}
-                kept = [have[slot[0]] for slot in task_slots(DEFAULT_TASK_SEED)
-                        if slot[0] in have]  # the task file's order  # fmt: skip
+                order = [slot[0] for slot in task_slots(DEFAULT_TASK_SEED)]  # the file's order
+                kept = [have[i] for i in order if i in have]
                 write_manifest(path, {**origin, "partial": True,
                                       "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
     return have
