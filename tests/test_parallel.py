@@ -13,6 +13,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 CHILD = textwrap.dedent(
     """
     import os, signal, sys, time
@@ -28,8 +30,12 @@ CHILD = textwrap.dedent(
     def sleep(_):
         time.sleep(60)
 
+    def stop(signum, frame):  # the command's handlers raise on SIGHUP too
+        raise KeyboardInterrupt
+
     mode = sys.argv[1]
     if mode == "ctrl-c":
+        signal.signal(signal.SIGHUP, stop)
         try:
             with worker_pool(2) as pool:
                 pool.submit(sleep, 0)  # one worker busy, the other idle
@@ -84,14 +90,15 @@ def test_workers_die_with_the_process_that_started_them():
     assert not any(_alive(p) for p in pids), pids
 
 
-def test_ctrl_c_to_the_process_group_stops_the_build_without_a_worker_traceback():
-    """A terminal's Ctrl-C reaches every process of the group: each busy worker raised its own
-    ``KeyboardInterrupt`` and printed a traceback under the command's one line."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_ctrl_c_to_the_process_group_stops_the_build_without_a_worker_traceback(sig):
+    """A terminal's Ctrl-C (or its closing) reaches every process of the group: each idle
+    worker raised its own exception and printed a traceback under the command's one line."""
     process = subprocess.Popen([sys.executable, "-c", CHILD, "ctrl-c"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
     pids = [int(p) for p in process.stdout.readline().split()]
     assert len(pids) == 2
-    os.killpg(process.pid, signal.SIGINT)
+    os.killpg(process.pid, sig)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert stdout.strip() == "stopped" and "Traceback" not in stderr, stderr

@@ -87,14 +87,16 @@ def worker_pool(workers: int) -> Iterator[Executor | None]:
 def _die_with_parent() -> None:
     """In a worker: be killed when the process that started it exits (Linux), and by SIGTERM
     (a forked worker inherits the command's handler, which would turn the pool's SIGTERM into
-    a job's exception and leave the worker running); ignore SIGINT (a terminal's Ctrl-C
-    reaches the whole process group: the command stops its workers itself, and each worker's
-    own ``KeyboardInterrupt`` printed a traceback)."""
+    a job's exception and leave the worker running); ignore SIGINT and SIGHUP (a terminal's
+    Ctrl-C, or its closing, reaches the whole process group: the command stops its workers
+    itself, and each worker's own ``KeyboardInterrupt`` printed a traceback)."""
     import ctypes
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):  # a closed terminal: as Ctrl-C, the command stops them
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
     except (OSError, AttributeError):  # not Linux: workers end when their queue closes

@@ -97,7 +97,8 @@ def stop_and_resume(tmp_path: Path, compass_db: Path, signals: list[int], grace:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=["SIGTERM", "SIGINT", "SIGHUP"])  # fmt: skip
 def test_a_signal_finishes_the_episodes_in_flight_then_resume_completes(tmp_path, compass_db,
                                                                          sig):  # fmt: skip
     stderr, _ = stop_and_resume(tmp_path, compass_db, [sig], grace="20")
@@ -175,7 +176,8 @@ def test_a_signal_stops_episodes_that_never_wait(tmp_path, compass_db):
     assert 0 < len(raw_episodes(episodes)) < 8 * 281
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP"])  # fmt: skip
 def test_a_signal_while_a_run_builds_its_data_leaves_no_run_directory(tmp_path, trips_database,
                                                                       sig):  # fmt: skip
     """Ctrl-C while ``run`` built its data (no episode yet) let the run create an empty run

@@ -30,6 +30,8 @@ def main() -> None:
         delay_s()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, exit_on_sigterm)
+        if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
+            signal.signal(signal.SIGHUP, exit_on_sigterm)  # not under nohup (ignored there)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if ignored
             signal.signal(signal.SIGINT, interrupt_on_sigint)
 

@@ -33,9 +33,10 @@ ASKS_FOR_HELP = "travelgym.asks_for_help"  # ctx.meta: the command line asks a c
 
 
 class Terminated(SystemExit):
-    """SIGTERM, raised in the main thread (:func:`exit_on_sigterm`) so that ``finally``
+    """SIGTERM (or SIGHUP: the terminal closed, the ssh session dropped), raised in the main
+    thread (:func:`exit_on_sigterm`) so that ``finally``
     blocks and exit handlers run: temporary build files are removed, a local model server this
-    process started is stopped. Its code is the shell's, 128 + 15."""
+    process started is stopped. Its code is the shell's, 128 + the signal's number."""
 
 
 # the signals this command line turned into exceptions: a library that calls back into Python
@@ -45,7 +46,7 @@ _RECEIVED: list[int] = []
 
 
 def exit_on_sigterm(signum: int, frame: object) -> None:
-    """The SIGTERM handler of a command: raise :class:`Terminated`."""
+    """The SIGTERM and SIGHUP handler of a command: raise :class:`Terminated`."""
     _RECEIVED.append(signum)
     raise Terminated(128 + signum)
 
@@ -189,9 +190,10 @@ class GuardedGroup(click.Group):
             # the shell's convention for SIGINT (click says "Aborted!" with status 1)
             click.echo(_stopped_line("SIGINT"), err=True)
             raise click.exceptions.Exit(128 + signal.SIGINT) from None
-        except Terminated:
+        except Terminated as exc:
             if ctx.parent is None:  # said once, by the outermost group
-                click.echo(_stopped_line("SIGTERM"), err=True)
+                signum = (exc.code if isinstance(exc.code, int) else 128 + signal.SIGTERM) - 128
+                click.echo(_stopped_line(signal.Signals(signum).name), err=True)
             raise
         except Exception as exc:
             if _RECEIVED:  # a signal's exception, wrapped by a library on its way here

@@ -1,4 +1,4 @@
-"""Clean stops: SIGINT and SIGTERM while a run's episodes run.
+"""Clean stops: SIGINT, SIGTERM and SIGHUP while a run's episodes run.
 
 The first signal starts no new episode and gives those in flight a short grace period
 (``$TRAVELGYM_STOP_GRACE_S``, 5 s by default) to finish and be saved; when it runs out, or at a
@@ -22,7 +22,7 @@ from travelgym.envvars import number_from_env
 
 GRACE_ENV = "TRAVELGYM_STOP_GRACE_S"
 DEFAULT_GRACE_S = 5.0
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal closed
 
 
 class RunStopped(Exception):
