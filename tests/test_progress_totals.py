@@ -13,8 +13,8 @@ class _Recorded(progress.Step):
 
     seen: list[tuple[str, int | None, int]] = []
 
-    def __init__(self, desc: str, total: int | None, unit: str) -> None:
-        self.desc, self.total, self.count, self._bar = desc, total, 0, None
+    def __init__(self, desc: str, total: int | None, unit: str, initial: int = 0) -> None:
+        self.desc, self.total, self.count, self._bar = desc, total, initial, None
 
     def advance(self, n: int = 1) -> None:
         self.count += n

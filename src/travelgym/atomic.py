@@ -14,7 +14,7 @@ import glob
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -140,3 +140,20 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+SAVE_EVERY_S = 10.0  # a build saves what it finished at least this often (a SIGKILL loses less)
+
+
+def every(seconds: float, action: Callable[[], object]) -> Callable[[], None]:
+    """A function that calls ``action`` when at least ``seconds`` have passed since the last
+    call of ``action`` (or since it was made): a long build saving its finished parts as it
+    goes, not only when it ends (a ``finally`` never runs on ``SIGKILL`` or a power cut)."""
+    last = [time.monotonic()]
+
+    def tick() -> None:
+        if time.monotonic() - last[0] >= seconds:
+            action()
+            last[0] = time.monotonic()
+
+    return tick

@@ -105,14 +105,14 @@ def bar_layout(total: int | None) -> dict[str, Any]:
 class Step:
     """One build step's bar: :meth:`advance` by units done; a no-op when progress is hidden."""
 
-    def __init__(self, desc: str, total: int | None, unit: str) -> None:
+    def __init__(self, desc: str, total: int | None, unit: str, initial: int = 0) -> None:
         self._bar: Any = None
         if enabled():
             from tqdm import tqdm
 
             tqdm.monitor_interval = 0  # no monitor thread: builds fork worker processes
             self._bar = tqdm(total=total, desc=desc, unit=unit, file=Display(), delay=delay_s(),
-                             leave=True, **bar_layout(total))  # fmt: skip
+                             initial=initial, leave=True, **bar_layout(total))  # fmt: skip
 
     def advance(self, n: int = 1) -> None:
         """Count ``n`` more units done."""
@@ -126,10 +126,12 @@ class Step:
 
 
 @contextmanager
-def step(desc: str, total: int | None = None, unit: str = "it") -> Iterator[Step]:
+def step(desc: str, total: int | None = None, unit: str = "it",
+         initial: int = 0) -> Iterator[Step]:  # fmt: skip
     """A bar for one build step (``desc`` says what is built, e.g. "behavior2trip: test
-    instances"), closed when the block ends."""
-    bar = Step(desc, total, unit)
+    instances"; ``initial``: the units an earlier, stopped build already did), closed when the
+    block ends."""
+    bar = Step(desc, total, unit, initial)
     try:
         yield bar
     finally:

@@ -212,7 +212,7 @@ def _fake_builds(monkeypatch, calls: list[list]):
     """Slot builds that take no time: each key's instances are its own name."""
     from travelgym.suites.behavior2trip import instance_slots
 
-    def build_slots(db_path, seed, keys, workers=None, label="", noise=0.0):
+    def build_slots(db_path, seed, keys, workers=None, label="", noise=0.0, done=0):
         calls.append(list(keys))
         for key in keys:
             yield instance_slots.Slot(key, f"u{key}", f"f{key}", {})
@@ -259,8 +259,14 @@ def test_writing_the_instance_files_shows_its_progress(trips_database, tmp_path,
     seen: list[tuple[str, str, int | None, int]] = []
 
     class Recorded(progress.Step):
-        def __init__(self, desc, total, unit):
-            self.desc, self.unit, self.total, self.count, self._bar = desc, unit, total, 0, None
+        def __init__(self, desc, total, unit, initial=0):
+            self.desc, self.unit, self.total, self.count, self._bar = (
+                desc,
+                unit,
+                total,
+                initial,
+                None,
+            )
 
         def advance(self, n=1):
             self.count += n
@@ -306,7 +312,7 @@ def test_an_interrupted_build_keeps_every_slot_it_built(trips_database, tmp_path
 
     keys = select_slots("test", limit=100)
 
-    def stopped_after_70(db_path, seed, keys, workers=None, label="", noise=0.0):
+    def stopped_after_70(db_path, seed, keys, workers=None, label="", noise=0.0, done=0):
         for n, key in enumerate(keys):
             if n == 70:
                 raise KeyboardInterrupt

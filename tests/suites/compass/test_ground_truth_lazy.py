@@ -239,3 +239,44 @@ def test_an_interrupted_full_build_keeps_what_it_solved(fresh_dir, full, monkeyp
     assert {i: t.model_dump() for i, t in truths.items()} == {
         i: t.model_dump() for i, t in full.items()
     }
+
+
+def test_a_killed_build_keeps_what_it_had_saved(fresh_dir, full, solved):
+    """SIGKILL (or a power cut) runs no ``finally``: the solved ground truths went nowhere. A
+    build saves them as it goes (every ``SAVE_EVERY_S`` seconds; 0 here: after each task)."""
+    import signal
+    import time
+
+    from tests.runner.faults import child_env
+
+    code = (
+        "import time\n"
+        "from travelgym import atomic\n"
+        "atomic.SAVE_EVERY_S = 0\n"
+        "from travelgym.suites.compass import ground_truth as gt\n"
+        "real, n = gt.solve, [0]\n"
+        "def solve(conn, task):\n"
+        "    n[0] += 1\n"
+        "    if n[0] == 3:\n"
+        "        time.sleep(600)  # killed here\n"
+        "    return real(conn, task)\n"
+        "gt.solve = solve\n"
+        f"gt.ensure_ground_truth(seed=0, data_dir={str(fresh_dir)!r}, task_ids={CHOSEN!r})\n"
+    )
+    partial = gt.partial_ground_truth_path(0, fresh_dir)
+    process = subprocess.Popen([sys.executable, "-c", code], env=child_env())
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            if manifest_path(partial).is_file() and read_manifest(partial)["count"] == 2:
+                break
+            time.sleep(0.1)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert read_manifest(partial)["task_ids"] == CHOSEN[:2]
+    _, truths = gt.ensure_ground_truth(seed=0, data_dir=fresh_dir, task_ids=CHOSEN[:2])
+    assert solved == []  # intact, reused
+    assert {i: t.model_dump() for i, t in truths.items()} == {
+        i: full[i].model_dump() for i in CHOSEN[:2]
+    }

@@ -104,7 +104,7 @@ def standing_in(tasks):
     """A stand-in for ``taskgen.generate_tasks`` handing back ``tasks`` (those of the slots
     asked for, each passed to ``on_task`` as it is "drawn")."""
 
-    def generate(conn, seed, rejected=None, workers=None, slots=None, on_task=None):
+    def generate(conn, seed, rejected=None, workers=None, slots=None, on_task=None, done=0):
         wanted = None if slots is None else {slot[0] for slot in slots}
         chosen = [t for t in tasks if wanted is None or t.task_id in wanted]
         for task in chosen:

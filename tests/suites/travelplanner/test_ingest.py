@@ -149,7 +149,7 @@ def test_an_ingest_shows_its_progress_counted_to_the_end(tp_dataset_dir, tp_data
     seen: dict[str, tuple[int | None, list[int]]] = {}
 
     class Recorded(progress.Step):
-        def __init__(self, desc, total, unit):
+        def __init__(self, desc, total, unit, initial=0):
             self._bar, self.steps = None, []
             seen[desc] = (total, self.steps)
 

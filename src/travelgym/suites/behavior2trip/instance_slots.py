@@ -153,19 +153,20 @@ def _chunk(job: tuple[str, int, list[Key], float]) -> list[Slot]:
 
 
 def build_slots(db_path: str, seed: int, keys: Sequence[Key], workers: int | None = None,
-                label: str = "behavior2trip: instances",
-                noise: float = 0.0) -> Iterator[Slot]:  # fmt: skip
+                label: str = "behavior2trip: instances", noise: float = 0.0,
+                done: int = 0) -> Iterator[Slot]:  # fmt: skip
     """Build ``keys`` (over ``workers`` processes, default every core this process may use;
     in this process when there are few) at the ``noise`` level, yielding slots as they finish
-    (in any order), with a progress bar."""
+    (in any order), with a progress bar (counting on from ``done`` slots an earlier, stopped
+    build of the same request stored)."""
     from travelgym.parallel import first_done, result_of, usable_cores, worker_pool
 
     keys = list(keys)
     if not keys:
         return
     workers = min(workers or usable_cores(), -(-len(keys) // CHUNK))
-    with progress.step(f"{label}, witness+QC", total=len(keys),
-                       unit="inst") as bar:  # fmt: skip
+    with progress.step(f"{label}, witness+QC", total=done + len(keys), unit="inst",
+                       initial=done) as bar:  # fmt: skip
         if workers <= 1 or len(keys) <= IN_PROCESS_MAX:
             for key in keys:
                 yield build_slot(str(db_path), seed, key, noise)
@@ -349,7 +350,8 @@ def fill(store: SlotStore, db_path: str, seed: int, keys: Sequence[Key],
                                 "build them with this command on a writable --data-dir")  # fmt: skip
         batch: list[Slot] = []
         try:
-            for slot in build_slots(db_path, seed, missing, workers, label, store.noise):
+            for slot in build_slots(db_path, seed, missing, workers, label, store.noise,
+                                    done=len(keys) - len(missing)):  # fmt: skip
                 batch.append(slot)
                 if len(batch) >= 64:
                     store.put(batch)

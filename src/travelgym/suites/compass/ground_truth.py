@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from travelgym import progress
+from travelgym import atomic, progress
 from travelgym.atomic import updating
 from travelgym.datafiles import dump_jsonl, intact_manifest, manifest_path, write_manifest
 from travelgym.db import connect_readonly
@@ -86,18 +86,23 @@ def _read_partial(path: Path, expected: dict) -> dict[str, GroundTruth]:
     return _intact(path, {**expected, "partial": True}) or {}
 
 
-def _solve_missing(db_path: Path, tasks: list[Task], have: dict[str, GroundTruth]) -> None:
+def _solve_missing(db_path: Path, tasks: list[Task], have: dict[str, GroundTruth],
+                   save: Callable[[], object]) -> None:  # fmt: skip
     """Solve the ``tasks`` ``have`` lacks, adding each to it as it is solved (what a caller
-    keeps when the solving stops part-way)."""
+    keeps when the solving stops part-way), calling ``save`` every
+    :data:`~travelgym.atomic.SAVE_EVERY_S` seconds (a ``SIGKILL`` loses at most that much)."""
     missing = [t for t in tasks if t.task_id not in have]
     if not missing:
         return
+    tick = atomic.every(atomic.SAVE_EVERY_S, save)
     conn = connect_readonly(db_path)
     try:
-        with progress.step(STEP, total=len(missing), unit="task") as bar:
+        with progress.step(STEP, total=len(tasks), unit="task",
+                           initial=len(tasks) - len(missing)) as bar:  # fmt: skip
             for task in missing:
                 have[task.task_id] = solve(conn, task)
                 bar.advance()
+                tick()
     finally:
         conn.close()
 
@@ -113,6 +118,13 @@ def _keep_partial(partial: Path, expected: dict, order: list[str],
         write_manifest(partial, {**expected, "partial": True, "sha256": sha, "count": len(kept),
                                  "task_ids": [t.task_id for t in kept]})  # fmt: skip
     return have
+
+
+def _writable(path: Path) -> None:
+    """Fail at once, naming ``path``, where it cannot be written (a read-only data directory),
+    before any task is solved for it."""
+    with atomic.updating(path):
+        pass
 
 
 def ensure_ground_truth(
@@ -145,20 +157,27 @@ def ensure_ground_truth(
     partial = partial_ground_truth_path(seed, data_dir)
     have = _read_partial(partial, expected)
     before = len(have)
+
+    def keep() -> None:  # what was solved so far, for a later build
+        if len(have) > before:  # (in place: the solving goes on adding to this dict)
+            have.update(_keep_partial(partial, expected, order, have))
+
     if wanted is not None and set(wanted) != set(order):
         chosen = tasks.load(wanted)  # KeyError: not a task of the set
+        if any(t.task_id not in have for t in chosen):
+            _writable(partial)
         try:
-            _solve_missing(db.path, chosen, have)
+            _solve_missing(db.path, chosen, have, keep)
         finally:  # also what was solved before an error or Ctrl-C
-            if len(have) > before:
-                have = _keep_partial(partial, expected, order, have)
+            keep()
         return partial, {i: have[i] for i in wanted}
     every = tasks.load()
+    if any(t.task_id not in have for t in every):
+        _writable(partial)  # beside the full file: one lock file for both
     try:
-        _solve_missing(db.path, every, have)
+        _solve_missing(db.path, every, have, keep)
     except BaseException:  # stopped part-way: what was solved is kept for the next build
-        if len(have) > before:
-            _keep_partial(partial, expected, order, have)
+        keep()
         raise
     truths = [have[t.task_id] for t in every]
     sha = dump_jsonl(truths, path)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from travelgym import atomic
 from travelgym.atomic import updating
 from travelgym.datafiles import (
     dump_jsonl,
@@ -121,19 +122,28 @@ def _draw_keeping(db_seed: int, data_dir: str | os.PathLike[str] | None, origin:
     if not missing:
         return have
     drawn: list[Task] = []
+    order = [slot[0] for slot in task_slots(DEFAULT_TASK_SEED)]  # the task file's order
+
+    def save() -> None:
+        nonlocal have
+        with updating(path):  # what another command drew meanwhile is kept too
+            have = {**_drawn(path, origin), **have, **{t.task_id: t for t in drawn}}
+            kept = [have[i] for i in order if i in have]
+            write_manifest(path, {**origin, "partial": True,
+                                  "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
+
+    with updating(path):  # a read-only directory fails here, before any drawing
+        pass
+    tick = atomic.every(atomic.SAVE_EVERY_S, save)
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     conn = connect_readonly(db.path)
     try:
-        generate_tasks(conn, DEFAULT_TASK_SEED, slots=missing, on_task=drawn.append)
+        generate_tasks(conn, DEFAULT_TASK_SEED, slots=missing, done=len(wanted) - len(missing),
+                       on_task=lambda task: (drawn.append(task), tick()))  # fmt: skip
     finally:
         conn.close()
         if drawn:
-            with updating(path):  # what another command drew meanwhile is kept too
-                have = {**_drawn(path, origin), **have, **{t.task_id: t for t in drawn}}
-                order = [slot[0] for slot in task_slots(DEFAULT_TASK_SEED)]  # the file's order
-                kept = [have[i] for i in order if i in have]
-                write_manifest(path, {**origin, "partial": True,
-                                      "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
+            save()
     return have
 
 

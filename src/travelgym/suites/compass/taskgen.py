@@ -347,11 +347,13 @@ def generate_tasks(
     workers: int | None = None,
     slots: list[tuple[str, int, str]] | None = None,
     on_task: Callable[[Task], object] | None = None,
+    done: int = 0,
 ) -> list[Task]:
     """All 281 tasks (or those of ``slots``, entries of :func:`task_slots`); the same
     database and seed give the same tasks, byte for byte. ``rejected`` (when given) counts the
     rejected draws by reason, and the metrics replaced; ``on_task`` (when given) is called with
-    each task as it is drawn (in order: what a caller keeps when the drawing stops part-way). A
+    each task as it is drawn (in order: what a caller keeps when the drawing stops part-way);
+    the bar counts on from ``done`` tasks of the set drawn before. A
     task depends on nothing but its slot,
     the seed and the database (so any slots drawn alone are the same tasks as in the whole
     set), so the slots are drawn over ``workers`` processes (default: every core,
@@ -372,7 +374,8 @@ def generate_tasks(
         else:
             drawn = ordered_map(_draw_job, [(path, seed, slot) for slot in slots], pool,
                                 window=4 * n)  # fmt: skip
-        with progress.step("compass: tasks", total=len(slots), unit="task") as bar:
+        with progress.step("compass: tasks", total=done + len(slots), unit="task",
+                           initial=done) as bar:  # fmt: skip
             for (task_id, _, _), (task, counts) in zip(slots, drawn, strict=True):
                 if rejected is not None:
                     rejected.update(counts)
