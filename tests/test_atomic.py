@@ -147,3 +147,22 @@ def test_concurrent_writers_of_one_data_file_all_succeed(tmp_path):
     assert len(lines) == 200 and len({Row.model_validate_json(x).writer for x in lines}) == 1
     assert read_manifest(target)["writer"] in range(writers)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "data.manifest.json"]
+
+
+def test_a_current_database_clears_the_temporary_file_of_a_killed_build(tmp_path):
+    """A build killed while another command finished the database left its temporary file for
+    good: later commands found the database current and never built again."""
+    import subprocess
+    import sys
+
+    from travelgym.suites.compass.build import database_path, ensure_database
+
+    ensure_database(seed=0, data_dir=tmp_path)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    path = database_path(0, tmp_path)
+    orphan = path.with_name(f".{path.name}.{gone}.tmp")
+    orphan.write_bytes(b"partial")
+    _age(orphan)
+    assert ensure_database(seed=0, data_dir=tmp_path).built is False
+    assert not orphan.exists()

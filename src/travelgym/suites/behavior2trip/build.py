@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from travelgym.atomic import remove_orphans
 from travelgym.core.suite import BuiltData
 from travelgym.db import read_metadata
 from travelgym.paths import suite_dir
@@ -55,6 +56,7 @@ def ensure_database(
     path = database_path(scale, seed, data_dir)
     meta = read_metadata(path)
     if not force and is_current(meta, scale, seed):
+        remove_orphans(path)  # of a build killed while another finished it
         return BuiltDatabase(path, meta, built=False)
     meta = build_database(path, seed, scale)
     return BuiltDatabase(path, meta, built=True)

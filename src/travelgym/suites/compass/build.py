@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from travelgym.atomic import remove_orphans
 from travelgym.core.suite import BuiltData
 from travelgym.db import read_metadata
 from travelgym.paths import suite_dir
@@ -42,6 +43,7 @@ def ensure_database(
     path = database_path(seed, data_dir)
     meta = read_metadata(path)
     if not force and is_current(meta, seed):
+        remove_orphans(path)  # of a build killed while another finished it
         return BuiltDatabase(path, meta, built=False)
     meta = build_database(path, seed)
     return BuiltDatabase(path, meta, built=True)
