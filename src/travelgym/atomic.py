@@ -108,6 +108,19 @@ def updating(path: str | os.PathLike[str]) -> Iterator[None]:
         os.close(fd)
 
 
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise the ``OSError`` that writing the data file ``path`` would meet (a read-only data
+    directory), naming ``path``, before any work is done for it; leaves nothing behind."""
+    import tempfile
+
+    path = Path(path)
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
+
+
 ORPHAN_AGE_S = 60  # a temporary file untouched this long whose writer is gone is an orphan
 
 

@@ -120,13 +120,6 @@ def _keep_partial(partial: Path, expected: dict, order: list[str],
     return have
 
 
-def _writable(path: Path) -> None:
-    """Fail at once, naming ``path``, where it cannot be written (a read-only data directory),
-    before any task is solved for it."""
-    with atomic.updating(path):
-        pass
-
-
 def ensure_ground_truth(
     seed: int = 0,
     data_dir: str | os.PathLike[str] | None = None,
@@ -165,7 +158,7 @@ def ensure_ground_truth(
     if wanted is not None and set(wanted) != set(order):
         chosen = tasks.load(wanted)  # KeyError: not a task of the set
         if any(t.task_id not in have for t in chosen):
-            _writable(partial)
+            atomic.check_writable(partial)  # a read-only directory: before any solving
         try:
             _solve_missing(db.path, chosen, have, keep)
         finally:  # also what was solved before an error or Ctrl-C
@@ -173,7 +166,7 @@ def ensure_ground_truth(
         return partial, {i: have[i] for i in wanted}
     every = tasks.load()
     if any(t.task_id not in have for t in every):
-        _writable(partial)  # beside the full file: one lock file for both
+        atomic.check_writable(path)  # a read-only directory: before any solving
     try:
         _solve_missing(db.path, every, have, keep)
     except BaseException:  # stopped part-way: what was solved is kept for the next build

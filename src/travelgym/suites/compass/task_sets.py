@@ -132,8 +132,7 @@ def _draw_keeping(db_seed: int, data_dir: str | os.PathLike[str] | None, origin:
             write_manifest(path, {**origin, "partial": True,
                                   "sha256": dump_jsonl(kept, path), "count": len(kept)})  # fmt: skip
 
-    with updating(path):  # a read-only directory fails here, before any drawing
-        pass
+    atomic.check_writable(path)  # a read-only directory: before any drawing
     tick = atomic.every(atomic.SAVE_EVERY_S, save)
     db = ensure_database(seed=db_seed, data_dir=data_dir)
     conn = connect_readonly(db.path)
