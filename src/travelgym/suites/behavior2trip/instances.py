@@ -294,7 +294,10 @@ def ensure_selected(db, data_dir: str | os.PathLike[str] | None, split: str,
     if instances not in INSTANCE_SETS:
         raise ValueError(f"unknown instance set {instances!r} (choose filtered or unfiltered)")
     with open_store(db, data_dir, seed, noise) as store:
-        if store.missing(keys) and _files_current(db, data_dir, seed, split, noise):
+        slots = store.get(keys)  # read (and their digests checked) once when all are built
+        if len(slots) == len(set(keys)):
+            lines = [getattr(slots[k], instances) for k in keys]
+        elif _files_current(db, data_dir, seed, split, noise):
             # the complete files hold them (a store removed, or a read-only data directory
             # shipped without one): read, not built again
             path = instances_path(split, data_dir, scale_of(db), instances, noise)
